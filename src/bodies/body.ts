@@ -1,0 +1,68 @@
+/**
+ * The Body interface: every robot quackd drives (simulated, mocked or real) sits behind it.
+ * A body only ever receives intents that the safety layer already admitted; it never sees raw
+ * model text. Keep behaviour out of this file: backends live in bodies/<adapter>/<backend>/.
+ */
+
+/** `adapter:backend`, e.g. `microduck:sim2d`. Memory and transcripts are keyed by it. */
+export type BodyKey = `${string}:${string}`;
+
+/** A verb's admitted intent: the verb name and arguments that passed its schema. */
+export interface Intent {
+  readonly verb: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** What performing an intent did, in one human line plus structured facts. */
+export interface VerbResult {
+  readonly ok: boolean;
+  /** One line, e.g. `ball found at bearing 18° left, 1.2 m`. */
+  readonly summary: string;
+  /** Structured facts for scripted pilots and the transcript (e.g. `{ ball_moved_m: 0.49 }`). */
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+/** What the body's sensors report now. */
+export interface Observation {
+  /** One or more human lines shown to the pilot. */
+  readonly summary: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** A snapshot of the body's state for the transcript (never shown to the pilot). */
+export interface Frame {
+  readonly state: Readonly<Record<string, unknown>>;
+  /** A small text rendering for people reading a transcript. */
+  readonly ascii?: string;
+}
+
+/** Measured facts a duck's `success_when` checks a declared success against. */
+export type Metrics = Readonly<Record<string, number>>;
+
+export interface Body {
+  readonly key: BodyKey;
+  /** Read the sensors. Never moves anything. */
+  observe(): Promise<Observation>;
+  /** Carry out an admitted intent. Only the safety executor calls this. */
+  perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult>;
+  /** The current state for the transcript. */
+  frame(): Frame;
+  /** Ground-truth (sim) or measured (real) facts used to verify a declared success. */
+  metrics(): Metrics;
+  /** Halt any motion now (Ctrl-C, budget end). Idempotent. */
+  stop(): Promise<void>;
+  /** Release the hardware or simulator. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options every backend factory receives. */
+export interface BodyOptions {
+  readonly seed: number;
+  /** Backend-specific settings (serial port path, baud, …). */
+  readonly settings?: Readonly<Record<string, unknown>>;
+}
+
+/** A body's error that a user can act on (port missing, firmware refused, …): exit code 3. */
+export class BodyError extends Error {
+  override readonly name = 'BodyError';
+}

@@ -1,0 +1,32 @@
+/**
+ * The body catalog: which `adapter:backend` keys exist, which verbs each can perform, and a lazy
+ * loader per backend so `quackd ducks` never loads a simulator, serialport or onnxruntime.
+ */
+import type { Body, BodyKey, BodyOptions } from './body.js';
+
+export interface BodyEntry {
+  readonly key: BodyKey;
+  readonly description: string;
+  /** Body verbs this backend performs (declare_* and memory verbs are the pilot's, not the body's). */
+  readonly verbs: readonly string[];
+  readonly load: (options: BodyOptions) => Promise<Body>;
+}
+
+export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
+
+const entries: readonly BodyEntry[] = [
+  {
+    key: 'microduck:sim2d',
+    description: 'Microduck in a deterministic 2D living room (walls, a sofa, a ball)',
+    verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack'],
+    load: async (o) => (await import('./microduck/sim2d/sim2d-body.js')).createSim2dBody(o),
+  },
+];
+
+export function listBodies(): readonly BodyEntry[] {
+  return entries;
+}
+
+export function findBody(key: string): BodyEntry | undefined {
+  return entries.find((e) => e.key === key);
+}

@@ -1,0 +1,25 @@
+/**
+ * The transcript's vocabulary: one JSON object per line, each with `t` (ISO time), `run` (the run
+ * id) and `type`. Readers must tolerate types they do not know (newer quackd versions add some).
+ */
+export type TranscriptEvent =
+  | { type: 'start'; duck: string; body: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
+  | { type: 'prompt'; role: 'system' | 'user' | 'tool'; content: string; name?: string }
+  | { type: 'response'; call: number; text: string; toolCalls: { id: string; name: string; args: unknown; error?: string }[]; usage?: { inputTokens: number; outputTokens: number }; ms: number }
+  | { type: 'tool_call'; step: number; id: string; name: string; args: unknown }
+  | { type: 'refused'; name: string; reason: string }
+  | { type: 'gate'; verb: string; allowed: boolean; how: 'tty' | 'yes' | 'no-tty' }
+  | { type: 'verb_result'; step: number; verb: string; ok: boolean; summary: string; data?: Record<string, unknown>; invented: boolean }
+  | { type: 'frame'; step: number; state: Record<string, unknown>; ascii?: string }
+  | { type: 'memory'; action: string; detail: Record<string, unknown> }
+  | { type: 'budget'; budget: 'steps' | 'llm_calls' | 'seconds'; used: number; limit: number }
+  | { type: 'error'; message: string }
+  | { type: 'end'; outcome: Outcome['status']; reason: string; steps: number; llmCalls: number; seconds: number; usage?: { inputTokens: number; outputTokens: number } };
+
+/** How a run ended. */
+export interface Outcome {
+  readonly status: 'success' | 'failure' | 'budget' | 'interrupted' | 'error';
+  readonly reason: string;
+}
+
+export type TranscriptLine = TranscriptEvent & { t: string; run: string };

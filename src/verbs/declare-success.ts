@@ -1,0 +1,10 @@
+import { z } from 'zod';
+import { defineVerb } from './verb.js';
+
+export const declareSuccess = defineVerb({
+  name: 'declare_success',
+  kind: 'declare',
+  description: 'End the run: the goal is reached. Say why in one sentence.',
+  input: z.object({ reason: z.string().min(1).max(500) }).strict(),
+  label: () => 'declare_success',
+});

@@ -1,0 +1,26 @@
+/**
+ * A Verb is something the pilot may ask for: a name, a description for the model, and a zod
+ * schema its arguments must pass before anything reaches a body. One file per verb; the pilot
+ * and (later) the MCP server both read them from the registry.
+ */
+import type { z } from 'zod';
+
+/**
+ * - `body`: performed by the body; counts against the steps budget.
+ * - `declare`: ends the run with the pilot's verdict; never reaches the body.
+ * - `memory`: handled by quackd itself (remember); not a step.
+ */
+export type VerbKind = 'body' | 'declare' | 'memory';
+
+export interface Verb<Input extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly kind: VerbKind;
+  readonly description: string;
+  readonly input: Input;
+  /** A short label for a step line, e.g. `walk 0.95`, from admitted arguments. */
+  readonly label: (args: z.infer<Input>) => string;
+}
+
+export function defineVerb<Input extends z.ZodType>(verb: Verb<Input>): Verb {
+  return verb as unknown as Verb;
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { defineVerb } from './verb.js';
+
+export const walk = defineVerb({
+  name: 'walk',
+  kind: 'body',
+  description:
+    'Walk straight ahead (negative: backwards) by this many metres. Walls, furniture and the ' +
+    'ball stop you early; the result says where you stopped.',
+  input: z.object({ metres: z.number().min(-1).max(3) }).strict(),
+  label: (a) => `walk ${a.metres.toFixed(2)}`,
+});
