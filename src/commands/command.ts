@@ -1,0 +1,14 @@
+/**
+ * The shape of a CLI verb: one file per verb in src/commands, parsing its flags, calling into the
+ * library and printing. No robot logic lives in a command.
+ */
+import type { Output } from '../cli/output.js';
+
+export interface Command {
+  /** e.g. `run`, `transcript`. */
+  readonly name: string;
+  /** Full help text, with usage and an example. */
+  readonly help: string;
+  /** Returns the process exit code. Throw a QuackdError for user-facing errors. */
+  run(argv: readonly string[], io: Output): Promise<number>;
+}

@@ -1,0 +1,25 @@
+/**
+ * Structured logs with pino: JSON lines on stderr, human-readable when stderr is a TTY. The CLI
+ * logs at `warn` unless QUACKD_LOG_LEVEL or --debug says otherwise, so logs never drown a run's
+ * own output. Every line passes through redact(): no API key reaches a log.
+ */
+import { pino, type Logger } from 'pino';
+import { redact } from './secrets.js';
+
+let root: Logger | undefined;
+
+function createRoot(): Logger {
+  const level = process.env['QUACKD_LOG_LEVEL'] ?? 'warn';
+  const pretty = process.stderr.isTTY === true && process.env['QUACKD_LOG_JSON'] === undefined;
+  const options = { level, base: { pid: process.pid }, hooks: { streamWrite: redact } };
+  if (pretty) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 2, colorize: !process.env['NO_COLOR'] } } });
+  }
+  return pino(options, pino.destination({ fd: 2, sync: true }));
+}
+
+/** A child logger for one module, e.g. `logger('bridge')`. */
+export function logger(module: string): Logger {
+  root ??= createRoot();
+  return root.child({ module });
+}

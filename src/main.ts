@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * The `quackd` bin: find the verb in commands/index.ts, import only it, run it, map errors to
+ * exit codes. Nothing else happens here.
+ */
+import { QuackdError, EXIT } from './cli/errors.js';
+import { createOutput } from './cli/output.js';
+import { commands } from './commands/index.js';
+import { VERSION } from './version.js';
+
+function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'quackd: an edge runtime for small open-source robots',
+    '',
+    'usage: quackd <command> [options]',
+    '',
+    'commands:',
+    ...rows,
+    '',
+    'options: --help (on every command), --version, --debug (stack traces and debug logs)',
+    'example: quackd run find-and-kick',
+    '',
+    'exit codes: 0 success · 1 the run failed or ran out of budget · 2 usage or input error ·',
+    '            3 runtime or hardware error · 130 interrupted',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const io = createOutput();
+  const debug = argv.includes('--debug');
+  if (debug) process.env['QUACKD_LOG_LEVEL'] ??= 'debug';
+  const args = argv.filter((a) => a !== '--debug');
+  const [verb, ...rest] = args;
+  if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
+    io.line(usage());
+    return verb === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (verb === '--version' || verb === '-v') {
+    io.line(VERSION);
+    return EXIT.ok;
+  }
+  const entry = commands[verb];
+  if (entry === undefined) {
+    io.err.write(`quackd: unknown command "${verb}" (see 'quackd --help')\n`);
+    return EXIT.usage;
+  }
+  try {
+    const command = await entry.load();
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof QuackdError) {
+      io.err.write(`quackd: ${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}\n`);
+      if (debug) io.err.write(`${err.stack ?? ''}\n`);
+      return err.exitCode;
+    }
+    io.err.write(`quackd: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return EXIT.runtime;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
