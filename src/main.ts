@@ -60,4 +60,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// `quackd transcript show | head` closes the pipe early: that is a normal end, not a crash.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 process.exitCode = await main(process.argv.slice(2));

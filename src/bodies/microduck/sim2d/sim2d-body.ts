@@ -1,0 +1,182 @@
+/**
+ * microduck:sim2d, the Body behind the default `quackd run`: a Microduck in the 2D living room
+ * of arena.ts. Verbs act instantly; results are one line a person and a model can both read.
+ */
+import type { Body, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
+import {
+  BALL_RADIUS,
+  DUCK_RADIUS,
+  bearingTo,
+  cameraSeesBall,
+  deg,
+  dist,
+  freeSpot,
+  kickDistance,
+  rad,
+  seededRandom,
+  sweepDisc,
+  wrapAngle,
+  type Pose,
+  type Vec,
+} from './arena.js';
+import { renderAscii } from './render.js';
+
+const SCAN_STEP = rad(30);
+
+/** `18° left`, `4° right`, `straight ahead`. */
+export function describeBearing(bearingRad: number): string {
+  const d = Math.round(deg(bearingRad));
+  if (d === 0) return 'straight ahead';
+  return `${Math.abs(d)}° ${d > 0 ? 'left' : 'right'}`;
+}
+
+const metres = (m: number): string => `${m.toFixed(2)} m`;
+
+export interface Sim2dLayout {
+  readonly duck: Pose;
+  readonly ball: Vec;
+}
+
+/** The seeded starting layout: the duck somewhere free, facing anywhere; the ball elsewhere. */
+export function layoutForSeed(seed: number): Sim2dLayout {
+  const random = seededRandom(seed);
+  const duckAt = freeSpot(random, DUCK_RADIUS, 0.4);
+  const heading = wrapAngle(random() * 2 * Math.PI);
+  let ball = freeSpot(random, BALL_RADIUS, 0.3);
+  while (dist(ball, duckAt) < 1.0) ball = freeSpot(random, BALL_RADIUS, 0.3);
+  return { duck: { ...duckAt, heading }, ball };
+}
+
+export class Sim2dBody implements Body {
+  readonly key = 'microduck:sim2d' as const;
+  private duck: Pose;
+  private ball: Vec;
+  private readonly ballStart: Vec;
+  private quacks = 0;
+
+  constructor(layout: Sim2dLayout) {
+    this.duck = layout.duck;
+    this.ball = layout.ball;
+    this.ballStart = layout.ball;
+  }
+
+  private view(): string {
+    const seen = cameraSeesBall(this.duck, this.ball);
+    return seen === undefined ? 'no ball in view' : `ball at bearing ${describeBearing(seen.bearing)}, ${metres(seen.distance)}`;
+  }
+
+  observe(): Promise<Observation> {
+    const seen = cameraSeesBall(this.duck, this.ball);
+    return Promise.resolve({
+      summary: `camera: ${this.view()}`,
+      data:
+        seen === undefined
+          ? { ball_visible: false }
+          : { ball_visible: true, ball_bearing_deg: Math.round(deg(seen.bearing)), ball_distance_m: round2(seen.distance) },
+    });
+  }
+
+  perform(intent: Intent): Promise<VerbResult> {
+    switch (intent.verb) {
+      case 'search_scan':
+        return Promise.resolve(this.searchScan());
+      case 'turn':
+        return Promise.resolve(this.turn(Number(intent.args['degrees'])));
+      case 'walk':
+        return Promise.resolve(this.walk(Number(intent.args['metres'])));
+      case 'kick':
+        return Promise.resolve(this.kick(intent.args['foot'] === 'left' ? 'left' : 'right'));
+      case 'quack':
+        this.quacks += 1;
+        return Promise.resolve({ ok: true, summary: 'quack!', data: { quacks: this.quacks } });
+      default:
+        return Promise.resolve({ ok: false, summary: `${intent.verb} is not a verb of microduck:sim2d` });
+    }
+  }
+
+  private searchScan(): VerbResult {
+    for (let i = 0; i < 12; i++) {
+      const seen = cameraSeesBall(this.duck, this.ball);
+      if (seen !== undefined) {
+        return {
+          ok: true,
+          summary: `ball found at bearing ${describeBearing(seen.bearing)}, ${metres(seen.distance)}`,
+          data: { ball_visible: true, ball_bearing_deg: Math.round(deg(seen.bearing)), ball_distance_m: round2(seen.distance), turned_deg: i * 30 },
+        };
+      }
+      this.duck = { ...this.duck, heading: wrapAngle(this.duck.heading + SCAN_STEP) };
+    }
+    return { ok: true, summary: 'no ball in sight after a full turn', data: { ball_visible: false, turned_deg: 360 } };
+  }
+
+  private turn(degrees: number): VerbResult {
+    this.duck = { ...this.duck, heading: wrapAngle(this.duck.heading + rad(degrees)) };
+    return { ok: true, summary: `turned ${describeTurn(degrees)}; ${this.view()}`, data: this.viewData() };
+  }
+
+  private walk(distance: number): VerbResult {
+    const moved = sweepDisc(this.duck, this.duck.heading, distance, DUCK_RADIUS, { at: this.ball, radius: BALL_RADIUS });
+    this.duck = { ...this.duck, ...moved.to };
+    const what = moved.blockedBy === undefined ? `walked ${metres(moved.travelled)}` : `stopped after ${metres(moved.travelled)}: blocked by the ${moved.blockedBy}`;
+    return { ok: moved.blockedBy === undefined, summary: `${what}; ${this.view()}`, data: { walked_m: round2(moved.travelled), ...(moved.blockedBy ? { blocked_by: moved.blockedBy } : {}), ...this.viewData() } };
+  }
+
+  private kick(foot: 'left' | 'right'): VerbResult {
+    const power = kickDistance(this.duck, this.ball, foot);
+    if (power === 0) {
+      return { ok: false, summary: `kicked ${foot}: missed, the ball is not within reach in front`, data: { ball_moved_m: 0 } };
+    }
+    // The ball leaves along the line from the duck to the ball, nudged away from the kicking foot.
+    const direction = bearingTo({ ...this.duck, heading: 0 }, this.ball) + (foot === 'left' ? -rad(5) : rad(5));
+    const rolled = sweepDisc(this.ball, direction, power, BALL_RADIUS, { at: this.duck, radius: DUCK_RADIUS });
+    this.ball = rolled.to;
+    const stopped = rolled.blockedBy === undefined ? '' : ` (stopped by the ${rolled.blockedBy})`;
+    return {
+      ok: true,
+      summary: `ball moved ${metres(rolled.travelled)}${stopped}`,
+      data: { ball_moved_m: round2(rolled.travelled), ball_displaced_m: round2(dist(this.ball, this.ballStart)) },
+    };
+  }
+
+  private viewData(): Record<string, unknown> {
+    const seen = cameraSeesBall(this.duck, this.ball);
+    return seen === undefined ? { ball_visible: false } : { ball_visible: true, ball_bearing_deg: Math.round(deg(seen.bearing)), ball_distance_m: round2(seen.distance) };
+  }
+
+  frame(): Frame {
+    return {
+      state: {
+        duck: { x: round2(this.duck.x), y: round2(this.duck.y), heading_deg: Math.round(deg(this.duck.heading)) },
+        ball: { x: round2(this.ball.x), y: round2(this.ball.y) },
+        ball_start: { x: round2(this.ballStart.x), y: round2(this.ballStart.y) },
+      },
+      ascii: renderAscii(this.duck, this.ball),
+    };
+  }
+
+  metrics(): Metrics {
+    return { ball_displaced_m: round2(dist(this.ball, this.ballStart)), quacks: this.quacks };
+  }
+
+  /** Sim verbs are instantaneous: nothing is ever in motion to stop. */
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function describeTurn(degrees: number): string {
+  const d = Math.round(degrees);
+  return d === 0 ? '0°' : `${Math.abs(d)}° ${d > 0 ? 'left' : 'right'}`;
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+export function createSim2dBody(options: BodyOptions): Sim2dBody {
+  return new Sim2dBody(layoutForSeed(options.seed));
+}

@@ -1,0 +1,35 @@
+/** `quackd bodies`: every `adapter:backend` quackd can drive, with its verbs. */
+import { parseFlags } from '../cli/args.js';
+import { EXIT } from '../cli/errors.js';
+import type { Output } from '../cli/output.js';
+import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
+import type { Command } from './command.js';
+
+const help = `usage: quackd bodies [--json]
+
+Lists the bodies (adapter:backend) that 'quackd run --robot' accepts, and the verbs each performs.
+
+example:
+  quackd bodies`;
+
+export const bodiesCommand: Command = {
+  name: 'bodies',
+  help,
+  run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, help: wantsHelp } = parseFlags('bodies', argv, { json: { type: 'boolean' } });
+    if (wantsHelp) {
+      io.line(help);
+      return Promise.resolve(EXIT.ok);
+    }
+    const bodies = listBodies();
+    if (flags.json === true) {
+      io.line(JSON.stringify(bodies.map((b) => ({ key: b.key, description: b.description, verbs: b.verbs, default: b.key === DEFAULT_BODY }))));
+      return Promise.resolve(EXIT.ok);
+    }
+    for (const b of bodies) {
+      io.line(`${io.bold(b.key)}${b.key === DEFAULT_BODY ? io.dim(' (default)') : ''}  ${b.description}`);
+      io.line(`  verbs: ${b.verbs.join(', ')}`);
+    }
+    return Promise.resolve(EXIT.ok);
+  },
+};

@@ -1,0 +1,151 @@
+/**
+ * `quackd run`: one deliberation run of a duck on a body. Parses flags, builds the run request,
+ * prints steps and the outcome; the run itself lives in src/run.
+ */
+import { numberFlag, parseFlags } from '../cli/args.js';
+import { EXIT, InputError, UsageError } from '../cli/errors.js';
+import type { Output } from '../cli/output.js';
+import { didYouMean } from '../cli/suggest.js';
+import type { BodyKey } from '../bodies/body.js';
+import { DEFAULT_BODY, findBody, listBodies } from '../bodies/index.js';
+import { transcriptsDir } from '../config/paths.js';
+import type { Duck } from '../ducks/duck.js';
+import { findDuck } from '../ducks/find.js';
+import { goalDuck } from '../ducks/goal.js';
+import { createProvider } from '../pilot/providers/index.js';
+import { chooseGate } from '../safety/gate.js';
+import { printHeader, printOutcome, stepPrinter } from '../run/printer.js';
+import { startRun, type RunReport } from '../run/start-run.js';
+import type { Command } from './command.js';
+
+const flags = {
+  goal: { type: 'string' },
+  robot: { type: 'string' },
+  seed: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  timeout: { type: 'string' },
+  steps: { type: 'string' },
+  'llm-calls': { type: 'string' },
+  seconds: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
+  json: { type: 'boolean' },
+} as const;
+
+const help = `usage: quackd run <duck | path.duck> [options]
+       quackd run --goal "text" [options]
+
+Runs one deliberation of a duck on a body: the pilot reads observations and calls verbs; quackd's
+safety executor admits only the duck's verbs, within its budgets, behind its confirmation gates.
+
+options:
+  --robot ADAPTER:BACKEND  the body (default: the duck's robot, else ${DEFAULT_BODY})
+  --seed N                 the simulator's layout (default 7)
+  --provider NAME          the pilot: fake (default, scripted), openai, anthropic
+  --model NAME             the model the provider asks for
+  --base-url URL           an OpenAI-compatible or Anthropic server
+  --timeout S              seconds per LLM call
+  --steps N, --llm-calls N, --seconds S   override the duck's budgets
+  --dry-run                send nothing to the body; results are invented and marked; nothing is saved
+  --yes, -y                open every confirmation gate (otherwise asked on a TTY, denied without one)
+  --json                   print the outcome as one JSON object (no step lines)
+
+examples:
+  quackd run find-and-kick
+  quackd run hello-world --dry-run
+  quackd run ./my.duck --robot microduck:sim2d --seed 3 --json`;
+
+function resolveRobot(flag: string | undefined, duck: Duck | undefined): BodyKey {
+  const key = flag ?? duck?.robot ?? DEFAULT_BODY;
+  const entry = findBody(key);
+  if (entry === undefined) {
+    throw new InputError(`unknown body "${key}"${didYouMean(key, listBodies().map((b) => b.key))}`, "'quackd bodies' lists them");
+  }
+  return entry.key;
+}
+
+function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
+  const steps = numberFlag('steps', f.steps, { int: true, min: 1 });
+  const llm = numberFlag('llm-calls', f['llm-calls'], { int: true, min: 1 });
+  const seconds = numberFlag('seconds', f.seconds, { min: 0.1 });
+  return {
+    ...duck,
+    budgets: { steps: steps ?? duck.budgets.steps, llm_calls: llm ?? duck.budgets.llm_calls, seconds: seconds ?? duck.budgets.seconds },
+  };
+}
+
+export function exitCodeFor(report: RunReport): number {
+  switch (report.outcome.status) {
+    case 'success':
+      return EXIT.ok;
+    case 'failure':
+    case 'budget':
+      return EXIT.failure;
+    case 'interrupted':
+      return EXIT.interrupted;
+    case 'error':
+      return EXIT.runtime;
+  }
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags: f, positionals, help: wantsHelp } = parseFlags('run', argv, flags);
+    if (wantsHelp) {
+      io.line(help);
+      return EXIT.ok;
+    }
+    if (positionals.length > 1) throw new UsageError(`run: one duck at a time (got ${positionals.length})`, "see 'quackd run --help'");
+    if (positionals.length === 0 && f.goal === undefined) throw new UsageError('run: name a duck or give --goal "text"', "'quackd ducks' lists the starters");
+    if (positionals.length === 1 && f.goal !== undefined) throw new UsageError('run: give a duck or --goal, not both');
+
+    const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0]) : undefined;
+    const robot = resolveRobot(f.robot, fileDuck);
+    const base = fileDuck ?? goalDuck(f.goal ?? '', findBody(robot)!);
+    const duck = withBudgets(base, f);
+    const seed = numberFlag('seed', f.seed, { int: true, min: 0 }) ?? 7;
+    const timeout = numberFlag('timeout', f.timeout, { min: 0.1 });
+    const provider = await createProvider({
+      provider: f.provider ?? 'fake',
+      ...(f.model !== undefined ? { model: f.model } : {}),
+      ...(f['base-url'] !== undefined ? { baseUrl: f['base-url'] } : {}),
+      ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+    });
+    const dryRun = f['dry-run'] === true;
+    const json = f.json === true;
+
+    // Ctrl-C: the first stops the run cleanly (the body is told to stop); a second exits now.
+    const abort = new AbortController();
+    const onSigint = (): void => {
+      if (abort.signal.aborted) process.exit(EXIT.interrupted);
+      abort.abort(new Error('interrupted'));
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      if (!json) printHeader(io, duck, robot, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
+      const report = await startRun({
+        duck,
+        robot,
+        seed,
+        provider,
+        gate: chooseGate({ yes: f.yes === true, stdin: process.stdin, stdout: process.stdout }),
+        dryRun,
+        transcriptsDir: transcriptsDir(),
+        signal: abort.signal,
+        ...(json ? {} : { onEvent: stepPrinter(io) }),
+      });
+      if (json) {
+        io.line(JSON.stringify({ run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
+      } else {
+        printOutcome(io, report);
+      }
+      return exitCodeFor(report);
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  },
+};

@@ -1,0 +1,53 @@
+/** `quackd transcript list | show [ID|last]`: a run's record, for people and scripts. */
+import { parseFlags } from '../cli/args.js';
+import { EXIT, UsageError } from '../cli/errors.js';
+import type { Output } from '../cli/output.js';
+import { transcriptsDir } from '../config/paths.js';
+import { printTranscript } from '../transcript/format.js';
+import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
+import type { Command } from './command.js';
+import { join } from 'node:path';
+
+const help = `usage: quackd transcript list [--json] [--limit N]
+       quackd transcript show [ID|last] [--frames] [--json]
+
+Transcripts live in ${transcriptsDir()} (QUACKD_HOME moves them), one JSONL file per run.
+'show' takes a run id, a unique prefix of one, or 'last' (the default).
+
+examples:
+  quackd transcript list
+  quackd transcript show last --frames`;
+
+const flags = { json: { type: 'boolean' }, frames: { type: 'boolean' }, limit: { type: 'string' } } as const;
+
+export const transcriptCommand: Command = {
+  name: 'transcript',
+  help,
+  run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags: f, positionals, help: wantsHelp } = parseFlags('transcript', argv, flags);
+    const [sub = 'list', ref = 'last', ...extra] = positionals;
+    if (wantsHelp) {
+      io.line(help);
+      return Promise.resolve(EXIT.ok);
+    }
+    const dir = transcriptsDir();
+    if (sub === 'list') {
+      const limit = f.limit !== undefined ? Number(f.limit) : 20;
+      const rows = listTranscriptIds(dir).slice(0, limit).map((id) => summarize(dir, id));
+      if (f.json === true) io.line(JSON.stringify(rows));
+      else if (rows.length === 0) io.line(io.dim('no transcripts yet'));
+      else for (const r of rows) io.line(`${r.id}  ${(r.outcome ?? 'unfinished').padEnd(11)} ${r.body ?? ''}${r.dryRun === true ? ' (dry run)' : ''}  ${io.dim(r.reason ?? '')}`);
+      return Promise.resolve(EXIT.ok);
+    }
+    if (sub === 'show') {
+      if (extra.length > 0) throw new UsageError('transcript show: one run at a time');
+      const id = resolveTranscriptId(dir, ref);
+      const { lines, skipped } = readTranscript(join(dir, `${id}.jsonl`));
+      if (f.json === true) for (const l of lines) io.line(JSON.stringify(l));
+      else printTranscript(io, lines, f.frames === true);
+      if (skipped > 0) io.err.write(`quackd: ${skipped} unreadable line${skipped > 1 ? 's' : ''} skipped in ${id}\n`);
+      return Promise.resolve(EXIT.ok);
+    }
+    throw new UsageError(`transcript: unknown subcommand "${sub}"`, "use 'list' or 'show'");
+  },
+};

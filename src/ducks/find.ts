@@ -1,0 +1,65 @@
+/**
+ * Finds ducks: a path (`ducks/x.duck`), a name from the user's duck folder, or a bundled starter.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../cli/errors.js';
+import { userDucksDir } from '../config/paths.js';
+import { didYouMean } from '../cli/suggest.js';
+import type { Duck } from './duck.js';
+import { parseDuck } from './parse.js';
+
+export const STARTERS_DIR = fileURLToPath(new URL('./starters/', import.meta.url));
+
+export interface DuckListing {
+  readonly name: string;
+  readonly path: string;
+  readonly origin: 'starter' | 'yours';
+  /** The first heading or line of the text, for listings. */
+  readonly title: string;
+}
+
+function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.duck'))
+    .sort()
+    .map((f) => {
+      const path = join(dir, f);
+      const text = readFileSync(path, 'utf8');
+      const heading = /^#\s+(.+)$/m.exec(text)?.[1] ?? '';
+      return { name: basename(f, '.duck'), path, origin, title: heading.trim() };
+    });
+}
+
+export function listDucks(): DuckListing[] {
+  return [...listDir(userDucksDir(), 'yours'), ...listDir(STARTERS_DIR, 'starter')];
+}
+
+function looksLikePath(ref: string): boolean {
+  return ref.includes('/') || ref.includes('\\') || extname(ref) === '.duck' || existsSync(ref);
+}
+
+export function loadDuckFile(path: string): Duck {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? String(err)})`}`);
+  }
+  return parseDuck(text, path, basename(path, extname(path)));
+}
+
+/** `find-and-kick`, `./mine.duck`, `~/.quackd/ducks/x.duck` → a parsed Duck. */
+export function findDuck(ref: string): Duck {
+  if (looksLikePath(ref)) return loadDuckFile(ref);
+  const found = listDucks().find((d) => d.name === ref);
+  if (found === undefined) {
+    const names = listDucks().map((d) => d.name);
+    throw new InputError(`no duck named "${ref}"${didYouMean(ref, names)}`, `'quackd ducks' lists them; a path to a .duck file works too`);
+  }
+  const duck = loadDuckFile(found.path);
+  return found.origin === 'starter' ? { ...duck, source: `starter:${found.name}` } : duck;
+}

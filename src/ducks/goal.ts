@@ -1,0 +1,29 @@
+/**
+ * `quackd run --goal "text"`: an ad-hoc duck with the body's own verbs and default budgets.
+ */
+import type { BodyEntry } from '../bodies/index.js';
+import { DEFAULT_BUDGETS, type Duck } from './duck.js';
+
+export function goalDuck(goal: string, body: BodyEntry): Duck {
+  const text = [
+    '# Ad-hoc goal',
+    '',
+    `You are a small robot (${body.key}). Your goal, given by a person: ${goal}`,
+    '',
+    '## Strategy',
+    '1. Look at the observation and decide which verb brings you closest to the goal.',
+    '2. Call one verb at a time and read its result before the next.',
+    '3. When the goal is reached, declare success; when it cannot be reached, declare failure and say why.',
+  ].join('\n');
+  return {
+    name: 'goal',
+    source: '--goal',
+    robot: body.key,
+    verbs: [...body.verbs],
+    budgets: DEFAULT_BUDGETS,
+    confirm: [],
+    successWhen: [],
+    text,
+    lines: { verbs: [], confirm: [] },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Parses a `.duck` file: YAML front matter between `---` lines, then Markdown. Every error names
+ * the file, the line and the field, in one line.
+ */
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import type { z } from 'zod';
+import type { BodyKey } from '../bodies/body.js';
+import { DEFAULT_BODY } from '../bodies/index.js';
+import { InputError } from '../cli/errors.js';
+import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
+import { frontMatterSchema, successCheckText } from './schema.js';
+
+const FENCE = /^---\s*$/;
+
+function fail(source: string, line: number | undefined, message: string): never {
+  throw new InputError(`${source}${line !== undefined ? `:${line}` : ''}: ${message}`);
+}
+
+function splitFrontMatter(text: string, source: string): { yaml: string; body: string; bodyLine: number } {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  if (!FENCE.test(lines[0] ?? '')) fail(source, 1, 'a .duck file starts with YAML front matter between two "---" lines');
+  const end = lines.findIndex((l, i) => i > 0 && FENCE.test(l));
+  if (end < 0) fail(source, lines.length, 'the front matter is never closed with a "---" line');
+  return { yaml: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n'), bodyLine: end + 2 };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return issue.message;
+}
+
+function parseChecks(value: string | string[] | undefined): SuccessCheck[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map((s) => {
+    const m = successCheckText.exec(s);
+    return { metric: m?.[1] ?? '', op: (m?.[2] ?? '>=') as SuccessCheck['op'], value: Number(m?.[3]) };
+  });
+}
+
+export function parseDuck(text: string, source: string, name: string): Duck {
+  const { yaml, body, bodyLine } = splitFrontMatter(text, source);
+  const counter = new LineCounter();
+  const doc = parseDocument(yaml, { lineCounter: counter, prettyErrors: false });
+  // Front matter starts on line 2 of the file.
+  const lineAt = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : counter.linePos(offset).line + 1);
+  const firstError = doc.errors[0];
+  if (firstError !== undefined) fail(source, lineAt(firstError.pos[0]), `front matter is not valid YAML: ${firstError.message.split('\n')[0] ?? ''}`);
+  const raw: unknown = doc.toJS() ?? {};
+  const parsed = frontMatterSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const node = doc.getIn(issue.path as (string | number)[], true);
+    let line = isNode(node) ? lineAt(node.range?.[0]) : undefined;
+    for (let i = issue.path.length - 1; line === undefined && i >= 0; i--) {
+      const parent = doc.getIn(issue.path.slice(0, i) as (string | number)[], true);
+      line = isNode(parent) ? lineAt(parent.range?.[0]) : undefined;
+    }
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'front matter';
+    fail(source, line ?? 1, `${field}: ${describeIssue(issue)}`);
+  }
+  const fm = parsed.data;
+  const linesOf = (key: string, count: number): number[] =>
+    Array.from({ length: count }, (_, i) => {
+      const node = doc.getIn([key, i], true);
+      return (isNode(node) ? lineAt(node.range?.[0]) : undefined) ?? 1;
+    });
+  const robotNode = doc.get('robot', true);
+  const confirm = fm.confirm ?? [];
+  for (const [i, v] of confirm.entries()) {
+    if (!fm.verbs.includes(v)) fail(source, linesOf('confirm', confirm.length)[i], `confirm: "${v}" is not in this duck's verbs`);
+  }
+  const strategy = body.split(/\r?\n/).some((l) => /^\s*\d+[.)]\s+\S/.test(l));
+  if (body.trim() === '') fail(source, bodyLine, 'the duck has no text: write its role and a numbered strategy below the front matter');
+  if (!strategy) fail(source, bodyLine, 'no numbered strategy: add steps like "1. search_scan to find the ball"');
+  return {
+    name,
+    source,
+    robot: (fm.robot ?? DEFAULT_BODY) as BodyKey,
+    verbs: fm.verbs,
+    budgets: { ...DEFAULT_BUDGETS, ...fm.budgets },
+    confirm,
+    successWhen: parseChecks(fm.success_when),
+    text: body.trim(),
+    lines: {
+      verbs: linesOf('verbs', fm.verbs.length),
+      confirm: linesOf('confirm', confirm.length),
+      ...(isNode(robotNode) && lineAt(robotNode.range?.[0]) !== undefined ? { robot: lineAt(robotNode.range?.[0])! } : {}),
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The deliberation loop: ask the provider, hand each tool call to the safety executor, tell the
+ * pilot what happened and what the sensors say, until a declaration, a spent budget, Ctrl-C or
+ * an error ends the run. The loop reads sensors but never moves the body: only the executor can.
+ */
+import type { Body, Observation, VerbResult } from '../bodies/body.js';
+import type { Duck } from '../ducks/duck.js';
+import type { BudgetTracker, BudgetName } from '../safety/budgets.js';
+import type { Executor } from '../safety/executor.js';
+import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import { verbJsonSchema, type VerbRegistry } from '../verbs/registry.js';
+import { buildSystemPrompt, formatObservation } from './prompt.js';
+import type { PilotContext, PilotMessage, Provider, TokenUsage, ToolSpec } from './providers/provider.js';
+
+export interface PilotLoopDeps {
+  readonly duck: Duck;
+  readonly provider: Provider;
+  readonly executor: Executor;
+  /** Read-only: the loop observes; it cannot perform. */
+  readonly sensors: Pick<Body, 'key' | 'observe'>;
+  readonly budgets: BudgetTracker;
+  readonly registry: VerbRegistry;
+  readonly memoryBlock: string;
+  readonly dryRun: boolean;
+  readonly emit: (event: TranscriptEvent) => void;
+  /** Aborted by Ctrl-C. */
+  readonly signal: AbortSignal;
+}
+
+export interface LoopResult {
+  readonly outcome: Outcome;
+  /** `verb: result` lines of every verb carried out, for the episode. */
+  readonly results: readonly string[];
+  readonly usage: TokenUsage;
+}
+
+class RunEnd extends Error {
+  constructor(readonly outcome: Outcome) {
+    super(outcome.reason);
+  }
+}
+
+export function toolsFor(names: readonly string[], registry: VerbRegistry): ToolSpec[] {
+  return names.flatMap((name) => {
+    const verb = registry.get(name);
+    return verb === undefined ? [] : [{ name, description: verb.description, inputSchema: verbJsonSchema(verb) }];
+  });
+}
+
+export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
+  const { duck, provider, executor, sensors, budgets, emit, signal } = deps;
+  const tools = toolsFor(executor.allowedVerbs(), deps.registry);
+  const system = buildSystemPrompt(duck, sensors.key, tools, deps.memoryBlock);
+  const results: string[] = [];
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  const messages: PilotMessage[] = [];
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error('seconds budget spent')), budgets.msLeft());
+  const both = AbortSignal.any([signal, deadline.signal]);
+
+  const budgetEnd = (name: BudgetName): RunEnd => {
+    emit({ type: 'budget', budget: name, used: budgets.used(name), limit: name === 'steps' ? duck.budgets.steps : name === 'llm_calls' ? duck.budgets.llm_calls : duck.budgets.seconds });
+    return new RunEnd({ status: 'budget', reason: `budget: ${budgets.describe(name)}` });
+  };
+  const checkStop = (): void => {
+    if (signal.aborted) throw new RunEnd({ status: 'interrupted', reason: 'stopped by Ctrl-C' });
+    if (budgets.timeUp() || deadline.signal.aborted) throw budgetEnd('seconds');
+  };
+  const say = (content: string): void => {
+    messages.push({ role: 'user', content });
+    emit({ type: 'prompt', role: 'user', content });
+  };
+
+  emit({ type: 'prompt', role: 'system', content: system });
+  try {
+    let observation: Observation = await sensors.observe();
+    let lastResults: PilotContext['lastResults'] = [];
+    say(formatObservation(['The run begins.'], observation.summary, budgets.remaining()));
+    for (;;) {
+      checkStop();
+      if (!budgets.canCallLlm()) throw budgetEnd('llm_calls');
+      const started = performance.now();
+      const context: PilotContext = { observation, lastResults, dryRun: deps.dryRun, duck: duck.name };
+      let response;
+      try {
+        response = await provider.next({ system, messages, tools, context }, both);
+      } catch (err) {
+        checkStop();
+        throw err;
+      } finally {
+        budgets.chargeLlm();
+      }
+      if (response.usage !== undefined) {
+        usage.inputTokens += response.usage.inputTokens;
+        usage.outputTokens += response.usage.outputTokens;
+      }
+      emit({
+        type: 'response',
+        call: budgets.llmCallsUsed,
+        text: response.text,
+        toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args, ...(c.error !== undefined ? { error: c.error } : {}) })),
+        ...(response.usage !== undefined ? { usage: response.usage } : {}),
+        ms: Math.round(performance.now() - started),
+      });
+      messages.push({ role: 'assistant', text: response.text, toolCalls: response.toolCalls });
+      const lines: string[] = [];
+      const done: { verb: string; result: VerbResult; invented: boolean }[] = [];
+      if (response.toolCalls.length === 0) lines.push('error: you called no verb; answer with a tool call (declare_failure if you are stuck)');
+      for (const call of response.toolCalls) {
+        checkStop();
+        const ex = await executor.execute(call, both);
+        let content: string;
+        switch (ex.kind) {
+          case 'refused':
+            content = `refused — ${ex.reason}`;
+            break;
+          case 'denied':
+            content = `denied — ${ex.reason}`;
+            break;
+          case 'budget':
+            throw budgetEnd('steps');
+          case 'declare':
+            throw new RunEnd({ status: ex.verdict, reason: ex.verified !== undefined ? `${ex.reason} (${ex.verified})` : ex.reason });
+          case 'done':
+            content = `${ex.result.ok ? 'ok' : 'failed'} — ${ex.result.summary}`;
+            done.push({ verb: ex.verb, result: ex.result, invented: ex.invented });
+            results.push(`${ex.verb}: ${ex.result.summary}`);
+            break;
+        }
+        lines.push(`last verb ${call.name}: ${content}`);
+        messages.push({ role: 'tool', callId: call.id, name: call.name, content });
+        emit({ type: 'prompt', role: 'tool', name: call.name, content });
+      }
+      checkStop();
+      observation = await sensors.observe();
+      lastResults = done;
+      say(formatObservation(lines, observation.summary, budgets.remaining()));
+    }
+  } catch (err) {
+    if (err instanceof RunEnd) return { outcome: err.outcome, results, usage };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

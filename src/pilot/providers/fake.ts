@@ -1,0 +1,77 @@
+/**
+ * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
+ * observations (scan, turn to the ball, walk up, kick, check) and hello-world (quack, declare).
+ * It is the demo and the test pilot; it never writes notes.
+ */
+import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
+
+type Facts = Readonly<Record<string, unknown>>;
+
+const num = (facts: Facts, key: string): number | undefined => (typeof facts[key] === 'number' ? facts[key] : undefined);
+
+class FakeProvider implements Provider {
+  readonly name = 'fake';
+  readonly model = 'scripted';
+  private calls = 0;
+  private kicked = false;
+  private dryPlan = 0;
+
+  next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
+    if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    const offered = new Set(request.tools.map((t) => t.name));
+    const call = offered.has('search_scan') && offered.has('kick') ? this.playBall(request.context) : this.playHello(request.context);
+    this.calls += 1;
+    return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: call.name, args: call.args }] });
+  }
+
+  private playHello(ctx: PilotContext): Omit<ToolCall, 'id'> {
+    const quacked = ctx.lastResults.some((r) => r.verb === 'quack');
+    return quacked ? { name: 'declare_success', args: { reason: 'I quacked hello.' } } : { name: 'quack', args: {} };
+  }
+
+  private playBall(ctx: PilotContext): Omit<ToolCall, 'id'> {
+    if (ctx.dryRun) return this.playBallBlind();
+    const last = ctx.lastResults.at(-1);
+    if (last?.verb === 'kick') {
+      const moved = num(last.result.data ?? {}, 'ball_displaced_m') ?? 0;
+      if (moved >= 0.3) this.kicked = true;
+    }
+    if (this.kicked) {
+      return last?.verb === 'quack'
+        ? { name: 'declare_success', args: { reason: 'The ball moved at least 0.3 m.' } }
+        : { name: 'quack', args: {} };
+    }
+    // The sensors after the last verb are the freshest word on where the ball is.
+    const seen = ctx.observation.data;
+    if (seen['ball_visible'] !== true) {
+      // After a full turn with nothing in sight, walk to new ground and look again.
+      if (last?.verb === 'search_scan') return { name: 'walk', args: { metres: 1.0 } };
+      if (last?.verb === 'walk' && last.result.data?.['blocked_by'] !== undefined) {
+        return { name: 'turn', args: { degrees: 90 } };
+      }
+      return { name: 'search_scan', args: {} };
+    }
+    const bearing = num(seen, 'ball_bearing_deg') ?? 0;
+    const distance = num(seen, 'ball_distance_m') ?? 0;
+    if (Math.abs(bearing) > 4) return { name: 'turn', args: { degrees: bearing } };
+    if (distance > 0.33) return { name: 'walk', args: { metres: Math.min(2, Math.round((distance - 0.25) * 100) / 100) } };
+    return { name: 'kick', args: { foot: bearing > 0 ? 'left' : 'right' } };
+  }
+
+  /** Under --dry-run nothing is observed, so it walks through the plan once and declares. */
+  private playBallBlind(): Omit<ToolCall, 'id'> {
+    const plan: Omit<ToolCall, 'id'>[] = [
+      { name: 'search_scan', args: {} },
+      { name: 'walk', args: { metres: 1 } },
+      { name: 'kick', args: { foot: 'right' } },
+      { name: 'declare_success', args: { reason: 'Dry run: the plan went through once.' } },
+    ];
+    const step = plan[Math.min(this.dryPlan, plan.length - 1)]!;
+    this.dryPlan += 1;
+    return step;
+  }
+}
+
+export function createFakeProvider(): Provider {
+  return new FakeProvider();
+}

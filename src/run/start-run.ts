@@ -1,0 +1,124 @@
+/**
+ * One deliberation run, composed: open the body, the transcript and the executor, fly the pilot
+ * loop, then stop and close the body, write the episode (never under dry run) and end the
+ * transcript with the outcome. Whatever happens, the body is stopped and the transcript closed.
+ */
+import type { Body, BodyKey } from '../bodies/body.js';
+import { findBody } from '../bodies/index.js';
+import { InputError } from '../cli/errors.js';
+import { checkDuckForBody } from '../ducks/check.js';
+import type { Duck } from '../ducks/duck.js';
+import { logger } from '../log.js';
+import { runPilot } from '../pilot/loop.js';
+import type { Provider, TokenUsage } from '../pilot/providers/provider.js';
+import type { RunMemory } from '../pilot/run-memory.js';
+import { BudgetTracker } from '../safety/budgets.js';
+import { Executor } from '../safety/executor.js';
+import type { Gate } from '../safety/gate.js';
+import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import { TranscriptWriter, runIdFor } from '../transcript/writer.js';
+import { defaultVerbs } from '../verbs/registry.js';
+import { VERSION } from '../version.js';
+
+export interface RunRequest {
+  readonly duck: Duck;
+  readonly robot: BodyKey;
+  readonly seed: number;
+  readonly provider: Provider;
+  readonly gate: Gate;
+  readonly dryRun: boolean;
+  readonly memory?: RunMemory;
+  readonly transcriptsDir: string;
+  readonly signal: AbortSignal;
+  readonly bodySettings?: Readonly<Record<string, unknown>>;
+  /** Every event, as it happens (the terminal printer listens here). */
+  readonly onEvent?: (event: TranscriptEvent) => void;
+  /** Called once the transcript exists, before the body opens. */
+  readonly onStart?: (info: { runId: string; transcriptPath: string }) => void;
+}
+
+export interface RunReport {
+  readonly runId: string;
+  readonly transcriptPath: string;
+  readonly duck: string;
+  readonly robot: BodyKey;
+  readonly outcome: Outcome;
+  readonly steps: number;
+  readonly llmCalls: number;
+  readonly seconds: number;
+  readonly usage: TokenUsage;
+  readonly dryRun: boolean;
+}
+
+const log = logger('run');
+
+export async function startRun(req: RunRequest): Promise<RunReport> {
+  const entry = findBody(req.robot);
+  if (entry === undefined) throw new InputError(`unknown body "${req.robot}"`, "'quackd bodies' lists them");
+  checkDuckForBody(req.duck, entry);
+
+  const transcript = TranscriptWriter.create(req.transcriptsDir, runIdFor(req.duck.name));
+  const emit = (event: TranscriptEvent): void => {
+    transcript.write(event);
+    req.onEvent?.(event);
+  };
+  req.onStart?.({ runId: transcript.runId, transcriptPath: transcript.path });
+  const budgets = new BudgetTracker(req.duck.budgets);
+  let outcome: Outcome = { status: 'error', reason: 'the run did not start' };
+  let results: readonly string[] = [];
+  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let body: Body | undefined;
+  try {
+    emit({
+      type: 'start',
+      duck: req.duck.name,
+      body: req.robot,
+      provider: req.provider.name,
+      model: req.provider.model,
+      dryRun: req.dryRun,
+      seed: req.seed,
+      budgets: { ...req.duck.budgets },
+      verbs: [...req.duck.verbs],
+      confirm: [...req.duck.confirm],
+      quackd: VERSION,
+      node: process.version,
+    });
+    body = await entry.load({ seed: req.seed, ...(req.bodySettings ? { settings: req.bodySettings } : {}) });
+    const registry = defaultVerbs.with(req.memory?.verbs ?? []);
+    const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}) });
+    const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: req.signal });
+    outcome = loop.outcome;
+    results = loop.results;
+    usage = loop.usage;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (!(err instanceof Error) || !['ProviderError', 'BodyError', 'RuntimeError'].includes(err.name)) log.error({ err }, 'run failed');
+    emit({ type: 'error', message });
+    outcome = { status: 'error', reason: message };
+  } finally {
+    await settle(body);
+  }
+  if (!req.dryRun && req.memory !== undefined) {
+    const event = await req.memory.writeEpisode({ runId: transcript.runId, duck: req.duck.name, outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, results });
+    if (event !== undefined) emit({ type: 'memory', action: event.action, detail: event.detail });
+  }
+  const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
+  emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });
+  transcript.close();
+  return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
+}
+
+/** Stop, then close; a body that fails to stop is logged, never left half-open. */
+async function settle(body: Body | undefined): Promise<void> {
+  if (body === undefined) return;
+  try {
+    await body.stop();
+  } catch (err) {
+    log.error({ err }, 'body did not stop cleanly');
+  }
+  try {
+    await body.close();
+  } catch (err) {
+    log.error({ err }, 'body did not close cleanly');
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The run's budgets, counted by the executor and the loop, never by the model: body steps,
+ * provider calls and wall-clock seconds. Pure; the clock is injected.
+ */
+import type { Budgets } from '../ducks/duck.js';
+
+export type BudgetName = 'steps' | 'llm_calls' | 'seconds';
+
+export class BudgetTracker {
+  private steps = 0;
+  private llmCalls = 0;
+  private readonly startedAt: number;
+
+  constructor(
+    readonly limits: Budgets,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.startedAt = now();
+  }
+
+  get stepsUsed(): number {
+    return this.steps;
+  }
+
+  get llmCallsUsed(): number {
+    return this.llmCalls;
+  }
+
+  elapsedSeconds(): number {
+    return (this.now() - this.startedAt) / 1000;
+  }
+
+  /** Milliseconds until the seconds budget runs out (never negative). */
+  msLeft(): number {
+    return Math.max(0, this.limits.seconds * 1000 - (this.now() - this.startedAt));
+  }
+
+  canStep(): boolean {
+    return this.steps < this.limits.steps;
+  }
+
+  chargeStep(): number {
+    this.steps += 1;
+    return this.steps;
+  }
+
+  canCallLlm(): boolean {
+    return this.llmCalls < this.limits.llm_calls;
+  }
+
+  chargeLlm(): void {
+    this.llmCalls += 1;
+  }
+
+  timeUp(): boolean {
+    return this.msLeft() <= 0;
+  }
+
+  /** What a budget-end line says, e.g. `12 steps spent`. */
+  describe(name: BudgetName): string {
+    switch (name) {
+      case 'steps':
+        return `${this.limits.steps} steps spent`;
+      case 'llm_calls':
+        return `${this.limits.llm_calls} LLM calls spent`;
+      case 'seconds':
+        return `${this.limits.seconds} s spent`;
+    }
+  }
+
+  used(name: BudgetName): number {
+    return name === 'steps' ? this.steps : name === 'llm_calls' ? this.llmCalls : Math.round(this.elapsedSeconds() * 10) / 10;
+  }
+
+  /** The line the pilot reads each step. */
+  remaining(): string {
+    return `budget left: ${this.limits.steps - this.steps} steps, ${this.limits.llm_calls - this.llmCalls} calls, ${Math.ceil(this.msLeft() / 1000)} s`;
+  }
+}

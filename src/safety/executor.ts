@@ -1,0 +1,117 @@
+/**
+ * The safety executor: the only path from a model's tool call to a body. It enforces the
+ * contract in code, never by prompt: the allowlist, argument schemas, the steps budget,
+ * confirmation gates and dry run. Invariant: Body.perform is called from here and nowhere else.
+ */
+import type { Body, VerbResult } from '../bodies/body.js';
+import type { Duck } from '../ducks/duck.js';
+import type { RunMemory } from '../pilot/run-memory.js';
+import type { ToolCall } from '../pilot/providers/provider.js';
+import type { TranscriptEvent } from '../transcript/events.js';
+import { didYouMean } from '../cli/suggest.js';
+import { DECLARE_VERBS, type VerbRegistry } from '../verbs/registry.js';
+import type { BudgetTracker } from './budgets.js';
+import type { Gate } from './gate.js';
+import { verifySuccess } from './success-check.js';
+
+export type Execution =
+  /** Never reached the body: unknown verb, not allowed, bad arguments, unverified success. */
+  | { readonly kind: 'refused'; readonly verb: string; readonly reason: string }
+  /** A confirmation gate said no. */
+  | { readonly kind: 'denied'; readonly verb: string; readonly label: string; readonly reason: string }
+  /** The steps budget is spent: the run ends. */
+  | { readonly kind: 'budget'; readonly verb: string }
+  | { readonly kind: 'declare'; readonly verdict: 'success' | 'failure'; readonly reason: string; readonly verified?: string }
+  | { readonly kind: 'done'; readonly verb: string; readonly label: string; readonly step?: number; readonly result: VerbResult; readonly invented: boolean };
+
+export interface ExecutorDeps {
+  readonly duck: Duck;
+  readonly registry: VerbRegistry;
+  readonly body: Body;
+  readonly gate: Gate;
+  readonly budgets: BudgetTracker;
+  readonly dryRun: boolean;
+  readonly memory?: RunMemory;
+  readonly runId: string;
+  readonly emit: (event: TranscriptEvent) => void;
+}
+
+export class Executor {
+  private readonly allowed: ReadonlySet<string>;
+  private readonly confirm: ReadonlySet<string>;
+
+  constructor(private readonly deps: ExecutorDeps) {
+    const memoryVerbs = deps.memory?.verbs.map((v) => v.name) ?? [];
+    // `remember` in a duck's list means nothing without memory: the memory decides.
+    const bodyVerbs = deps.duck.verbs.filter((v) => v !== 'remember');
+    this.allowed = new Set([...bodyVerbs, ...DECLARE_VERBS, ...memoryVerbs]);
+    this.confirm = new Set(deps.duck.confirm);
+  }
+
+  /** The verbs the pilot is offered, in a stable order. */
+  allowedVerbs(): string[] {
+    return [...this.allowed];
+  }
+
+  private refuse(verb: string, reason: string): Execution {
+    this.deps.emit({ type: 'refused', name: verb, reason });
+    return { kind: 'refused', verb, reason };
+  }
+
+  async execute(call: ToolCall, signal?: AbortSignal): Promise<Execution> {
+    const { registry, emit } = this.deps;
+    emit({ type: 'tool_call', step: this.deps.budgets.stepsUsed + 1, id: call.id, name: call.name, args: call.args });
+    if (call.error !== undefined) return this.refuse(call.name, `invalid call: ${call.error}`);
+    const verb = registry.get(call.name);
+    if (verb === undefined) return this.refuse(call.name, `unknown verb${didYouMean(call.name, [...this.allowed])}`);
+    if (!this.allowed.has(verb.name)) return this.refuse(verb.name, `not in this duck's verbs`);
+    const parsed = verb.input.safeParse(call.args ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue !== undefined && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+      return this.refuse(verb.name, `invalid arguments: ${where}${issue?.message ?? 'rejected'}`);
+    }
+    const args = parsed.data as Record<string, unknown>;
+    const label = verb.label(args);
+
+    if (verb.kind === 'declare') return this.declare(verb.name, String(args['reason'] ?? ''));
+    if (verb.kind === 'memory') return this.remember(verb.name, label, args);
+
+    if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
+    if (this.confirm.has(verb.name)) {
+      const decision = await this.deps.gate.confirm(label, signal);
+      emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how });
+      if (!decision.allowed) {
+        const reason = decision.how === 'no-tty' ? 'needs confirmation; no terminal to ask (--yes to allow)' : 'a person said no';
+        return { kind: 'denied', verb: verb.name, label, reason };
+      }
+    }
+    const step = this.deps.budgets.chargeStep();
+    const result: VerbResult = this.deps.dryRun
+      ? { ok: true, summary: `(dry run: not sent) ${label}` }
+      : await this.deps.body.perform({ verb: verb.name, args }, signal);
+    emit({ type: 'verb_result', step, verb: verb.name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: this.deps.dryRun });
+    const frame = this.deps.body.frame();
+    emit({ type: 'frame', step, state: { ...frame.state }, ...(frame.ascii !== undefined ? { ascii: frame.ascii } : {}) });
+    return { kind: 'done', verb: verb.name, label, step, result, invented: this.deps.dryRun };
+  }
+
+  private declare(name: string, reason: string): Execution {
+    if (name === 'declare_failure') return { kind: 'declare', verdict: 'failure', reason };
+    const checks = this.deps.duck.successWhen;
+    if (checks.length === 0) return { kind: 'declare', verdict: 'success', reason };
+    if (this.deps.dryRun) return { kind: 'declare', verdict: 'success', reason, verified: 'dry run: not verified' };
+    const v = verifySuccess(checks, this.deps.body.metrics());
+    if (!v.ok) return this.refuse(name, `not accepted: ${v.detail}`);
+    return { kind: 'declare', verdict: 'success', reason, verified: v.detail };
+  }
+
+  private async remember(name: string, label: string, args: Record<string, unknown>): Promise<Execution> {
+    const memory = this.deps.memory;
+    if (memory === undefined) return this.refuse(name, 'memory is off for this run');
+    const { result, events } = await memory.handle(name, args, { runId: this.deps.runId, dryRun: this.deps.dryRun });
+    for (const e of events) this.deps.emit({ type: 'memory', action: e.action, detail: e.detail });
+    this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, invented: this.deps.dryRun });
+    return { kind: 'done', verb: name, label, result, invented: this.deps.dryRun };
+  }
+}

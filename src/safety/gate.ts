@@ -1,0 +1,46 @@
+/**
+ * Confirmation gates: a verb the duck lists under `confirm` needs a person's yes before it reaches
+ * the body. On a TTY we ask; without one the answer is no, unless the run was started with --yes.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+
+export interface GateDecision {
+  readonly allowed: boolean;
+  readonly how: 'tty' | 'yes' | 'no-tty';
+}
+
+export interface Gate {
+  /** `question` is the step label, e.g. `kick right`. */
+  confirm(question: string, signal?: AbortSignal): Promise<GateDecision>;
+}
+
+/** --yes: every gate opens, and the transcript says so. */
+export const yesGate: Gate = { confirm: () => Promise.resolve({ allowed: true, how: 'yes' }) };
+
+/** No TTY and no --yes: every gate stays shut. */
+export const noTtyGate: Gate = { confirm: () => Promise.resolve({ allowed: false, how: 'no-tty' }) };
+
+/** Ask a person on a terminal: `kick right — confirm? [y/N]`. Anything but y/yes is a no. */
+export function ttyGate(input: Readable, output: Writable, prefix = '     '): Gate {
+  return {
+    confirm: (question, signal) =>
+      new Promise<GateDecision>((resolve) => {
+        const rl = createInterface({ input, output, terminal: false });
+        const done = (allowed: boolean): void => {
+          rl.close();
+          signal?.removeEventListener('abort', onAbort);
+          resolve({ allowed, how: 'tty' });
+        };
+        const onAbort = (): void => done(false);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        rl.once('close', () => resolve({ allowed: false, how: 'tty' }));
+        rl.question(`${prefix}${question} — confirm? [y/N] `, (answer) => done(/^\s*y(es)?\s*$/i.test(answer)));
+      }),
+  };
+}
+
+export function chooseGate(opts: { yes: boolean; stdin: Readable & { isTTY?: boolean }; stdout: Writable }): Gate {
+  if (opts.yes) return yesGate;
+  return opts.stdin.isTTY === true ? ttyGate(opts.stdin, opts.stdout) : noTtyGate;
+}

@@ -1,0 +1,42 @@
+/**
+ * A transcript for people: one line an event, local times, frames drawn in ASCII on request.
+ */
+import type { Output } from '../cli/output.js';
+import type { TranscriptLine } from './events.js';
+
+const clock = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
+
+function describe(l: TranscriptLine, frames: boolean): string[] {
+  switch (l.type) {
+    case 'start':
+      return [`start  ${l.duck} on ${l.body} · pilot ${l.provider} ${l.model} · seed ${l.seed}${l.dryRun ? ' · dry run' : ''} · verbs ${l.verbs.join(', ')}`];
+    case 'prompt':
+      return l.role === 'system' ? [`system prompt (${l.content.length} chars)`] : l.role === 'user' ? l.content.split('\n').map((s, i) => `${i === 0 ? 'to pilot ' : '         '}${s}`) : [];
+    case 'response':
+      return [`pilot  call ${l.call} (${l.ms} ms)${l.usage ? ` ${l.usage.inputTokens}+${l.usage.outputTokens} tokens` : ''}: ${l.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.args)})`).join(', ') || '(no verb)'}${l.text ? ` — "${l.text.slice(0, 120)}"` : ''}`];
+    case 'tool_call':
+      return [];
+    case 'refused':
+      return [`refused ${l.name}: ${l.reason}`];
+    case 'gate':
+      return [`gate   ${l.label}: ${l.allowed ? 'allowed' : 'denied'} (${l.how})`];
+    case 'verb_result':
+      return [`step ${l.step ?? '-'}  ${l.label}: ${l.ok ? 'ok' : 'failed'} — ${l.summary}${l.invented ? ' [invented]' : ''}`];
+    case 'frame':
+      return frames && l.ascii !== undefined ? l.ascii.split('\n').map((s) => `       ${s}`) : [];
+    case 'memory':
+      return [`memory ${l.action} ${JSON.stringify(l.detail)}`];
+    case 'budget':
+      return [`budget ${l.budget}: ${l.used}/${l.limit}`];
+    case 'error':
+      return [`error  ${l.message}`];
+    case 'end':
+      return [`end    ${l.outcome} — ${l.reason} · ${l.steps} steps, ${l.llmCalls} calls, ${l.seconds} s`];
+    default:
+      return [`${(l as { type: string }).type}`];
+  }
+}
+
+export function printTranscript(io: Output, lines: readonly TranscriptLine[], frames: boolean): void {
+  for (const l of lines) for (const [i, text] of describe(l, frames).entries()) io.line(`${i === 0 ? io.dim(clock(l.t)) : '        '} ${text}`);
+}

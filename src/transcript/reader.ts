@@ -1,0 +1,71 @@
+/**
+ * Reads transcripts back: the list of runs (newest first) and one run's lines. Tolerant: a line
+ * that is not JSON (a torn last write) is skipped and counted, never fatal.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { InputError } from '../cli/errors.js';
+import { didYouMean } from '../cli/suggest.js';
+import type { TranscriptLine } from './events.js';
+
+export interface TranscriptSummary {
+  readonly id: string;
+  readonly path: string;
+  readonly started?: string;
+  readonly duck?: string;
+  readonly body?: string;
+  readonly provider?: string;
+  readonly dryRun?: boolean;
+  readonly outcome?: string;
+  readonly reason?: string;
+  readonly steps?: number;
+}
+
+export function readTranscript(path: string): { lines: TranscriptLine[]; skipped: number } {
+  const lines: TranscriptLine[] = [];
+  let skipped = 0;
+  for (const raw of readFileSync(path, 'utf8').split('\n')) {
+    if (raw.trim() === '') continue;
+    try {
+      lines.push(JSON.parse(raw) as TranscriptLine);
+    } catch {
+      skipped += 1;
+    }
+  }
+  return { lines, skipped };
+}
+
+export function listTranscriptIds(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => basename(f, '.jsonl'))
+    .sort()
+    .reverse();
+}
+
+export function summarize(dir: string, id: string): TranscriptSummary {
+  const path = join(dir, `${id}.jsonl`);
+  const { lines } = readTranscript(path);
+  const start = lines.find((l) => l.type === 'start');
+  const end = lines.find((l) => l.type === 'end');
+  return {
+    id,
+    path,
+    ...(start ? { started: start.t } : {}),
+    ...(start?.type === 'start' ? { duck: start.duck, body: start.body, provider: start.provider, dryRun: start.dryRun } : {}),
+    ...(end?.type === 'end' ? { outcome: end.outcome, reason: end.reason, steps: end.steps } : {}),
+  };
+}
+
+/** `last`, a full id, or a unique prefix of one. */
+export function resolveTranscriptId(dir: string, ref: string): string {
+  const ids = listTranscriptIds(dir);
+  if (ids.length === 0) throw new InputError('no transcripts yet', "'quackd run hello-world' makes one");
+  if (ref === 'last') return ids[0]!;
+  if (ids.includes(ref)) return ref;
+  const matches = ids.filter((id) => id.startsWith(ref));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) throw new InputError(`transcript "${ref}" is ambiguous: ${matches.length} runs start with it`);
+  throw new InputError(`no transcript "${ref}"${didYouMean(ref, ids)}`, "'quackd transcript list' shows them");
+}

@@ -1,0 +1,57 @@
+/**
+ * Writes a run's transcript: one JSON object per line, appended and flushed as each event
+ * happens, so a crash or a kill leaves every line up to that moment. Files are 0600; every line
+ * passes through redact() so no API key lands on disk.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePrivateDir } from '../config/paths.js';
+import { redact } from '../secrets.js';
+import type { TranscriptEvent } from './events.js';
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** `20261130-012203-find-and-kick`, in local time: people read these names. */
+export function runIdFor(duck: string, at: Date = new Date()): string {
+  const date = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}`;
+  const time = `${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}`;
+  return `${date}-${time}-${duck.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+export class TranscriptWriter {
+  private fd: number | undefined;
+
+  private constructor(
+    readonly runId: string,
+    readonly path: string,
+    fd: number,
+  ) {
+    this.fd = fd;
+  }
+
+  /** Opens a new transcript; a second run in the same second gets `-2`, `-3`, … */
+  static create(dir: string, baseId: string): TranscriptWriter {
+    ensurePrivateDir(dir);
+    for (let n = 1; ; n++) {
+      const runId = n === 1 ? baseId : `${baseId}-${n}`;
+      const path = join(dir, `${runId}.jsonl`);
+      try {
+        return new TranscriptWriter(runId, path, openSync(path, 'wx', 0o600));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw err;
+      }
+    }
+  }
+
+  write(event: TranscriptEvent): void {
+    if (this.fd === undefined) return;
+    const line = JSON.stringify({ t: new Date().toISOString(), run: this.runId, ...event });
+    writeSync(this.fd, `${redact(line)}\n`);
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
