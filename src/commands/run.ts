@@ -10,6 +10,7 @@ import type { BodyKey } from '../bodies/body.js';
 import { DEFAULT_BODY, findBody, listBodies } from '../bodies/index.js';
 import { transcriptsDir } from '../config/paths.js';
 import type { Duck } from '../ducks/duck.js';
+import { checkDuckForBody } from '../ducks/check.js';
 import { findDuck } from '../ducks/find.js';
 import { goalDuck } from '../ducks/goal.js';
 import { createProvider } from '../pilot/providers/index.js';
@@ -107,6 +108,7 @@ export const runCommand: Command = {
     const robot = resolveRobot(f.robot, fileDuck);
     const base = fileDuck ?? goalDuck(f.goal ?? '', findBody(robot)!);
     const duck = withBudgets(base, f);
+    checkDuckForBody(duck, findBody(robot)!);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0 }) ?? 7;
     const timeout = numberFlag('timeout', f.timeout, { min: 0.1 });
     const provider = await createProvider({

@@ -28,6 +28,8 @@ export interface Duck {
   readonly name: string;
   /** Where it came from, for error messages (a path, or `starter:NAME`, or `--goal`). */
   readonly source: string;
+  /** One line for listings. */
+  readonly description?: string;
   readonly robot: BodyKey;
   /** The allowlist of body verbs (declare_success and declare_failure are always allowed). */
   readonly verbs: readonly string[];

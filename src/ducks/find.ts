@@ -16,8 +16,9 @@ export interface DuckListing {
   readonly name: string;
   readonly path: string;
   readonly origin: 'starter' | 'yours';
-  /** The first heading or line of the text, for listings. */
+  /** The duck's description, else its first heading; or why it does not parse. */
   readonly title: string;
+  readonly valid: boolean;
 }
 
 function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
@@ -27,9 +28,14 @@ function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
     .sort()
     .map((f) => {
       const path = join(dir, f);
-      const text = readFileSync(path, 'utf8');
-      const heading = /^#\s+(.+)$/m.exec(text)?.[1] ?? '';
-      return { name: basename(f, '.duck'), path, origin, title: heading.trim() };
+      const name = basename(f, '.duck');
+      try {
+        const duck = loadDuckFile(path);
+        const heading = /^#\s+(.+)$/m.exec(duck.text)?.[1] ?? '';
+        return { name, path, origin, title: duck.description ?? heading.trim(), valid: true };
+      } catch (err) {
+        return { name, path, origin, title: `(invalid: ${err instanceof Error ? err.message : String(err)})`, valid: false };
+      }
     });
 }
 

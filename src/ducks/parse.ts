@@ -75,6 +75,7 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   return {
     name,
     source,
+    ...(fm.description !== undefined ? { description: fm.description } : {}),
     robot: (fm.robot ?? DEFAULT_BODY) as BodyKey,
     verbs: fm.verbs,
     budgets: { ...DEFAULT_BUDGETS, ...fm.budgets },

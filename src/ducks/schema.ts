@@ -9,6 +9,7 @@ export const successCheckText = /^\s*([a-z][a-z0-9_]*)\s*(>=|<=|==|>|<)\s*(-?\d+
 
 export const frontMatterSchema = z
   .object({
+    description: z.string().max(200).optional(),
     robot: z.string().regex(/^[a-z0-9-]+:[a-z0-9-]+$/, 'expected adapter:backend, e.g. microduck:sim2d').optional(),
     verbs: z.array(verbName).min(1, 'list at least one verb'),
     budgets: z

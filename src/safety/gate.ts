@@ -27,10 +27,11 @@ export function ttyGate(input: Readable, output: Writable, prefix = '     '): Ga
     confirm: (question, signal) =>
       new Promise<GateDecision>((resolve) => {
         const rl = createInterface({ input, output, terminal: false });
+        // Resolve before closing: closing fires 'close', which would otherwise answer no first.
         const done = (allowed: boolean): void => {
-          rl.close();
-          signal?.removeEventListener('abort', onAbort);
           resolve({ allowed, how: 'tty' });
+          signal?.removeEventListener('abort', onAbort);
+          rl.close();
         };
         const onAbort = (): void => done(false);
         signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { writeDuck } from '../helpers/ducks.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function home(): { QUACKD_HOME: string } {
+  return { QUACKD_HOME: tempDir('quackd-home-') };
+}
+
+describe('quackd run, as a user runs it', () => {
+  it('runs hello-world: header, one line a step, the outcome, exit 0', async () => {
+    const env = home();
+    const r = await runCli(['run', 'hello-world'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.match(lines[0]!, /^hello-world on microduck:sim2d · pilot fake · budget 3 steps, 5 calls, 30 s$/);
+    assert.match(lines[1]!, /^ {2}1 {2}quack +quack!$/);
+    assert.match(lines.at(-1)!, /^OK success — I quacked hello\. \(quacks 1 ≥ 1\) · 1 steps, 2 calls, \d+\.\d s · transcript \d{8}-\d{6}-hello-world$/);
+    assert.equal(readdirSync(join(env.QUACKD_HOME, 'transcripts')).length, 1);
+  });
+
+  it('runs find-and-kick to a verified success, and --json prints the outcome for scripts', async () => {
+    const env = home();
+    const r = await runCli(['run', 'find-and-kick', '--seed', '3', '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(out['outcome'], 'success');
+    assert.match(String(out['reason']), /ball_displaced_m 0\.\d+ ≥ 0\.3/);
+    assert.equal(out['robot'], 'microduck:sim2d');
+    const transcript = readFileSync(String(out['transcript']), 'utf8');
+    assert.ok(transcript.includes('"type":"end"'));
+  });
+
+  it('exits 1 when a budget runs out, saying which', async () => {
+    const r = await runCli(['run', 'find-and-kick', '--seed', '1', '--steps', '2'], { env: home() });
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /FAIL failure — budget: 2 steps spent/);
+  });
+
+  it('runs an ad-hoc --goal with the body\'s verbs', async () => {
+    const r = await runCli(['run', '--goal', 'say hello to the cat', '--json'], { env: home() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { duck: string }).duck, 'goal');
+  });
+
+  it('--dry-run marks every result, reaches nothing and saves nothing but its transcript', async () => {
+    const env = home();
+    const r = await runCli(['run', 'find-and-kick', '--dry-run'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /· dry run$/m);
+    const steps = r.stdout.split('\n').filter((l) => /^ +\d+ {2}/.test(l));
+    assert.ok(steps.length >= 3);
+    for (const s of steps) assert.match(s, /\(dry run: not sent\)/);
+    assert.match(r.stdout, /success \(dry run: nothing saved\)/);
+    assert.deepEqual(readdirSync(env.QUACKD_HOME).sort(), ['transcripts']);
+  });
+
+  it('denies a gated verb without a TTY, and allows it with --yes', async () => {
+    const dir = tempDir();
+    const path = writeDuck(dir, 'gated', 'verbs: [quack]\nconfirm: [quack]\nbudgets: { llm_calls: 3 }\nsuccess_when: quacks >= 1');
+    const denied = await runCli(['run', path], { env: home() });
+    assert.equal(denied.code, 1);
+    assert.match(denied.stdout, /^ {2}1 {2}quack +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
+    const allowed = await runCli(['run', path, '--yes'], { env: home() });
+    assert.equal(allowed.code, 0, allowed.stdout);
+    assert.match(allowed.stdout, /^ {2}1 {2}quack +quack!$/m);
+  });
+});
+
+describe('quackd errors: one line, the place, exit 2', () => {
+  it('a malformed duck names the file, line and field', async () => {
+    const dir = tempDir();
+    const path = writeDuck(dir, 'typo', 'robot: microduck:sim2d\nverbs:\n  - kik');
+    const r = await runCli(['run', path], { env: home() });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout.trim(), '');
+    assert.equal(r.stderr.trim(), `quackd: ${path}:4: verbs: "kik" is not a verb of microduck:sim2d (did you mean "kick"?)`);
+  });
+
+  it('an unknown body, an unknown duck, a missing file, a bad flag', async () => {
+    const env = home();
+    const cases: [string[], RegExp][] = [
+      [['run', 'hello-world', '--robot', 'microduck:sim3d'], /^quackd: unknown body "microduck:sim3d" \(did you mean "microduck:sim2d"\?\)/],
+      [['run', 'helo-world'], /^quackd: no duck named "helo-world" \(did you mean "hello-world"\?\)/],
+      [['run', './nope.duck'], /^quackd: \.\/nope\.duck: no such file$/m],
+      [['run', 'hello-world', '--sped', '3'], /^quackd: run: unknown option '--sped'/],
+      [['run', 'hello-world', '--seed', 'x'], /^quackd: --seed: "x" is not a valid whole number/],
+      [['run'], /^quackd: run: name a duck or give --goal/],
+      [['fly'], /^quackd: unknown command "fly"/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await runCli(args, { env });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `one line for ${args.join(' ')}`);
+    }
+  });
+});
+
+describe('quackd help, version, ducks, bodies, transcripts', () => {
+  it('--help and --version', async () => {
+    const help = await runCli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /usage: quackd <command>/);
+    assert.match(help.stdout, /exit codes: 0 success · 1 /);
+    const runHelp = await runCli(['run', '--help']);
+    assert.equal(runHelp.code, 0);
+    assert.match(runHelp.stdout, /quackd run find-and-kick/);
+    const version = await runCli(['--version']);
+    assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+$/);
+  });
+
+  it('ducks lists the starters; bodies lists sim2d as the default', async () => {
+    const ducks = await runCli(['ducks'], { env: home() });
+    assert.match(ducks.stdout, /^find-and-kick +starter +Find the ball in the living room/m);
+    assert.match(ducks.stdout, /^hello-world +starter +A smoke test/m);
+    const bodies = await runCli(['bodies', '--json']);
+    const list = JSON.parse(bodies.stdout) as { key: string; default: boolean }[];
+    assert.ok(list.some((b) => b.key === 'microduck:sim2d' && b.default));
+  });
+
+  it('transcript list and show last', async () => {
+    const env = home();
+    assert.equal((await runCli(['run', 'hello-world'], { env })).code, 0);
+    const list = await runCli(['transcript', 'list'], { env });
+    assert.match(list.stdout, /^\d{8}-\d{6}-hello-world {2}success/m);
+    const show = await runCli(['transcript', 'show', 'last', '--frames'], { env });
+    assert.equal(show.code, 0);
+    assert.match(show.stdout, /start {2}hello-world on microduck:sim2d/);
+    assert.match(show.stdout, /step 1 {2}quack: ok — quack!/);
+    assert.match(show.stdout, /\+-{25}\+/);
+    assert.match(show.stdout, /end {4}success/);
+    const none = await runCli(['transcript', 'show', 'nope'], { env });
+    assert.equal(none.code, 2);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The contract every Body keeps, as one suite to run against each backend (MQTT.js's
+ * abstract_store pattern). A backend's test file calls bodyContract with a factory.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Body } from '../../src/bodies/body.js';
+
+export function bodyContract(name: string, open: () => Promise<Body>, opts: { safeVerb: { verb: string; args: Record<string, unknown> } }): void {
+  describe(`Body contract: ${name}`, () => {
+    it('has an adapter:backend key', async () => {
+      const body = await open();
+      try {
+        assert.match(body.key, /^[a-z0-9-]+:[a-z0-9-]+$/);
+      } finally {
+        await body.close();
+      }
+    });
+
+    it('observing moves nothing', async () => {
+      const body = await open();
+      try {
+        const before = JSON.stringify(body.frame().state);
+        const obs = await body.observe();
+        await body.observe();
+        assert.equal(typeof obs.summary, 'string');
+        assert.ok(obs.summary.length > 0);
+        assert.equal(JSON.stringify(body.frame().state), before);
+      } finally {
+        await body.close();
+      }
+    });
+
+    it('answers a verb it does not know with ok:false, never a throw', async () => {
+      const body = await open();
+      try {
+        const result = await body.perform({ verb: 'fly_to_the_moon', args: {} });
+        assert.equal(result.ok, false);
+        assert.match(result.summary, /fly_to_the_moon/);
+      } finally {
+        await body.close();
+      }
+    });
+
+    it('performs a safe verb with a one-line result', async () => {
+      const body = await open();
+      try {
+        const result = await body.perform({ verb: opts.safeVerb.verb, args: opts.safeVerb.args });
+        assert.equal(result.ok, true, result.summary);
+        assert.ok(!result.summary.includes('\n'));
+      } finally {
+        await body.close();
+      }
+    });
+
+    it('gives JSON frames and numeric metrics', async () => {
+      const body = await open();
+      try {
+        const frame = body.frame();
+        assert.deepEqual(JSON.parse(JSON.stringify(frame.state)), frame.state);
+        for (const v of Object.values(body.metrics())) assert.equal(typeof v, 'number');
+      } finally {
+        await body.close();
+      }
+    });
+
+    it('stops and closes idempotently', async () => {
+      const body = await open();
+      await body.stop();
+      await body.stop();
+      await body.close();
+      await body.close();
+    });
+  });
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findBody } from '../../src/bodies/index.js';
+import { InputError } from '../../src/cli/errors.js';
+import { checkDuckForBody } from '../../src/ducks/check.js';
+import { findDuck, listDucks } from '../../src/ducks/find.js';
+import { parseDuck } from '../../src/ducks/parse.js';
+import { duck, duckText } from '../helpers/ducks.js';
+
+function parseError(text: string): string {
+  try {
+    parseDuck(text, 'ducks/typo.duck', 'typo');
+  } catch (err) {
+    assert.ok(err instanceof InputError, `expected an InputError, got ${String(err)}`);
+    assert.ok(!err.message.includes('\n'), 'the error is one line');
+    return err.message;
+  }
+  assert.fail('expected the duck to be rejected');
+}
+
+describe('the bundled starters', () => {
+  it('lists hello-world and find-and-kick, and both parse', () => {
+    const names = listDucks().filter((d) => d.origin === 'starter').map((d) => d.name);
+    assert.deepEqual(names.sort(), ['find-and-kick', 'hello-world']);
+    const fk = findDuck('find-and-kick');
+    assert.equal(fk.robot, 'microduck:sim2d');
+    assert.deepEqual([...fk.verbs], ['search_scan', 'turn', 'walk', 'kick', 'quack']);
+    assert.deepEqual(fk.successWhen, [{ metric: 'ball_displaced_m', op: '>=', value: 0.3 }]);
+    assert.match(fk.text, /^1\. search_scan/m);
+    const hello = findDuck('hello-world');
+    assert.deepEqual([...hello.verbs], ['quack']);
+  });
+
+  it('suggests the closest name for a misspelt starter', () => {
+    assert.throws(() => findDuck('find-and-kik'), /no duck named "find-and-kik" \(did you mean "find-and-kick"\?\)/);
+  });
+});
+
+describe('parseDuck', () => {
+  it('fills default budgets and the default body', () => {
+    const d = duck('verbs: [quack]');
+    assert.deepEqual(d.budgets, { steps: 12, llm_calls: 20, seconds: 60 });
+    assert.equal(d.robot, 'microduck:sim2d');
+    assert.deepEqual([...d.confirm], []);
+  });
+
+  it('keeps budgets, confirm and several success checks', () => {
+    const d = duck('verbs: [walk, kick]\nbudgets: { steps: 3 }\nconfirm: [kick]\nsuccess_when: ["ball_displaced_m >= 0.3", "quacks > 0"]');
+    assert.deepEqual(d.budgets, { steps: 3, llm_calls: 20, seconds: 60 });
+    assert.deepEqual([...d.confirm], ['kick']);
+    assert.equal(d.successWhen.length, 2);
+  });
+
+  it('rejects a file without front matter', () => {
+    assert.match(parseError('# just markdown\n1. hi\n'), /^ducks\/typo\.duck:1: a \.duck file starts with YAML front matter/);
+  });
+
+  it('rejects front matter that is never closed', () => {
+    assert.match(parseError('---\nverbs: [quack]\n# body\n'), /never closed/);
+  });
+
+  it('names the line of a YAML syntax error', () => {
+    assert.match(parseError(duckText('verbs: [quack\nbudgets: {steps: 3}')), /^ducks\/typo\.duck:\d: front matter is not valid YAML/);
+  });
+
+  it('names the line and field of a wrong type', () => {
+    const msg = parseError(duckText('verbs: [quack]\nbudgets:\n  steps: lots'));
+    assert.match(msg, /^ducks\/typo\.duck:4: budgets\.steps: /);
+  });
+
+  it('names an unknown field', () => {
+    assert.match(parseError(duckText('verbs: [quack]\nbudget: {steps: 3}')), /^ducks\/typo\.duck:\d+: front matter: unknown field "budget"/);
+  });
+
+  it('rejects a missing verbs list', () => {
+    assert.match(parseError(duckText('robot: microduck:sim2d')), /verbs: /);
+  });
+
+  it('rejects a confirm verb that is not in verbs, on its line', () => {
+    assert.match(parseError(duckText('verbs: [quack]\nconfirm:\n  - kick')), /^ducks\/typo\.duck:4: confirm: "kick" is not in this duck's verbs/);
+  });
+
+  it('rejects a malformed success check', () => {
+    assert.match(parseError(duckText('verbs: [quack]\nsuccess_when: the ball moved')), /success_when: expected checks like/);
+  });
+
+  it('rejects a duck without a numbered strategy', () => {
+    assert.match(parseError(duckText('verbs: [quack]', '# Role\n\nJust be a duck.\n')), /no numbered strategy/);
+  });
+
+  it('rejects a robot that is not adapter:backend', () => {
+    assert.match(parseError(duckText('robot: microduck\nverbs: [quack]')), /^ducks\/typo\.duck:2: robot: expected adapter:backend/);
+  });
+});
+
+describe('checkDuckForBody', () => {
+  it('names the line of a verb the body does not have, with a suggestion', () => {
+    const d = parseDuck(duckText('robot: microduck:sim2d\nverbs:\n  - quack\n  - kik'), 'ducks/typo.duck', 'typo');
+    assert.throws(
+      () => checkDuckForBody(d, findBody('microduck:sim2d')!),
+      (err: Error) => err.message === 'ducks/typo.duck:5: verbs: "kik" is not a verb of microduck:sim2d (did you mean "kick"?)',
+    );
+  });
+
+  it('accepts declare and remember on any body', () => {
+    assert.doesNotThrow(() => checkDuckForBody(duck('verbs: [quack, declare_success, remember]'), findBody('microduck:sim2d')!));
+  });
+});

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { findDuck } from '../../src/ducks/find.js';
+import { createFakeProvider } from '../../src/pilot/providers/fake.js';
+import { startRun } from '../../src/run/start-run.js';
+import { noTtyGate } from '../../src/safety/gate.js';
+import { registerSecret } from '../../src/secrets.js';
+import { readTranscript, resolveTranscriptId, listTranscriptIds } from '../../src/transcript/reader.js';
+import { TranscriptWriter } from '../../src/transcript/writer.js';
+import { tempDir } from '../helpers/tmp.js';
+import { duck } from '../helpers/ducks.js';
+import { scripted } from '../helpers/scripted-provider.js';
+
+describe('transcripts', () => {
+  it('hold every event of a run, each with a time and the run id, in a 0600 file', async () => {
+    const dir = tempDir();
+    const report = await startRun({ duck: findDuck('find-and-kick'), robot: 'microduck:sim2d', seed: 7, provider: createFakeProvider(), gate: noTtyGate, dryRun: false, transcriptsDir: dir, signal: new AbortController().signal });
+    assert.equal(report.outcome.status, 'success');
+    const { lines, skipped } = readTranscript(report.transcriptPath);
+    assert.equal(skipped, 0);
+    assert.equal(statSync(report.transcriptPath).mode & 0o777, 0o600);
+    for (const l of lines) {
+      assert.equal(l.run, report.runId);
+      assert.ok(!Number.isNaN(Date.parse(l.t)));
+    }
+    const types = lines.map((l) => l.type);
+    assert.equal(types[0], 'start');
+    assert.equal(types.at(-1), 'end');
+    for (const t of ['prompt', 'response', 'tool_call', 'verb_result', 'frame']) assert.ok(types.includes(t as never), `has ${t}`);
+    assert.ok(lines.some((l) => l.type === 'prompt' && l.role === 'system' && l.content.includes('# Verbs you may call')));
+    // One verb_result and one frame per step; the end line agrees.
+    const end = lines.at(-1)!;
+    assert.ok(end.type === 'end');
+    assert.equal(lines.filter((l) => l.type === 'verb_result').length, end.steps);
+    assert.equal(lines.filter((l) => l.type === 'frame').length, end.steps);
+    assert.equal(lines.filter((l) => l.type === 'response').length, end.llmCalls);
+  });
+
+  it('record gate decisions, refusals and budget events', async () => {
+    const dir = tempDir();
+    const d = duck('verbs: [quack, turn]\nconfirm: [turn]\nbudgets: { llm_calls: 3 }');
+    const provider = scripted([[{ name: 'turn', args: { degrees: 5 } }], [{ name: 'kick', args: { foot: 'left' } }], [{ name: 'quack', args: {} }]]);
+    const report = await startRun({ duck: d, robot: 'microduck:sim2d', seed: 1, provider, gate: noTtyGate, dryRun: false, transcriptsDir: dir, signal: new AbortController().signal });
+    const { lines } = readTranscript(report.transcriptPath);
+    assert.ok(lines.some((l) => l.type === 'gate' && l.verb === 'turn' && !l.allowed && l.how === 'no-tty'));
+    assert.ok(lines.some((l) => l.type === 'refused' && l.name === 'kick'));
+    assert.ok(lines.some((l) => l.type === 'budget' && l.budget === 'llm_calls'));
+    assert.ok(lines.some((l) => l.type === 'response' && l.usage?.inputTokens === 10));
+    const end = lines.at(-1)!;
+    assert.ok(end.type === 'end' && end.outcome === 'budget' && end.usage?.inputTokens === 30);
+  });
+
+  it('never hold an API key, even one the model echoes back', async () => {
+    const dir = tempDir();
+    const key = 'sk-test-0123456789abcdefSECRET';
+    registerSecret(key);
+    const provider = scripted([[{ name: 'declare_failure', args: { reason: `my key is ${key}` } }]]);
+    const report = await startRun({ duck: duck('verbs: [quack]'), robot: 'microduck:sim2d', seed: 1, provider, gate: noTtyGate, dryRun: false, transcriptsDir: dir, signal: new AbortController().signal });
+    const text = readTranscript(report.transcriptPath).lines.map((l) => JSON.stringify(l)).join('\n');
+    assert.ok(!text.includes(key));
+    assert.ok(text.includes('[redacted]'));
+  });
+
+  it('get a new name for a second run in the same second, and resolve by prefix or last', () => {
+    const dir = tempDir();
+    const a = TranscriptWriter.create(dir, '20261130-010203-x');
+    const b = TranscriptWriter.create(dir, '20261130-010203-x');
+    a.close();
+    b.close();
+    assert.deepEqual(readdirSync(dir).sort(), ['20261130-010203-x-2.jsonl', '20261130-010203-x.jsonl']);
+    assert.deepEqual(listTranscriptIds(dir), ['20261130-010203-x.jsonl', '20261130-010203-x-2.jsonl'].map((f) => f.replace('.jsonl', '')).sort().reverse());
+    assert.throws(() => resolveTranscriptId(dir, '2026'), /ambiguous/);
+    assert.equal(resolveTranscriptId(dir, '20261130-010203-x-2'), '20261130-010203-x-2');
+  });
+
+  it('skip a torn last line instead of failing', () => {
+    const dir = tempDir();
+    const w = TranscriptWriter.create(dir, 'torn');
+    w.write({ type: 'error', message: 'one' });
+    w.close();
+    appendFileSync(join(dir, 'torn.jsonl'), '{"t":"2026-');
+    const { lines, skipped } = readTranscript(join(dir, 'torn.jsonl'));
+    assert.equal(lines.length, 1);
+    assert.equal(skipped, 1);
+  });
+});
