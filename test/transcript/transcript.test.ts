@@ -52,6 +52,16 @@ describe('transcripts', () => {
     assert.ok(end.type === 'end' && end.outcome === 'budget' && end.usage?.inputTokens === 30);
   });
 
+  it('end with the reason when the run is interrupted (Ctrl-C) mid-call', async () => {
+    const dir = tempDir();
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const report = await startRun({ duck: duck('verbs: [quack]'), robot: 'microduck:sim2d', seed: 1, provider: scripted([[{ name: 'quack', args: {} }], 'hang']), gate: noTtyGate, dryRun: false, transcriptsDir: dir, signal: abort.signal });
+    assert.deepEqual(report.outcome, { status: 'interrupted', reason: 'stopped by Ctrl-C' });
+    const end = readTranscript(report.transcriptPath).lines.at(-1)!;
+    assert.ok(end.type === 'end' && end.outcome === 'interrupted' && end.steps === 1);
+  });
+
   it('never hold an API key, even one the model echoes back', async () => {
     const dir = tempDir();
     const key = 'sk-test-0123456789abcdefSECRET';
