@@ -48,6 +48,11 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const command = await entry.load();
+    // Every command's --help is handled here, before its flags are parsed.
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.line(command.help);
+      return EXIT.ok;
+    }
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof QuackdError) {

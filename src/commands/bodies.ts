@@ -16,11 +16,7 @@ export const bodiesCommand: Command = {
   name: 'bodies',
   help,
   run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, help: wantsHelp } = parseFlags('bodies', argv, { json: { type: 'boolean' } });
-    if (wantsHelp) {
-      io.line(help);
-      return Promise.resolve(EXIT.ok);
-    }
+    const { flags } = parseFlags('bodies', argv, { json: { type: 'boolean' } });
     const bodies = listBodies();
     if (flags.json === true) {
       io.line(JSON.stringify(bodies.map((b) => ({ key: b.key, description: b.description, verbs: b.verbs, default: b.key === DEFAULT_BODY }))));

@@ -17,11 +17,7 @@ export const ducksCommand: Command = {
   name: 'ducks',
   help,
   run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, help: wantsHelp } = parseFlags('ducks', argv, { json: { type: 'boolean' } });
-    if (wantsHelp) {
-      io.line(help);
-      return Promise.resolve(EXIT.ok);
-    }
+    const { flags } = parseFlags('ducks', argv, { json: { type: 'boolean' } });
     const ducks = listDucks();
     if (flags.json === true) {
       io.line(JSON.stringify(ducks));

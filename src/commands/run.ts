@@ -95,11 +95,7 @@ export const runCommand: Command = {
   name: 'run',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags: f, positionals, help: wantsHelp } = parseFlags('run', argv, flags);
-    if (wantsHelp) {
-      io.line(help);
-      return EXIT.ok;
-    }
+    const { flags: f, positionals } = parseFlags('run', argv, flags);
     if (positionals.length > 1) throw new UsageError(`run: one duck at a time (got ${positionals.length})`, "see 'quackd run --help'");
     if (positionals.length === 0 && f.goal === undefined) throw new UsageError('run: name a duck or give --goal "text"', "'quackd ducks' lists the starters");
     if (positionals.length === 1 && f.goal !== undefined) throw new UsageError('run: give a duck or --goal, not both');

@@ -24,12 +24,8 @@ export const transcriptCommand: Command = {
   name: 'transcript',
   help,
   run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags: f, positionals, help: wantsHelp } = parseFlags('transcript', argv, flags);
+    const { flags: f, positionals } = parseFlags('transcript', argv, flags);
     const [sub = 'list', ref = 'last', ...extra] = positionals;
-    if (wantsHelp) {
-      io.line(help);
-      return Promise.resolve(EXIT.ok);
-    }
     const dir = transcriptsDir();
     if (sub === 'list') {
       const limit = f.limit !== undefined ? Number(f.limit) : 20;
