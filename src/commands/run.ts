@@ -27,6 +27,8 @@ const flags = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   timeout: { type: 'string' },
+  retries: { type: 'string' },
+  'key-file': { type: 'string' },
   steps: { type: 'string' },
   'llm-calls': { type: 'string' },
   seconds: { type: 'string' },
@@ -46,8 +48,11 @@ options:
   --seed N                 the simulator's layout (default 7)
   --provider NAME          the pilot: fake (default, scripted), openai, anthropic
   --model NAME             the model the provider asks for
-  --base-url URL           an OpenAI-compatible or Anthropic server
-  --timeout S              seconds per LLM call
+  --base-url URL           an OpenAI-compatible server (Ollama, llama.cpp, vLLM …) or Anthropic's
+                           (flags > QUACKD_PROVIDER/QUACKD_MODEL/QUACKD_BASE_URL > ~/.quackd/config.yaml)
+  --timeout S              seconds per LLM call (default 60)
+  --retries N              extra attempts on 429, 5xx and dropped connections (default 2)
+  --key-file PATH          a 0600 file holding the API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
   --steps N, --llm-calls N, --seconds S   override the duck's budgets
   --dry-run                send nothing to the body; results are invented and marked; nothing is saved
   --yes, -y                open every confirmation gate (otherwise asked on a TTY, denied without one)
@@ -56,7 +61,8 @@ options:
 examples:
   quackd run find-and-kick
   quackd run hello-world --dry-run
-  quackd run ./my.duck --robot microduck:sim2d --seed 3 --json`;
+  quackd run ./my.duck --robot microduck:sim2d --seed 3 --json
+  quackd run find-and-kick --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b`;
 
 function resolveRobot(flag: string | undefined, duck: Duck | undefined): BodyKey {
   const key = flag ?? duck?.robot ?? DEFAULT_BODY;
@@ -107,11 +113,14 @@ export const runCommand: Command = {
     checkDuckForBody(duck, findBody(robot)!);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0 }) ?? 7;
     const timeout = numberFlag('timeout', f.timeout, { min: 0.1 });
+    // Unset flags stay undefined so the environment and the config file can fill them.
     const provider = await createProvider({
-      provider: f.provider ?? 'fake',
-      ...(f.model !== undefined ? { model: f.model } : {}),
-      ...(f['base-url'] !== undefined ? { baseUrl: f['base-url'] } : {}),
-      ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+      provider: f.provider,
+      model: f.model,
+      baseUrl: f['base-url'],
+      timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
+      retries: numberFlag('retries', f.retries, { int: true, min: 0 }),
+      keyFile: f['key-file'],
     });
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;

@@ -1,26 +1,63 @@
 /**
  * Picks the provider a run asked for and imports only that one, so a fake run never loads an
- * LLM SDK.
+ * LLM SDK. Settings come from flags, then the environment, then the config file's `pilot:`
+ * section, then defaults (src/config/pilot.ts); API keys only from the environment or a 0600
+ * key file (src/config/api-key.ts).
  */
 import { UsageError } from '../../cli/errors.js';
+import { loadApiKey, KEY_ENV, type KeyedProvider } from '../../config/api-key.js';
+import { resolvePilotSettings, type PilotFlags, type PilotSettings } from '../../config/pilot.js';
 import type { Provider } from './provider.js';
+import type { RemoteOptions } from './remote.js';
 
-export interface ProviderConfig {
-  /** `fake`, `openai`, `anthropic`. */
-  readonly provider: string;
-  readonly model?: string;
-  readonly baseUrl?: string;
-  /** Per-call timeout. */
-  readonly timeoutMs?: number;
+/**
+ * What the command line said. Leave a field undefined when its flag was not given, so the
+ * environment and the config file can still supply it.
+ */
+export type ProviderConfig = PilotFlags;
+
+export const PROVIDERS = ['fake', 'openai', 'anthropic'] as const;
+
+/** The cloud each provider talks to when no base URL is given. */
+export const DEFAULT_BASE_URL: Readonly<Record<KeyedProvider, string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
+
+const MODEL_EXAMPLE: Readonly<Record<KeyedProvider, string>> = {
+  openai: 'e.g. --model qwen2.5-coder:7b for Ollama, or set pilot.model in config.yaml',
+  anthropic: 'e.g. --model claude-haiku-4-5, or set pilot.model in config.yaml',
+};
+
+/** Local servers ignore the key, but the SDKs insist on one. */
+const NO_KEY = 'no-key';
+
+function remoteOptions(provider: KeyedProvider, s: PilotSettings, env: NodeJS.ProcessEnv): RemoteOptions {
+  if (s.model === undefined) throw new UsageError(`--model is required with --provider ${provider}`, MODEL_EXAMPLE[provider]);
+  const baseUrl = s.baseUrl ?? DEFAULT_BASE_URL[provider];
+  const { key } = loadApiKey(provider, s.keyFile, s.keyFileFromFlag, env);
+  if (key === undefined && baseUrl === DEFAULT_BASE_URL[provider]) {
+    throw new UsageError(`${provider}: no API key for ${baseUrl}`, `set ${KEY_ENV[provider]}, or pilot.key_file / --key-file naming a 0600 file`);
+  }
+  return {
+    model: s.model,
+    baseUrl,
+    apiKey: key ?? NO_KEY,
+    keyHint: `${KEY_ENV[provider]} or the key file`,
+    policy: { retries: s.retries, timeoutMs: s.timeoutMs },
+  };
 }
 
-export const PROVIDERS = ['fake'] as const;
-
-export async function createProvider(config: ProviderConfig): Promise<Provider> {
-  switch (config.provider) {
+export async function createProvider(config: ProviderConfig, env: NodeJS.ProcessEnv = process.env): Promise<Provider> {
+  const settings = await resolvePilotSettings(config, env);
+  switch (settings.provider) {
     case 'fake':
       return (await import('./fake.js')).createFakeProvider();
+    case 'openai':
+      return (await import('./openai.js')).createOpenAiProvider(remoteOptions('openai', settings, env));
+    case 'anthropic':
+      return (await import('./anthropic.js')).createAnthropicProvider(remoteOptions('anthropic', settings, env));
     default:
-      throw new UsageError(`--provider: unknown provider "${config.provider}"`, `one of: ${PROVIDERS.join(', ')}`);
+      throw new UsageError(`${settings.sources.provider}: unknown provider "${settings.provider}"`, `one of: ${PROVIDERS.join(', ')}`);
   }
 }

@@ -1,0 +1,78 @@
+/**
+ * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`. One zod schema is both the type
+ * and the documentation; a bad file is reported all at once, each problem with its line, and
+ * exits 2. A missing file is the common case and means built-in defaults. Only the `pilot:`
+ * section is defined so far; other top-level sections are left for their owners to add.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { InputError } from '../cli/errors.js';
+import { dataDir } from './paths.js';
+
+export const PilotSectionSchema = z
+  .object({
+    /** `fake`, `openai` (any OpenAI-compatible server) or `anthropic`. */
+    provider: z.string().min(1).optional(),
+    /** The server's model name, e.g. `qwen2.5-coder:7b` (Ollama). */
+    model: z.string().min(1).optional(),
+    /** e.g. `http://localhost:11434/v1`; the provider's cloud API when absent. */
+    base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
+    /** Deadline for one LLM call, in seconds. */
+    timeout_s: z.number().positive().max(3600).optional(),
+    /** Extra attempts on 429, 5xx and dropped connections. */
+    retries: z.int().min(0).max(10).optional(),
+    /** A file holding the API key, mode 0600; `~/` and paths relative to this file work. */
+    key_file: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const ConfigFileSchema = z.looseObject({ pilot: PilotSectionSchema.optional() });
+
+export type PilotSection = z.infer<typeof PilotSectionSchema>;
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+export interface LoadedConfig {
+  /** Absolute path, whether or not the file exists. */
+  readonly path: string;
+  readonly exists: boolean;
+  readonly config: ConfigFile;
+}
+
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(dataDir(env), 'config.yaml');
+}
+
+export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  const path = configPath(env);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: {} };
+    throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  // Imported here so that runs without a config file never load the YAML parser.
+  const { LineCounter, parseDocument } = await import('yaml');
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax !== undefined) {
+    const line = lines.linePos(syntax.pos[0]).line;
+    throw new InputError(`${path}:${line}: ${syntax.message.split('\n')[0] ?? 'invalid YAML'}`);
+  }
+  const parsed = ConfigFileSchema.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+      const path0 = keys.length > 0 ? [...issue.path, keys[0]!] : issue.path;
+      const node = doc.getIn(path0.map(String), true) as { range?: [number, number, number] } | undefined;
+      const line = node?.range !== undefined ? lines.linePos(node.range[0]).line : undefined;
+      const field = issue.path.join('.') || '(top level)';
+      const what = keys.length > 0 ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+      return `${line !== undefined ? `line ${line}: ` : ''}${field}: ${what}`;
+    });
+    throw new InputError(`${path}: ${problems.join('; ')}`);
+  }
+  return { path, exists: true, config: parsed.data };
+}
