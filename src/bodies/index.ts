@@ -9,6 +9,8 @@ export interface BodyEntry {
   readonly description: string;
   /** Body verbs this backend performs (declare_* and memory verbs are the pilot's, not the body's). */
   readonly verbs: readonly string[];
+  /** Settings a run must give (e.g. `port` for a serial body), checked before anything opens. */
+  readonly requires?: readonly string[];
   readonly load: (options: BodyOptions) => Promise<Body>;
 }
 
@@ -20,6 +22,13 @@ const entries: readonly BodyEntry[] = [
     description: 'Microduck in a deterministic 2D living room (walls, a sofa, a ball)',
     verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack'],
     load: async (o) => (await import('./microduck/sim2d/sim2d-body.js')).createSim2dBody(o),
+  },
+  {
+    key: 'microduck:jsonrpc',
+    description: 'a real Microduck over USB serial (quackd-fw); needs --port, e.g. /dev/serial/by-id/usb-…',
+    verbs: ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'],
+    requires: ['port'],
+    load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },
 ];
 

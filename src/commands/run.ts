@@ -29,6 +29,8 @@ const flags = {
   timeout: { type: 'string' },
   retries: { type: 'string' },
   'key-file': { type: 'string' },
+  port: { type: 'string' },
+  baud: { type: 'string' },
   steps: { type: 'string' },
   'llm-calls': { type: 'string' },
   seconds: { type: 'string' },
@@ -46,6 +48,8 @@ safety executor admits only the duck's verbs, within its budgets, behind its con
 options:
   --robot ADAPTER:BACKEND  the body (default: the duck's robot, else ${DEFAULT_BODY})
   --seed N                 the simulator's layout (default 7)
+  --port PATH, --baud N    the serial link of a real body (microduck:jsonrpc), e.g.
+                           --port /dev/serial/by-id/usb-…-if00 (baud default 1000000)
   --provider NAME          the pilot: fake (default, scripted), openai, anthropic
   --model NAME             the model the provider asks for
   --base-url URL           an OpenAI-compatible server (Ollama, llama.cpp, vLLM …) or Anthropic's
@@ -112,6 +116,10 @@ export const runCommand: Command = {
     const duck = withBudgets(base, f);
     checkDuckForBody(duck, findBody(robot)!);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0 }) ?? 7;
+    const bodySettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
+    for (const needed of findBody(robot)?.requires ?? []) {
+      if (!(needed in bodySettings)) throw new UsageError(`run: ${robot} needs --${needed}`, needed === 'port' ? 'e.g. --port /dev/serial/by-id/usb-…-if00' : undefined);
+    }
     const timeout = numberFlag('timeout', f.timeout, { min: 0.1 });
     // Unset flags stay undefined so the environment and the config file can fill them.
     const provider = await createProvider({
@@ -143,6 +151,7 @@ export const runCommand: Command = {
         dryRun,
         transcriptsDir: transcriptsDir(),
         signal: abort.signal,
+        bodySettings,
         ...(json ? {} : { onEvent: stepPrinter(io) }),
       });
       if (json) {

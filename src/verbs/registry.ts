@@ -8,11 +8,12 @@ import { declareSuccess } from './declare-success.js';
 import { kick } from './kick.js';
 import { quack } from './quack.js';
 import { searchScan } from './search-scan.js';
+import { torque } from './torque.js';
 import { turn } from './turn.js';
 import type { Verb } from './verb.js';
 import { walk } from './walk.js';
 
-const all: readonly Verb[] = [searchScan, turn, walk, kick, quack, declareSuccess, declareFailure];
+const all: readonly Verb[] = [searchScan, turn, walk, kick, quack, torque, declareSuccess, declareFailure];
 
 export const DECLARE_VERBS = ['declare_success', 'declare_failure'] as const;
 

@@ -1,0 +1,206 @@
+/*
+ * quackd-fw-host: the firmware's protocol core on Linux, talking over a serial device or pty
+ * (e.g. one end of a socat pair), with a simulated Microduck behind hal.h. Used by the tests, the
+ * bench and anyone developing against the protocol without a robot.
+ *
+ *   quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]
+ *                  [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/frame.h"
+#include "../../src/hal.h"
+#include "../../src/proto.h"
+#include "host.h"
+#include "sim.h"
+
+#define FIRMWARE_VERSION "quackd-fw 0.1.0"
+
+static volatile sig_atomic_t running = 1;
+
+static void on_signal(int sig) {
+  (void)sig;
+  running = 0;
+}
+
+static uint32_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+static int usage(const char *why) {
+  if (why != NULL) fprintf(stderr, "quackd-fw-host: %s\n", why);
+  fputs("usage: quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]\n"
+        "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n",
+        stderr);
+  return 2;
+}
+
+static int parse_num(const char *s, double min, double max, double *out) {
+  char *end = NULL;
+  if (s == NULL) return -1;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0' || v < min || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+static speed_t speed_for(double baud) {
+  switch ((long)baud) {
+    case 115200: return B115200;
+    case 230400: return B230400;
+    case 460800: return B460800;
+    case 921600: return B921600;
+    case 1000000: return B1000000;
+    case 2000000: return B2000000;
+    default: return B1000000;
+  }
+}
+
+static int open_link(const char *path, double baud) {
+  int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct termios t;
+  if (tcgetattr(fd, &t) == 0) {
+    cfmakeraw(&t);
+    cfsetspeed(&t, speed_for(baud)); /* ptys ignore the speed; a real UART needs it */
+    tcsetattr(fd, TCSANOW, &t);
+  }
+  return fd;
+}
+
+/* A burst of line noise plus a frame with one flipped bit, for exercising the host's decoder. */
+static void inject_noise(void) {
+  uint8_t burst[48];
+  size_t n = 1u + (size_t)(rand() % 40);
+  for (size_t i = 0; i < n; i++) burst[i] = (uint8_t)(rand() & 0xFF);
+  burst[n++] = 0;
+  hal_write(burst, n);
+  static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":\"state\",\"params\":{}}";
+  uint8_t wire[128];
+  size_t w = frame_encode((const uint8_t *)note, sizeof note - 1u, wire, sizeof wire);
+  if (w > 1) {
+    size_t at = (size_t)rand() % (w - 1u);
+    wire[at] ^= (uint8_t)(1u << (rand() % 8));
+    hal_write(wire, w);
+  }
+}
+
+static int flush_tx(int fd) {
+  const uint8_t *bytes = NULL;
+  size_t n;
+  while ((n = host_tx_peek(&bytes)) > 0) {
+    ssize_t w = write(fd, bytes, n);
+    if (w < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+    host_tx_consume((size_t)w);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *port = NULL;
+  double baud = 1000000, state_hz = 50, watchdog = PROTO_WATCHDOG_MS, battery = 8.2, drain = 0.002;
+  double noise_ms = 0, seed = (double)(now_ms() ^ (uint32_t)getpid());
+  const struct {
+    const char *flag;
+    double *value;
+    double min, max;
+  } numeric[] = {
+      {"--baud", &baud, 1200, 4000000},   {"--state-hz", &state_hz, 0, 500}, {"--watchdog-ms", &watchdog, 10, 60000},
+      {"--battery", &battery, 0, 30},     {"--drain", &drain, 0, 10},        {"--noise-ms", &noise_ms, 0, 60000},
+      {"--seed", &seed, 0, 4294967295.0},
+  };
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(NULL);
+      return 0;
+    }
+    int known = 0, bad = 0;
+    if (strcmp(a, "--port") == 0) {
+      port = v;
+      known = 1;
+      bad = v == NULL;
+    }
+    for (size_t k = 0; k < sizeof numeric / sizeof numeric[0] && !known; k++) {
+      if (strcmp(a, numeric[k].flag) != 0) continue;
+      known = 1;
+      bad = parse_num(v, numeric[k].min, numeric[k].max, numeric[k].value);
+    }
+    if (!known) return usage("unknown option");
+    if (bad) return usage("missing or invalid value");
+    i++;
+  }
+  if (port == NULL) return usage("--port is required");
+
+  int fd = open_link(port, baud);
+  if (fd < 0) {
+    fprintf(stderr, "quackd-fw-host: cannot open %s: %s\n", port, strerror(errno));
+    return 3;
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  srand((unsigned)seed);
+
+  uint32_t t0 = now_ms();
+  sim_init(&(sim_config_t){(float)battery, (float)drain});
+  proto_init(&(proto_config_t){FIRMWARE_VERSION, "host", (uint32_t)state_hz, (uint32_t)watchdog,
+                               (uint32_t)rand()},
+             t0);
+  fprintf(stderr, "quackd-fw-host: ready on %s (protocol %d, 14 joints, state %u Hz, watchdog %u ms)\n",
+          port, PROTO_VERSION, (unsigned)state_hz, (unsigned)watchdog);
+
+  uint32_t next_noise = t0 + (uint32_t)noise_ms;
+  uint8_t buf[512];
+  int status = 0;
+  while (running) {
+    const uint8_t *pending = NULL;
+    struct pollfd p = {fd, (short)(POLLIN | (host_tx_peek(&pending) > 0 ? POLLOUT : 0)), 0};
+    int r = poll(&p, 1, 1);
+    uint32_t now = now_ms();
+    if (r > 0 && (p.revents & POLLIN)) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        proto_rx(buf, (size_t)n, now);
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        fprintf(stderr, "quackd-fw-host: link closed (%s)\n", port);
+        status = 1;
+        break;
+      }
+    } else if (r > 0 && (p.revents & (POLLHUP | POLLERR))) {
+      fprintf(stderr, "quackd-fw-host: link hung up (%s)\n", port);
+      status = 1;
+      break;
+    }
+    sim_step(now);
+    proto_poll(now);
+    if (noise_ms > 0 && (int32_t)(now - next_noise) >= 0) {
+      inject_noise();
+      next_noise = now + (uint32_t)noise_ms;
+    }
+    if (flush_tx(fd) != 0) {
+      fprintf(stderr, "quackd-fw-host: write failed on %s: %s\n", port, strerror(errno));
+      status = 1;
+      break;
+    }
+  }
+  hal_set_torque(false); /* powering down: limp, never holding a stale target */
+  close(fd);
+  return status;
+}

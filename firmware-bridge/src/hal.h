@@ -1,0 +1,34 @@
+/*
+ * The hardware abstraction layer: everything the protocol core needs from a board, and nothing
+ * else. A HAL is one C file (hal/host, hal/rp2040). The core never reads a clock itself: the
+ * board's main loop passes the time in, which keeps the core deterministic under test.
+ */
+#ifndef QD_HAL_H
+#define QD_HAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "duck.h"
+
+typedef struct {
+  float pos[DUCK_JOINTS]; /* rad */
+  float vel[DUCK_JOINTS]; /* rad/s */
+  float gyro[3];          /* rad/s, trunk frame */
+  float accel[3];         /* m/s^2, trunk frame */
+  bool contact[2];        /* left, right foot */
+  float battery_v;
+} hal_state_t;
+
+/* Queue one whole frame for the link. Returns false (and sends nothing) if it does not fit. */
+bool hal_write(const uint8_t *bytes, size_t len);
+void hal_set_torque(bool on);
+/* Targets are already validated and clamped to duck_lower/duck_upper by the core. */
+void hal_set_targets(const float pos[DUCK_JOINTS]);
+/* Make the current measured positions the targets, so torque-on holds the pose it finds. */
+void hal_hold(void);
+void hal_read_state(hal_state_t *out);
+void hal_quack(void);
+
+#endif

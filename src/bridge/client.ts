@@ -1,0 +1,245 @@
+/**
+ * The near end of the bridge: JSON-RPC requests with ids and timeouts over any Duplex stream (a
+ * serial port, a socat pty, a PassThrough pair in a test), notifications as typed events, and
+ * heartbeats on the client's own timer so the firmware's watchdog sees a live host even while
+ * the caller is busy. The stream can be swapped (attach/detach) when a port comes back.
+ */
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import { LinkLostError, RequestTimeoutError, RpcError, BridgeError } from './errors.js';
+import { FrameDecoder, encodeFrame, type FrameCounters } from './frame.js';
+import {
+  METHODS,
+  PROTOCOL_VERSION,
+  encodeMessage,
+  faultSchema,
+  parseIncoming,
+  stateSchema,
+  type BridgeState,
+  type Fault,
+  type Hello,
+  type Method,
+  type MethodParams,
+  type MethodResult,
+} from './protocol.js';
+
+export interface BridgeClientEvents {
+  state: [state: BridgeState];
+  fault: [fault: Fault];
+  attached: [];
+  detached: [reason: Error];
+}
+
+export interface BridgeClientOptions {
+  /** Default request timeout. */
+  readonly timeoutMs?: number;
+  /** Heartbeat period; the firmware's watchdog is 200 ms, so 50 ms leaves three to lose. 0 = none. */
+  readonly heartbeatMs?: number;
+}
+
+export interface ClientCounters extends FrameCounters {
+  /** Frames with a good CRC that were not a message we understand. */
+  json: number;
+  /** Responses whose id matched no waiting request (late, after a timeout, or id null). */
+  unmatched: number;
+  timeouts: number;
+}
+
+interface Pending {
+  readonly method: Method;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export const DEFAULT_TIMEOUT_MS = 500;
+export const DEFAULT_HEARTBEAT_MS = 50;
+
+export class BridgeClient extends EventEmitter<BridgeClientEvents> {
+  private readonly timeoutMs: number;
+  private heartbeatMs: number;
+  private readonly decoder = new FrameDecoder();
+  private readonly extra = { json: 0, unmatched: 0, timeouts: 0 };
+  private readonly pending = new Map<number, Pending>();
+  private stream: Duplex | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private nextId = 1;
+  private latest: { state: BridgeState; at: number } | undefined;
+  private readonly onData = (chunk: Buffer): void => this.receive(chunk);
+  private readonly onClose = (): void => this.detach(new LinkLostError('the link closed'));
+  private readonly onError = (err: Error): void => this.detach(new LinkLostError(`the link failed: ${err.message}`));
+
+  constructor(options: BridgeClientOptions = {}) {
+    super();
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  }
+
+  get attached(): boolean {
+    return this.stream !== undefined;
+  }
+
+  /** Start talking over a stream. The client never closes it: whoever opened it does. */
+  attach(stream: Duplex): void {
+    if (this.stream !== undefined) this.detach(new LinkLostError('the link was replaced'));
+    this.stream = stream;
+    this.decoder.reset();
+    stream.on('data', this.onData);
+    stream.on('close', this.onClose);
+    stream.on('error', this.onError);
+    this.startHeartbeat();
+    this.emit('attached');
+  }
+
+  /** Stop using the stream; every waiting request fails with `reason`. Idempotent. */
+  detach(reason: Error = new LinkLostError('the link was detached')): void {
+    const stream = this.stream;
+    if (stream === undefined) return;
+    this.stream = undefined;
+    stream.off('data', this.onData);
+    stream.off('close', this.onClose);
+    stream.off('error', this.onError);
+    this.stopHeartbeat();
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(reason);
+    }
+    this.emit('detached', reason);
+  }
+
+  /** Turn heartbeats on or off (a test stops them to watch the watchdog fire). */
+  setHeartbeat(periodMs: number): void {
+    this.heartbeatMs = periodMs;
+    this.stopHeartbeat();
+    if (this.stream !== undefined) this.startHeartbeat();
+  }
+
+  request<M extends Method>(method: M, params: MethodParams<M>, timeoutMs = this.timeoutMs): Promise<MethodResult<M>> {
+    const stream = this.stream;
+    if (stream === undefined) return Promise.reject(new LinkLostError(`cannot send ${method}: the link is down`));
+    const id = this.takeId();
+    return new Promise<MethodResult<M>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        this.extra.timeouts++;
+        reject(new RequestTimeoutError(method, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer });
+      stream.write(encodeFrame(encodeMessage(method, params, id)));
+    });
+  }
+
+  /** A request without an id: the firmware acts on it and answers nothing. */
+  notify<M extends Method>(method: M, params: MethodParams<M>): void {
+    this.stream?.write(encodeFrame(encodeMessage(method, params)));
+  }
+
+  hello(timeoutMs?: number): Promise<Hello> {
+    return this.request('hello', {}, timeoutMs);
+  }
+
+  getState(): Promise<BridgeState> {
+    return this.request('get_state', {});
+  }
+
+  setTargets(pos: readonly number[], strict = false): Promise<MethodResult<'set_targets'>> {
+    return this.request('set_targets', strict ? { pos: [...pos], strict } : { pos: [...pos] });
+  }
+
+  torque(on: boolean): Promise<MethodResult<'torque'>> {
+    return this.request('torque', { on });
+  }
+
+  quack(): Promise<MethodResult<'quack'>> {
+    return this.request('quack', {});
+  }
+
+  /** One heartbeat as a request: the round-trip time in milliseconds. */
+  async ping(timeoutMs?: number): Promise<number> {
+    const start = process.hrtime.bigint();
+    await this.request('heartbeat', {}, timeoutMs);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  }
+
+  /** The most recent streamed state and how old it is, if any arrived. */
+  lastState(): { readonly state: BridgeState; readonly ageMs: number } | undefined {
+    return this.latest && { state: this.latest.state, ageMs: Date.now() - this.latest.at };
+  }
+
+  counters(): ClientCounters {
+    return { ...this.decoder.counters, ...this.extra };
+  }
+
+  /** Detach and drop listeners. Idempotent. */
+  close(): void {
+    this.detach(new LinkLostError('the client was closed'));
+    this.removeAllListeners();
+  }
+
+  private takeId(): number {
+    const id = this.nextId;
+    this.nextId = id >= 0x7fffffff ? 1 : id + 1;
+    return id;
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeatMs <= 0) return;
+    this.notify('heartbeat', {});
+    this.heartbeat = setInterval(() => this.notify('heartbeat', {}), this.heartbeatMs);
+    // The link's own handles keep the process alive; a forgotten client must not.
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  private receive(chunk: Uint8Array): void {
+    for (const payload of this.decoder.push(chunk)) {
+      const msg = parseIncoming(payload);
+      if (msg === undefined) {
+        this.extra.json++;
+      } else if (msg.kind === 'notification') {
+        this.notification(msg.method, msg.params);
+      } else {
+        this.response(msg.id, msg.result, msg.error);
+      }
+    }
+  }
+
+  private notification(method: string, params: unknown): void {
+    if (method === 'state') {
+      const state = stateSchema.safeParse(params);
+      if (!state.success) {
+        this.extra.json++;
+        return;
+      }
+      this.latest = { state: state.data, at: Date.now() };
+      this.emit('state', state.data);
+    } else if (method === 'fault') {
+      const fault = faultSchema.safeParse(params);
+      if (fault.success) this.emit('fault', fault.data);
+      else this.extra.json++;
+    }
+    // Other notifications are from a newer firmware; ignoring them is the forward-compatible choice.
+  }
+
+  private response(id: number | string | null, result: unknown, error: { code: number; message: string; data?: unknown } | undefined): void {
+    const p = typeof id === 'number' ? this.pending.get(id) : undefined;
+    if (p === undefined || typeof id !== 'number') {
+      this.extra.unmatched++;
+      return;
+    }
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    if (error !== undefined) {
+      p.reject(new RpcError(p.method, error.code, error.message, error.data));
+      return;
+    }
+    const parsed = METHODS[p.method].result.safeParse(result);
+    if (parsed.success) p.resolve(parsed.data);
+    else p.reject(new BridgeError(`the firmware's ${p.method} result does not match protocol ${PROTOCOL_VERSION}: ${parsed.error.issues[0]?.message ?? 'invalid'}`));
+  }
+}

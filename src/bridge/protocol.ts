@@ -1,0 +1,141 @@
+/**
+ * The typed messages of firmware-bridge/PROTOCOL.md (protocol version 1): JSON-RPC 2.0 requests,
+ * responses and notifications, validated with zod on the way in so nothing downstream sees a
+ * shape the firmware did not promise. Unknown extra fields are dropped, which lets a newer
+ * firmware add fields without breaking this side.
+ */
+import { z } from 'zod';
+
+export const PROTOCOL_VERSION = 1;
+
+/** JSON-RPC error codes the firmware uses. */
+export const RPC_ERROR = {
+  parse: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  badParams: -32602,
+  outOfLimit: -32001,
+  torqueOff: -32002,
+} as const;
+
+const count = z.number().int().nonnegative();
+const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+
+export const helloSchema = z
+  .object({
+    protocol: z.number().int(),
+    firmware: z.string(),
+    board: z.string(),
+    boot: count,
+    joints: z.array(z.string()).min(1).max(64),
+    lower: z.array(z.number()),
+    upper: z.array(z.number()),
+    state_hz: z.number().nonnegative(),
+    watchdog_ms: z.number().positive(),
+    max_payload: z.number().int().positive(),
+  })
+  .refine((h) => h.lower.length === h.joints.length && h.upper.length === h.joints.length, {
+    message: 'lower and upper must have one entry per joint',
+  });
+export type Hello = z.infer<typeof helloSchema>;
+
+export const firmwareRxSchema = z.object({
+  ok: count,
+  crc: count,
+  malformed: count,
+  overlong: count,
+  runt: count,
+  json: count,
+});
+
+export const stateSchema = z.object({
+  seq: count,
+  /** Firmware milliseconds since boot (wraps at 2^32). */
+  t: count,
+  torque: z.boolean(),
+  pos: z.array(z.number()),
+  vel: z.array(z.number()),
+  gyro: vec3,
+  accel: vec3,
+  contacts: z.tuple([z.boolean(), z.boolean()]),
+  battery_v: z.number(),
+  quacks: count,
+  /** How many set_targets the firmware applied since boot. */
+  targets: count,
+  rx: firmwareRxSchema,
+  tx_dropped: count,
+});
+export type BridgeState = z.infer<typeof stateSchema>;
+
+export const faultSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  t: count,
+  torque: z.boolean(),
+});
+export type Fault = z.infer<typeof faultSchema>;
+
+const empty = z.object({}).strict();
+
+/** Every method: its params (as this side sends them) and its result (as validated). */
+export const METHODS = {
+  hello: { params: empty, result: helloSchema },
+  get_state: { params: empty, result: stateSchema },
+  set_targets: {
+    params: z.object({ pos: z.array(z.number()), strict: z.boolean().optional() }).strict(),
+    result: z.object({ clamped: z.array(z.number().int().nonnegative()) }),
+  },
+  torque: { params: z.object({ on: z.boolean() }).strict(), result: z.object({ torque: z.boolean() }) },
+  quack: { params: empty, result: z.object({ quacks: count }) },
+  heartbeat: { params: empty, result: z.object({ t: count }) },
+} as const;
+
+export type Method = keyof typeof METHODS;
+export type MethodParams<M extends Method> = z.infer<(typeof METHODS)[M]['params']>;
+export type MethodResult<M extends Method> = z.infer<(typeof METHODS)[M]['result']>;
+
+const rpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+
+const incomingSchema = z.union([
+  z.object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.number(), z.string(), z.null()]),
+    result: z.unknown().optional(),
+    error: rpcErrorSchema.optional(),
+  }),
+  z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: z.unknown().optional() }),
+]);
+
+export type Incoming =
+  | {
+      readonly kind: 'response';
+      readonly id: number | string | null;
+      readonly result?: unknown;
+      readonly error?: z.infer<typeof rpcErrorSchema>;
+    }
+  | { readonly kind: 'notification'; readonly method: string; readonly params: unknown };
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/** Classify one frame's payload, or undefined when it is not a JSON-RPC message we understand. */
+export function parseIncoming(payload: Uint8Array): Incoming | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(payload));
+  } catch {
+    return undefined;
+  }
+  const parsed = incomingSchema.safeParse(json);
+  if (!parsed.success) return undefined;
+  const m = parsed.data;
+  if ('method' in m) return { kind: 'notification', method: m.method, params: m.params };
+  if (m.result === undefined && m.error === undefined) return undefined;
+  return { kind: 'response', id: m.id, result: m.result, error: m.error };
+}
+
+/** The payload of a request (with id) or a notification (id undefined). */
+export function encodeMessage(method: Method, params: Readonly<Record<string, unknown>>, id?: number): Uint8Array {
+  const message = id === undefined ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', id, method, params };
+  return encoder.encode(JSON.stringify(message));
+}

@@ -1,0 +1,163 @@
+/**
+ * The serial edge: the only module that imports `serialport`. Opens a port by path (prefer the
+ * stable /dev/serial/by-id/... names), hands the stream to a BridgeClient, and when the port
+ * vanishes (unplugged, socat gone) fails the client's waiting requests and keeps trying to reopen
+ * the same path until it comes back or the link is closed.
+ */
+import { EventEmitter } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SerialPort } from 'serialport';
+import type { BridgeClient } from './client.js';
+import { LinkLostError, PortError } from './errors.js';
+
+export const DEFAULT_BAUD = 1_000_000;
+const BY_ID = '/dev/serial/by-id';
+
+export interface SerialLinkOptions {
+  readonly path: string;
+  readonly baud?: number;
+  /** Reopen the path when it comes back after a loss (default true). */
+  readonly reconnect?: boolean;
+  /** How often to look for the port while it is gone. */
+  readonly retryMs?: number;
+}
+
+export interface SerialLinkEvents {
+  lost: [reason: Error];
+  restored: [];
+}
+
+function openPort(path: string, baudRate: number): Promise<SerialPort> {
+  return new Promise((resolve, reject) => {
+    const port = new SerialPort({ path, baudRate, autoOpen: false });
+    port.open((err) => (err ? reject(new PortError(`cannot open ${path}: ${err.message}`)) : resolve(port)));
+  });
+}
+
+function closePort(port: SerialPort): Promise<void> {
+  return new Promise((resolve) => {
+    if (!port.isOpen) {
+      resolve();
+      return;
+    }
+    port.close(() => resolve());
+  });
+}
+
+/** A port that is missing gets a hint listing the ports that do exist. */
+export async function portHint(): Promise<string> {
+  const ports = await listPorts();
+  return ports.length > 0 ? `ports here: ${ports.slice(0, 4).join(', ')}` : 'no serial ports found: is the duck plugged in?';
+}
+
+/**
+ * Serial ports on this machine, stable names first. SerialPort.list() shells out to udevadm and
+ * rejects where it is absent (containers, minimal images), so it is a bonus, not the source.
+ */
+export async function listPorts(): Promise<string[]> {
+  const found = new Set<string>();
+  try {
+    for (const name of readdirSync(BY_ID)) found.add(join(BY_ID, name));
+  } catch {
+    // no by-id directory: no USB serial devices, or no udev
+  }
+  try {
+    for (const name of readdirSync('/dev')) {
+      if (/^tty(ACM|USB)\d+$/.test(name)) found.add(join('/dev', name));
+    }
+  } catch {
+    // /dev unreadable: nothing to add
+  }
+  try {
+    for (const p of await SerialPort.list()) found.add(p.path);
+  } catch {
+    // udevadm missing
+  }
+  return [...found];
+}
+
+export class SerialLink extends EventEmitter<SerialLinkEvents> {
+  private port: SerialPort | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly client: BridgeClient,
+    readonly path: string,
+    readonly baud: number,
+    private readonly reconnect: boolean,
+    private readonly retryMs: number,
+  ) {
+    super();
+  }
+
+  /** Open the port and attach it to the client. Throws PortError with a hint when it is missing. */
+  static async open(client: BridgeClient, options: SerialLinkOptions): Promise<SerialLink> {
+    const link = new SerialLink(client, options.path, options.baud ?? DEFAULT_BAUD, options.reconnect ?? true, options.retryMs ?? 200);
+    if (!existsSync(options.path)) {
+      throw new PortError(`serial port ${options.path} not found`, await portHint());
+    }
+    link.use(await openPort(link.path, link.baud));
+    return link;
+  }
+
+  get connected(): boolean {
+    return this.port?.isOpen === true;
+  }
+
+  /** Stop reconnecting, detach the client and close the port. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.retry = undefined;
+    const port = this.port;
+    this.port = undefined;
+    this.client.detach(new LinkLostError(`serial link to ${this.path} closed`));
+    if (port !== undefined) {
+      port.removeAllListeners();
+      port.on('error', () => undefined); // a close racing an unplug must not become an unhandled error
+      await closePort(port);
+    }
+  }
+
+  private use(port: SerialPort): void {
+    this.port = port;
+    port.once('close', () => this.lost(new LinkLostError(`serial link to ${this.path} lost`)));
+    // Errors also arrive as 'close' for a vanished device; the client sees them through attach().
+    port.on('error', () => undefined);
+    this.client.attach(port);
+  }
+
+  private lost(reason: Error): void {
+    if (this.closed) return;
+    this.port = undefined;
+    this.client.detach(reason);
+    this.emit('lost', reason);
+    if (this.reconnect) this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    this.retry = setTimeout(() => void this.tryReopen(), this.retryMs);
+  }
+
+  private async tryReopen(): Promise<void> {
+    this.retry = undefined;
+    if (this.closed) return;
+    if (existsSync(this.path)) {
+      try {
+        const port = await openPort(this.path, this.baud);
+        if (this.closed) {
+          await closePort(port);
+          return;
+        }
+        this.use(port);
+        this.emit('restored');
+        return;
+      } catch {
+        // the device node is back but not ready yet (udev still setting permissions): try again
+      }
+    }
+    this.scheduleRetry();
+  }
+}

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+import { defineVerb } from './verb.js';
+
+export const torque = defineVerb({
+  name: 'torque',
+  kind: 'body',
+  description: "Switch the motors' torque on (hold the current pose) or off (go limp).",
+  input: z.object({ on: z.boolean() }).strict(),
+  label: (a) => `torque ${a.on ? 'on' : 'off'}`,
+});

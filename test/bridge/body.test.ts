@@ -1,0 +1,118 @@
+/**
+ * microduck:jsonrpc end to end: loaded through the body catalog, talking to the host firmware
+ * over a pty. quack and torque reach the firmware; walk/turn/kick/search_scan are refused and
+ * the firmware sees no targets; a lost link ends the run with a BodyError.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Body } from '../../src/bodies/body.js';
+import { BodyError } from '../../src/bodies/body.js';
+import { findBody } from '../../src/bodies/index.js';
+import { bodyContract } from '../contract/body.contract.js';
+import { Rig, missingTools, sleep, waitFor } from './rig.js';
+
+async function openBody(settings: Record<string, unknown>): Promise<Body> {
+  const entry = findBody('microduck:jsonrpc');
+  assert.ok(entry !== undefined, 'microduck:jsonrpc is not in the body catalog');
+  return entry.load({ seed: 1, settings });
+}
+
+/** What the firmware itself reports (its counters travel in every state), once a fresh state arrived. */
+async function firmwareState(body: Body): Promise<{ targets: number; quacks: number; torque: boolean }> {
+  await sleep(100); // two state periods at 50 Hz: the observation is newer than the last command
+  const data = (await body.observe()).data;
+  return { targets: Number(data['targets']), quacks: Number(data['quacks']), torque: data['torque'] === true };
+}
+
+describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
+  let rig: Rig;
+  let body: Body;
+
+  before(async () => {
+    rig = await Rig.start();
+    body = await openBody({ port: rig.hostPath });
+  });
+
+  after(async () => {
+    await body?.close();
+    await rig?.cleanup();
+  });
+
+  it('lists quack and torque, and the verbs it refuses, in the catalog', () => {
+    const entry = findBody('microduck:jsonrpc');
+    assert.deepEqual([...(entry?.verbs ?? [])].sort(), ['kick', 'quack', 'search_scan', 'torque', 'turn', 'walk']);
+  });
+
+  it('observes the streamed state, with torque off after open', async () => {
+    const o = await body.observe();
+    assert.match(o.summary, /torque off/);
+    assert.match(o.summary, /battery \d\.\d\d V/);
+    assert.equal(o.data['torque'], false);
+    assert.equal(typeof body.metrics()['battery_v'], 'number');
+  });
+
+  it('quacks', async () => {
+    const r = await body.perform({ verb: 'quack', args: {} });
+    assert.deepEqual(r, { ok: true, summary: 'quacked', data: { quacks: 1 } });
+    await waitFor('the firmware to quack', () => rig.firmwareLog().includes('quack!'), 2000);
+  });
+
+  it('refuses walk, turn, kick and search_scan without sending a target', async () => {
+    for (const [verb, args] of [['walk', { metres: 0.5 }], ['turn', { degrees: 30 }], ['kick', { foot: 'right' }], ['search_scan', {}]] as const) {
+      const r = await body.perform({ verb, args });
+      assert.equal(r.ok, false);
+      assert.equal(r.summary, `${verb} needs the policy control loop, not yet available on microduck:jsonrpc`);
+    }
+    const seen = await firmwareState(body);
+    assert.equal(seen.targets, 0, 'the firmware received targets');
+    assert.equal(seen.quacks, 1);
+  });
+
+  it('switches torque on and off; stop() turns it off', async () => {
+    assert.equal((await body.perform({ verb: 'torque', args: { on: true } })).summary, 'torque on: holding the current pose');
+    assert.equal((await firmwareState(body)).torque, true);
+    await body.stop();
+    await body.stop();
+    assert.equal((await firmwareState(body)).torque, false);
+    assert.equal((await body.perform({ verb: 'torque', args: { on: 'yes' } })).ok, false);
+  });
+
+  it('ends with a BodyError when the link is lost', async () => {
+    await rig.unplug();
+    await assert.rejects(body.perform({ verb: 'quack', args: {} }), (err: unknown) => {
+      assert.ok(err instanceof BodyError);
+      assert.match(err.message, /serial link to .* lost; the firmware's watchdog has cut torque/);
+      return true;
+    });
+    await assert.rejects(body.observe(), BodyError);
+    assert.equal((await body.perform({ verb: 'walk', args: { metres: 1 } })).ok, false);
+  });
+});
+
+describe('microduck:jsonrpc settings', () => {
+  it('needs a port', async () => {
+    await assert.rejects(openBody({}), (err: unknown) => err instanceof BodyError && /needs a serial port: pass --port/.test(err.message));
+  });
+
+  it('takes the baud rate as a number or its text, and refuses nonsense', async () => {
+    await assert.rejects(openBody({ port: '/nope', baud: 'fast' }), (err: unknown) => err instanceof BodyError && /--baud must be a positive whole number/.test(err.message));
+    await assert.rejects(openBody({ port: '/nope', baud: '115200' }), (err: unknown) => err instanceof BodyError && /serial port \/nope not found/.test(err.message));
+  });
+
+  it('says which port is missing', async () => {
+    await assert.rejects(openBody({ port: '/dev/serial/by-id/no-such-duck' }), (err: unknown) => err instanceof BodyError && /serial port \/dev\/serial\/by-id\/no-such-duck not found/.test(err.message));
+  });
+});
+
+describe('microduck:jsonrpc keeps the body contract', { skip: missingTools() }, () => {
+  let rig: Rig | undefined;
+  // No state stream: the contract compares frames around observe(), and a live stream would
+  // change them by itself (time passes) without anything moving.
+  before(async () => {
+    rig = await Rig.start(['--state-hz', '0']);
+  });
+  after(async () => {
+    await rig?.cleanup();
+  });
+  bodyContract('microduck:jsonrpc', () => openBody({ port: rig?.hostPath ?? '' }), { safeVerb: { verb: 'quack', args: {} } });
+});

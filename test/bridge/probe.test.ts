@@ -1,0 +1,59 @@
+/**
+ * `quackd bridge probe` as a child process, the way a person runs it over SSH: against the host
+ * firmware on a pty, with --json, and the one-line errors for a missing port or flag.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { Rig, missingTools } from './rig.js';
+
+const quackd = (args: readonly string[]) => runCli(args, { env: { QUACKD_HOME: tempDir('quackd-probe-') } });
+
+describe('quackd bridge probe', { skip: missingTools() }, () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await Rig.start();
+  });
+  after(async () => {
+    await rig?.cleanup();
+  });
+
+  it('prints hello, frame counters and the round-trip time', async () => {
+    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '5']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /firmware {2}quackd-fw 0\.1\.0 on host · protocol 1/);
+    assert.match(r.stdout, /left_hip_yaw +\[-0\.60, 0\.60\] rad/);
+    assert.match(r.stdout, /host rx +ok \d+ · crc 0/);
+    assert.match(r.stdout, /rtt +median \d+\.\d\d ms over 5 pings/);
+  });
+
+  it('--json gives one object a script can read', async () => {
+    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '3', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { hello: { joints: string[] }; rtt_ms: { median: number; pings: number }; state: { torque: boolean } };
+    assert.equal(report.hello.joints.length, 14);
+    assert.equal(report.rtt_ms.pings, 3);
+    assert.ok(report.rtt_ms.median > 0);
+    assert.equal(report.state.torque, false, 'probing never switches torque on');
+  });
+
+  it('a missing port is one line and exit 3', async () => {
+    const r = await quackd(['bridge', 'probe', '--port', '/dev/serial/by-id/no-such-duck']);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /^quackd: serial port \/dev\/serial\/by-id\/no-such-duck not found \(.+\)\n$/);
+  });
+
+  it('a missing --port is a usage error, exit 2', async () => {
+    const r = await quackd(['bridge', 'probe']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^quackd: bridge probe: --port is required/);
+  });
+
+  it('a silent port times out with a hint about the baud rate', async () => {
+    await rig.killFirmware();
+    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /^quackd: no answer from the firmware on .*: no answer to hello within 1000 ms \(is it running quackd-fw, at 1000000 baud \(--baud\)\?\)\n$/);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * The bridge test rig: builds the host firmware with make, makes a real pty pair with socat and
+ * runs quackd-fw-host on one end, so tests talk to the firmware exactly as quackd talks to a duck.
+ * Every child process it starts is killed by cleanup() and, as a last resort, when the test
+ * process exits, even if a test failed half-way.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const FW_DIR = join(REPO, 'firmware-bridge');
+export const FW_HOST = join(FW_DIR, 'build', 'quackd-fw-host');
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+function onPath(tool: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the pty tests cannot run here, or undefined when they can (CI installs all three). */
+export function missingTools(): string | undefined {
+  const missing = ['socat', 'make', 'gcc'].filter((t) => !onPath(t));
+  return missing.length > 0 ? `needs ${missing.join(', ')} (apt-get install socat make gcc)` : undefined;
+}
+
+let built = false;
+export function buildFirmware(): void {
+  if (built) return;
+  execFileSync('make', ['-s', '-C', FW_DIR, 'host'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  built = true;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export class Rig {
+  readonly dir = mkdtempSync(join(tmpdir(), 'quackd-bridge-'));
+  /** The end quackd opens. */
+  readonly hostPath = join(this.dir, 'host');
+  /** The end the firmware opens. */
+  readonly fwPath = join(this.dir, 'fw');
+  private socat: ChildProcess | undefined;
+  private firmware: ChildProcess | undefined;
+  private fwLog = '';
+
+  /** A pty pair and the firmware on it; extra args go to quackd-fw-host. */
+  static async start(fwArgs: readonly string[] = []): Promise<Rig> {
+    buildFirmware();
+    const rig = new Rig();
+    try {
+      await rig.startLink();
+      await rig.startFirmware(fwArgs);
+    } catch (err) {
+      await rig.cleanup();
+      throw err;
+    }
+    return rig;
+  }
+
+  async startLink(): Promise<void> {
+    const child = spawn('socat', [`pty,raw,echo=0,link=${this.hostPath}`, `pty,raw,echo=0,link=${this.fwPath}`], { stdio: 'ignore' });
+    live.add(child);
+    child.once('exit', () => live.delete(child));
+    this.socat = child;
+    await waitFor('socat pty links', () => existsSync(this.hostPath) && existsSync(this.fwPath));
+  }
+
+  async startFirmware(args: readonly string[] = []): Promise<void> {
+    const child = spawn(FW_HOST, ['--port', this.fwPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    live.add(child);
+    child.once('exit', () => live.delete(child));
+    let ready = false;
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (s: string) => {
+      this.fwLog += s;
+      if (s.includes('ready on')) ready = true;
+    });
+    this.firmware = child;
+    await waitFor('the firmware to be ready', () => ready || child.exitCode !== null);
+    if (!ready) throw new Error(`quackd-fw-host exited: ${this.fwLog}`);
+  }
+
+  /** Pull the plug on the firmware only (socat stays: the port itself does not vanish). */
+  async killFirmware(): Promise<void> {
+    const child = this.firmware;
+    this.firmware = undefined;
+    if (child === undefined) return;
+    child.kill('SIGKILL');
+    await exited(child);
+  }
+
+  /** Unplug: socat exits and removes both pty links, as a USB device node disappears. */
+  async unplug(): Promise<void> {
+    const child = this.socat;
+    this.socat = undefined;
+    if (child !== undefined) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+    await this.killFirmware();
+    await waitFor('the pty links to go', () => !existsSync(this.hostPath));
+  }
+
+  firmwareLog(): string {
+    return this.fwLog;
+  }
+
+  async cleanup(): Promise<void> {
+    await this.killFirmware();
+    const socat = this.socat;
+    this.socat = undefined;
+    if (socat !== undefined) {
+      socat.kill('SIGKILL');
+      await exited(socat);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

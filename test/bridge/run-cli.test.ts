@@ -1,0 +1,49 @@
+/**
+ * `quackd run` on a real serial body: the host firmware on a pty stands in for the duck, and the
+ * whole path runs as a user runs it (CLI → executor → microduck:jsonrpc → bridge → firmware).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { writeDuck } from '../helpers/ducks.js';
+import { tempDir } from '../helpers/tmp.js';
+import { Rig, missingTools } from './rig.js';
+
+describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await Rig.start();
+  });
+  after(async () => {
+    await rig?.cleanup();
+  });
+
+  it('flies hello-world over the serial link', async () => {
+    const r = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^hello-world on microduck:jsonrpc/m);
+    assert.match(r.stdout, /^ {2}1 {2}quack +/m);
+  });
+
+  it('refuses walking until the policy loop exists, and no target reaches the joints', async () => {
+    const dir = tempDir();
+    // The fake pilot plays the ball game: its first verb, search_scan, needs the policy loop.
+    const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs: [search_scan, turn, walk, kick]\nbudgets: { steps: 2, llm_calls: 4 }');
+    const r = await runCli(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}search_scan +search_scan needs the policy control loop, not yet available on microduck:jsonrpc$/m);
+    assert.doesNotMatch(r.stdout + r.stderr, /internal error/);
+  });
+
+  it('asks for --port before opening anything (exit 2)', async () => {
+    const r = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc'], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr.trim(), 'quackd: run: microduck:jsonrpc needs --port (e.g. --port /dev/serial/by-id/usb-…-if00)');
+  });
+
+  it('exits 3 with one line when the port does not exist', async () => {
+    const r = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', '/dev/serial/by-id/nope'], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    assert.match(r.stdout, /nope/);
+  });
+});
