@@ -139,8 +139,11 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     return this.request('hello', {}, timeoutMs);
   }
 
-  getState(): Promise<BridgeState> {
-    return this.request('get_state', {});
+  /** Asks for the state now; the answer is also the newest state seen, like a streamed one. */
+  async getState(): Promise<BridgeState> {
+    const state = await this.request('get_state', {});
+    this.latest = { state, at: Date.now() };
+    return state;
   }
 
   setTargets(pos: readonly number[], strict = false): Promise<MethodResult<'set_targets'>> {

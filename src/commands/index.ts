@@ -13,5 +13,7 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   run: { summary: 'run a .duck on a body (default: the Microduck simulator)', load: async () => (await import('./run.js')).runCommand },
   ducks: { summary: 'list the bundled starter ducks and your own', load: async () => (await import('./ducks.js')).ducksCommand },
   transcript: { summary: 'list and show run transcripts', load: async () => (await import('./transcript.js')).transcriptCommand },
+  memory: { summary: "show, search and tend a robot's memory (notes and earlier runs)", load: async () => (await import('./memory.js')).memoryCommand },
   bodies: { summary: 'list the bodies quackd can drive (adapter:backend)', load: async () => (await import('./bodies.js')).bodiesCommand },
+  bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
 };

@@ -8,7 +8,8 @@ import type { Output } from '../cli/output.js';
 import { didYouMean } from '../cli/suggest.js';
 import type { BodyKey } from '../bodies/body.js';
 import { DEFAULT_BODY, findBody, listBodies } from '../bodies/index.js';
-import { transcriptsDir } from '../config/paths.js';
+import { memoryDir, transcriptsDir } from '../config/paths.js';
+import { openRunMemory } from '../memory/open-run-memory.js';
 import type { Duck } from '../ducks/duck.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import { findDuck } from '../ducks/find.js';
@@ -35,6 +36,8 @@ const flags = {
   'llm-calls': { type: 'string' },
   seconds: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'no-memory': { type: 'boolean' },
+  'memory-dir': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   json: { type: 'boolean' },
 } as const;
@@ -59,6 +62,8 @@ options:
   --key-file PATH          a 0600 file holding the API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
   --steps N, --llm-calls N, --seconds S   override the duck's budgets
   --dry-run                send nothing to the body; results are invented and marked; nothing is saved
+  --no-memory              one fresh run: no recall, no remember, no episode; the store is untouched
+  --memory-dir DIR         robot memory (default ~/.quackd/memory, or QUACKD_MEMORY_DIR)
   --yes, -y                open every confirmation gate (otherwise asked on a TTY, denied without one)
   --json                   print the outcome as one JSON object (no step lines)
 
@@ -140,7 +145,13 @@ export const runCommand: Command = {
       abort.abort(new Error('interrupted'));
     };
     process.on('SIGINT', onSigint);
+    // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
+    const opened = f['no-memory'] === true ? {} : await openRunMemory({ body: robot, dir: memoryDir(f['memory-dir']), duck: duck.name });
+    const memory = opened.memory;
     try {
+      if (opened.notice !== undefined && json) io.err.write(`quackd: ${opened.notice}\n`);
+      if (opened.notice !== undefined && !json) io.line(io.dim(opened.notice));
+      if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
       if (!json) printHeader(io, duck, robot, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
       const report = await startRun({
         duck,
@@ -149,6 +160,7 @@ export const runCommand: Command = {
         provider,
         gate: chooseGate({ yes: f.yes === true, stdin: process.stdin, stdout: process.stdout }),
         dryRun,
+        ...(memory !== undefined ? { memory } : {}),
         transcriptsDir: transcriptsDir(),
         signal: abort.signal,
         bodySettings,
@@ -162,6 +174,7 @@ export const runCommand: Command = {
       return exitCodeFor(report);
     } finally {
       process.off('SIGINT', onSigint);
+      await memory?.close();
     }
   },
 };

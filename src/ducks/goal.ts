@@ -13,7 +13,8 @@ export function goalDuck(goal: string, body: BodyEntry): Duck {
     '## Strategy',
     '1. Look at the observation and decide which verb brings you closest to the goal.',
     '2. Call one verb at a time and read its result before the next.',
-    '3. When the goal is reached, declare success; when it cannot be reached, declare failure and say why.',
+    '3. When the goal is reached, remember what is worth knowing next time (if memory is on), then declare success;',
+    '   when it cannot be reached, declare failure and say why.',
   ].join('\n');
   return {
     name: 'goal',

@@ -17,6 +17,7 @@ import { Executor } from '../safety/executor.js';
 import type { Gate } from '../safety/gate.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 import { TranscriptWriter, runIdFor } from '../transcript/writer.js';
+import { withholdSecretNotes } from './withhold-secrets.js';
 import { defaultVerbs } from '../verbs/registry.js';
 import { VERSION } from '../version.js';
 
@@ -59,8 +60,9 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
 
   const transcript = TranscriptWriter.create(req.transcriptsDir, runIdFor(req.duck.name));
   const emit = (event: TranscriptEvent): void => {
-    transcript.write(event);
-    req.onEvent?.(event);
+    const safe = withholdSecretNotes(event);
+    transcript.write(safe);
+    req.onEvent?.(safe);
   };
   req.onStart?.({ runId: transcript.runId, transcriptPath: transcript.path });
   const budgets = new BudgetTracker(req.duck.budgets);

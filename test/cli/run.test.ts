@@ -16,6 +16,7 @@ describe('quackd run, as a user runs it', () => {
     const r = await runCli(['run', 'hello-world'], { env });
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.shift(), 'memory: nothing yet (microduck:sim2d)');
     assert.match(lines[0]!, /^hello-world on microduck:sim2d · pilot fake · budget 3 steps, 5 calls, 30 s$/);
     assert.match(lines[1]!, /^ {2}1 {2}quack +quack!$/);
     assert.match(lines.at(-1)!, /^OK success — I quacked hello\. \(quacks 1 ≥ 1\) · 1 steps, 2 calls, \d+\.\d s · transcript \d{8}-\d{6}-hello-world$/);
@@ -55,7 +56,10 @@ describe('quackd run, as a user runs it', () => {
     assert.ok(steps.length >= 3);
     for (const s of steps) assert.match(s, /\(dry run: not sent\)/);
     assert.match(r.stdout, /success \(dry run: nothing saved\)/);
-    assert.deepEqual(readdirSync(env.QUACKD_HOME).sort(), ['transcripts']);
+    // No episode and no note: the robot's memory is as empty as before.
+    const raw = await runCli(['memory', 'show', '--raw'], { env });
+    assert.equal(raw.code, 0, raw.stderr);
+    assert.equal(raw.stdout.trim(), '');
   });
 
   it('denies a gated verb without a TTY, and allows it with --yes', async () => {

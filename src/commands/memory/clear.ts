@@ -1,0 +1,45 @@
+/** `quackd memory clear`: remove every entry of one body, after asking (or with --yes). */
+import { parseFlags } from '../../cli/args.js';
+import { UsageError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import type { Command } from '../command.js';
+import { COMMON_FLAGS, COMMON_HELP, guarded, askYesNo, isInteractive, openForRead, openForWrite, target } from './common.js';
+
+const help = [
+  'usage: quackd memory clear [--robot KEY] [--yes] [--memory-dir DIR]',
+  '',
+  "Remove every note and episode of one body. Asks first on a terminal; without one it refuses",
+  'unless --yes is given. Other bodies are not touched.',
+  '',
+  '  --yes              clear without asking',
+  COMMON_HELP,
+  '',
+  'example: quackd memory clear --robot microduck:sim2d',
+].join('\n');
+
+export const clearCommand: Command = {
+  name: 'memory clear',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals, help: wantHelp } = parseFlags('memory clear', argv, { ...COMMON_FLAGS, yes: { type: 'boolean', short: 'y' } });
+    if (wantHelp) return (io.line(help), 0);
+    if (positionals.length > 0) throw new UsageError(`memory clear: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
+    const { dir, body } = target(flags);
+    if (flags.yes !== true) {
+      if (!isInteractive()) throw new UsageError(`memory clear: refusing to clear the memory of ${body} without a terminal to ask`, 'add --yes to clear without asking');
+      const peek = openForRead(dir, io);
+      const count = peek === undefined ? 0 : guarded(dir, () => peek.body(body).entries().length);
+      await peek?.close();
+      if (count === 0) return (io.line(`${body}: nothing to clear`), 0);
+      if (!(await askYesNo(`clear all ${count} entries of ${body}? [y/N] `))) return (io.line('nothing cleared'), 0);
+    }
+    const store = openForWrite(dir, io);
+    try {
+      const n = guarded(dir, () => store.body(body).clear());
+      io.line(`cleared ${n} entr${n === 1 ? 'y' : 'ies'} of ${body}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,113 @@
+/**
+ * What every `quackd memory` sub-command shares: the `--memory-dir` and `--robot` flags, opening
+ * the store (read-only for commands that only look, so looking never changes the files) and
+ * mapping store failures to exit 3 and refused input to exit 2, each in one line.
+ */
+import { createInterface } from 'node:readline/promises';
+import { DEFAULT_BODY } from '../../bodies/index.js';
+import type { BodyKey } from '../../bodies/body.js';
+import { InputError, RuntimeError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import { memoryDir } from '../../config/paths.js';
+import { MemoryRefusal, isBodyKey, type Entry } from '../../memory/entry.js';
+import { importLegacy, pendingLegacyFiles } from '../../memory/legacy.js';
+import { StoreError, openMemoryStore, storeExists, type MemoryStore } from '../../memory/store.js';
+
+export const COMMON_FLAGS = {
+  'memory-dir': { type: 'string' },
+  robot: { type: 'string' },
+} as const;
+
+export const COMMON_HELP = [
+  '  --robot KEY        the body whose memory to use (adapter:backend; default microduck:sim2d)',
+  '  --memory-dir DIR   the memory directory (default $QUACKD_MEMORY_DIR or ~/.quackd/memory)',
+].join('\n');
+
+export interface Target {
+  readonly dir: string;
+  readonly body: BodyKey;
+}
+
+export function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }): Target {
+  const robot = flags.robot ?? DEFAULT_BODY;
+  if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is not an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
+  return { dir: memoryDir(flags['memory-dir']), body: robot };
+}
+
+function storeFailure(dir: string, err: unknown): RuntimeError {
+  const msg = err instanceof Error ? err.message : String(err);
+  return new RuntimeError(`memory store in ${dir}: ${msg}`, 'quackd memory doctor checks it');
+}
+
+/** Opens the store for writing (creating it), importing any legacy files first. */
+export function openForWrite(dir: string, io: Output): MemoryStore {
+  let store: MemoryStore | undefined;
+  try {
+    store = openMemoryStore(dir);
+    for (const w of importLegacy(store)) io.err.write(`quackd: warning: ${w}\n`);
+    return store;
+  } catch (err) {
+    void store?.close();
+    throw storeFailure(dir, err);
+  }
+}
+
+/**
+ * Opens the store without writing; undefined when there is none yet. A pending legacy file is the
+ * one exception: the first open of any kind imports it, so it is shown where it will live.
+ */
+export function openForRead(dir: string, io: Output): MemoryStore | undefined {
+  if (pendingLegacyFiles(dir).length > 0) return openForWrite(dir, io);
+  if (!storeExists(dir)) return undefined;
+  try {
+    return openMemoryStore(dir, { readOnly: true });
+  } catch (err) {
+    throw storeFailure(dir, err);
+  }
+}
+
+/** Runs a store call, turning refusals into exit 2 and store failures into exit 3. */
+export function guarded<T>(dir: string, work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof MemoryRefusal) throw new InputError(err.message);
+    if (err instanceof StoreError) throw storeFailure(dir, err);
+    throw err;
+  }
+}
+
+/** Local time for people: `2026-11-30 01:22`. */
+export function localTime(iso: string): string {
+  const d = new Date(iso);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+export function writerForPeople(e: Entry): string {
+  return { model: 'pilot', human: 'person', mcp: 'mcp', quackd: 'quackd' }[e.source];
+}
+
+/** One entry as a row of `memory show` and `memory search`. */
+export function entryRow(e: Entry, io: Output): string {
+  const extra = [
+    ...(e.topic !== undefined ? [`topic: ${e.topic}`] : []),
+    ...e.tags.map((t) => `#${t}`),
+    ...(e.history.length > 0 ? [`${e.history.length} older text${e.history.length === 1 ? '' : 's'}`] : []),
+  ];
+  return `  ${e.id.padEnd(8)}  ${io.dim(localTime(e.time))}  ${writerForPeople(e).padEnd(6)}  ${e.text}${extra.length > 0 ? io.dim(`  (${extra.join(', ')})`) : ''}`;
+}
+
+/** Asks on the terminal; only a y or yes counts. */
+export async function askYesNo(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function isInteractive(): boolean {
+  return process.stdin.isTTY === true && process.stdout.isTTY === true;
+}

@@ -1,0 +1,57 @@
+/** `quackd memory doctor`: counts per body, size, last writes and an integrity check; writes nothing. */
+import { parseFlags } from '../../cli/args.js';
+import { UsageError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import { memoryDir } from '../../config/paths.js';
+import { diagnose } from '../../memory/doctor.js';
+import type { Command } from '../command.js';
+import { localTime } from './common.js';
+
+const help = [
+  'usage: quackd memory doctor [--json] [--memory-dir DIR]',
+  '',
+  'Check the memory store: files and modes, entries per body, last writes, legacy files waiting to',
+  'be imported, and an integrity check that reads every entry (in a separate process, so a damaged',
+  'store is reported rather than crashing). Exit 0 when healthy, 3 when something is wrong.',
+  '',
+  '  --json             the report as one JSON object',
+  '  --memory-dir DIR   the memory directory (default $QUACKD_MEMORY_DIR or ~/.quackd/memory)',
+  '',
+  'example: quackd memory doctor',
+].join('\n');
+
+const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(0)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
+
+export const doctorCommand: Command = {
+  name: 'memory doctor',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals, help: wantHelp } = parseFlags('memory doctor', argv, { 'memory-dir': { type: 'string' }, json: { type: 'boolean' } });
+    if (wantHelp) return (io.line(help), 0);
+    if (positionals.length > 0) throw new UsageError(`memory doctor: unexpected argument "${positionals[0]}"`, 'doctor checks every body at once');
+    const report = await diagnose(memoryDir(flags['memory-dir']));
+    const code = report.problems.length > 0 ? 3 : 0;
+    if (flags.json === true) return (io.line(JSON.stringify(report)), code);
+    if (!report.exists) {
+      io.line(`memory store: none yet in ${report.dir}`);
+      for (const f of report.legacyPending) io.line(`legacy file waiting to be imported: ${f}`);
+      return 0;
+    }
+    io.line(`memory store: ${report.dir} ${io.dim(`(dir ${report.dirMode ?? '?'})`)}`);
+    for (const f of report.files) io.line(`  ${f.name.padEnd(16)} ${size(f.bytes).padStart(9)}  ${f.mode}`);
+    const bodies = report.check?.bodies ?? [];
+    if (bodies.length === 0 && report.check !== undefined) io.line('bodies: none has memory yet');
+    if (bodies.length > 0) io.line('bodies:');
+    const width = Math.max(0, ...bodies.map((b) => b.body.length));
+    for (const b of bodies) {
+      io.line(`  ${b.body.padEnd(width)}  ${String(b.notes).padStart(3)} notes  ${String(b.episodes).padStart(3)} episodes  ${io.dim(`last write ${b.lastWrite !== undefined ? localTime(b.lastWrite) : '-'}`)}`);
+    }
+    for (const f of report.legacyPending) io.line(`legacy file waiting to be imported on the next open: ${f}`);
+    if (report.problems.length === 0) {
+      io.line(`${io.ok} integrity: ${report.check?.entries ?? 0} entries read and valid`);
+    } else {
+      for (const p of report.problems) io.line(`${io.fail} ${p}`);
+    }
+    return code;
+  },
+};

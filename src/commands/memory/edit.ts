@@ -1,0 +1,73 @@
+/**
+ * `quackd memory edit`: a body's memory as JSONL in $EDITOR, written back in one transaction.
+ * The temporary file lives in a private directory and is removed afterwards: it is the robot's
+ * memory in plain text.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseFlags } from '../../cli/args.js';
+import { InputError, UsageError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import { applyEdit } from '../../memory/import.js';
+import { parseJsonl, skippedWarning, toJsonl } from '../../memory/jsonl.js';
+import type { Command } from '../command.js';
+import { COMMON_FLAGS, COMMON_HELP, guarded, askYesNo, isInteractive, openForWrite, target } from './common.js';
+
+const help = [
+  'usage: quackd memory edit [--robot KEY] [--memory-dir DIR]',
+  '',
+  "Open a body's memory as JSONL in $VISUAL or $EDITOR (default vi), one entry per line. Change a",
+  'line\'s text, tags or topic to update it, delete a line to forget it, add {"text": "…"} for a new',
+  'note. On save it is written back in one transaction; bad lines are skipped with a warning.',
+  '',
+  COMMON_HELP,
+  '',
+  'example: EDITOR=nano quackd memory edit',
+].join('\n');
+
+export const editCommand: Command = {
+  name: 'memory edit',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals, help: wantHelp } = parseFlags('memory edit', argv, COMMON_FLAGS);
+    if (wantHelp) return (io.line(help), 0);
+    if (positionals.length > 0) throw new UsageError(`memory edit: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
+    const { dir, body } = target(flags);
+    const store = openForWrite(dir, io);
+    const tmp = mkdtempSync(join(tmpdir(), 'quackd-memory-'));
+    try {
+      const memory = store.body(body);
+      const snapshot = guarded(dir, () => memory.entries());
+      const file = join(tmp, `${body.replace(':', '-')}.jsonl`);
+      const before = toJsonl(snapshot);
+      writeFileSync(file, before, { mode: 0o600 });
+      const editor = process.env['VISUAL'] || process.env['EDITOR'] || 'vi';
+      const r = spawnSync('sh', ['-c', `${editor} "$1"`, 'quackd-edit', file], { stdio: 'inherit' });
+      if (r.error !== undefined || r.status !== 0) {
+        throw new InputError(`memory edit: the editor (${editor}) ${r.error !== undefined ? `failed: ${r.error.message}` : `exited with status ${r.status ?? r.signal}`}; nothing written`);
+      }
+      const after = readFileSync(file, 'utf8');
+      if (after === before) return (io.line(`no changes to the memory of ${body}`), 0);
+      const parse = parseJsonl(after);
+      const warning = skippedWarning('edited file', parse.skipped, parse.lines.length);
+      if (warning !== undefined) {
+        io.err.write(`quackd: warning: ${warning}\n`);
+        // A mangled line would otherwise read as "delete this entry"; on a terminal, ask first.
+        if (isInteractive() && !(await askYesNo('write back the other lines (entries on skipped lines are removed)? [y/N] '))) {
+          return (io.line('nothing written'), 0);
+        }
+      }
+      const result = guarded(dir, () => applyEdit(memory, snapshot, parse, () => new Date().toISOString()));
+      const refused = result.skipped.filter((s) => !parse.skipped.includes(s));
+      const refusedWarning = skippedWarning('edited file', refused);
+      if (refusedWarning !== undefined) io.err.write(`quackd: warning: ${refusedWarning} (refused lines change nothing)\n`);
+      io.line(`memory of ${body}: ${result.changed} changed, ${result.added} added, ${result.removed} removed`);
+      return 0;
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,37 @@
+/** `quackd memory forget ID`: remove one entry of a body. */
+import { parseFlags } from '../../cli/args.js';
+import { InputError, UsageError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import type { Command } from '../command.js';
+import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
+
+const help = [
+  'usage: quackd memory forget ID [--robot KEY] [--memory-dir DIR]',
+  '',
+  "Remove one note or episode; ids are in 'quackd memory show'.",
+  '',
+  COMMON_HELP,
+  '',
+  'example: quackd memory forget n-3k9x2a',
+].join('\n');
+
+export const forgetCommand: Command = {
+  name: 'memory forget',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals, help: wantHelp } = parseFlags('memory forget', argv, COMMON_FLAGS);
+    if (wantHelp) return (io.line(help), 0);
+    const [id, extra] = positionals;
+    if (id === undefined || extra !== undefined) throw new UsageError('memory forget: give exactly one id', "ids are in 'quackd memory show'");
+    const { dir, body } = target(flags);
+    const store = openForWrite(dir, io);
+    try {
+      const gone = guarded(dir, () => store.body(body).forget(id));
+      if (gone === undefined) throw new InputError(`memory forget: no entry "${id}" in the memory of ${body}`, "ids are in 'quackd memory show'");
+      io.line(`forgot ${gone.id} (${gone.kind}) from ${body}: ${gone.text}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,49 @@
+/** `quackd memory import FILE`: add a JSONL file's entries to one body, in one transaction. */
+import { readFileSync } from 'node:fs';
+import { parseFlags } from '../../cli/args.js';
+import { InputError, UsageError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import { importLines } from '../../memory/import.js';
+import { parseJsonl, skippedWarning } from '../../memory/jsonl.js';
+import type { Command } from '../command.js';
+import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
+
+const help = [
+  'usage: quackd memory import FILE [--robot KEY] [--memory-dir DIR]',
+  '',
+  "Add the entries of a JSONL file (one object with a \"text\" per line, e.g. from 'memory export') to",
+  'one body. Every note passes the usual rules (300 characters, no secrets, dedupe, topics, cap).',
+  'Bad lines are skipped with a warning that names them; the valid lines are kept.',
+  '',
+  COMMON_HELP,
+  '',
+  'example: quackd memory import m.jsonl --robot microduck:sim2d',
+].join('\n');
+
+export const importCommand: Command = {
+  name: 'memory import',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals, help: wantHelp } = parseFlags('memory import', argv, COMMON_FLAGS);
+    if (wantHelp) return (io.line(help), 0);
+    const [file, extra] = positionals;
+    if (file === undefined || extra !== undefined) throw new UsageError('memory import: give exactly one FILE', 'e.g. quackd memory import m.jsonl');
+    let text: string;
+    try {
+      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (err) {
+      throw new InputError(`memory import: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    const { dir, body } = target(flags);
+    const store = openForWrite(dir, io);
+    try {
+      const r = guarded(dir, () => importLines(store.body(body), parseJsonl(text)));
+      const warning = skippedWarning(file, r.skipped, r.added + r.refreshed + r.superseded + r.unchanged);
+      if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);
+      io.line(`imported ${file} into ${body}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,55 @@
+/** `quackd memory show`: a body's notes and earlier runs, newest first; `--raw` prints them as stored. */
+import { parseFlags } from '../../cli/args.js';
+import { UsageError } from '../../cli/errors.js';
+import type { Output } from '../../cli/output.js';
+import { toJsonl } from '../../memory/jsonl.js';
+import { PROMPT_EPISODES, PROMPT_NOTES } from '../../memory/render.js';
+import type { Command } from '../command.js';
+import { COMMON_FLAGS, COMMON_HELP, entryRow, guarded, openForRead, target } from './common.js';
+
+const help = [
+  'usage: quackd memory show [--robot KEY] [--raw] [--memory-dir DIR]',
+  '',
+  "List a body's notes and earlier runs, newest first. Never changes the store.",
+  '',
+  '  --raw              one JSON object per line, as stored (oldest first)',
+  COMMON_HELP,
+  '',
+  'example: quackd memory show --robot microduck:jsonrpc',
+].join('\n');
+
+export const showCommand: Command = {
+  name: 'memory show',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals, help: wantHelp } = parseFlags('memory show', argv, { ...COMMON_FLAGS, raw: { type: 'boolean' } });
+    if (wantHelp) return (io.line(help), 0);
+    if (positionals.length > 0) throw new UsageError(`memory show: unexpected argument "${positionals[0]}"`, "see 'quackd memory show --help'");
+    const { dir, body } = target(flags);
+    const store = openForRead(dir, io);
+    try {
+      const entries = store === undefined ? [] : guarded(dir, () => store.body(body).entries());
+      if (flags.raw === true) {
+        io.out.write(toJsonl(entries));
+        return 0;
+      }
+      if (entries.length === 0) {
+        io.line(`${body}: no memory yet ${io.dim(`(${dir})`)}`);
+        return 0;
+      }
+      const notes = entries.filter((e) => e.kind === 'note');
+      const episodes = entries.filter((e) => e.kind === 'episode');
+      io.line(`${io.bold(body)}: ${notes.length} note${notes.length === 1 ? '' : 's'}, ${episodes.length} earlier run${episodes.length === 1 ? '' : 's'} ${io.dim(`(${dir})`)}`);
+      if (notes.length > 0) io.line(io.dim('notes, newest first'));
+      for (const e of notes) io.line(entryRow(e, io));
+      if (episodes.length > 0) io.line(io.dim('earlier runs, newest first'));
+      for (const e of episodes) io.line(entryRow(e, io));
+      if (notes.length > PROMPT_NOTES || episodes.length > PROMPT_EPISODES) {
+        io.line(io.dim(`a run shows the pilot the newest ${PROMPT_NOTES} notes and ${PROMPT_EPISODES} earlier runs`));
+      }
+      return 0;
+    } finally {
+      await store?.close();
+    }
+  },
+};

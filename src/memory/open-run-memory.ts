@@ -1,0 +1,157 @@
+/**
+ * The RunMemory a run gets (src/pilot/run-memory.ts), backed by the LMDB store, and the factory
+ * the run calls. The factory never throws: a store that cannot be opened (permissions,
+ * corruption, disk full) yields no memory and a one-line notice, and the run goes on without
+ * memory and without `remember`. Nothing here fails a run: a write that fails becomes a verb
+ * result or a transcript event.
+ */
+import type { BodyKey, VerbResult } from '../bodies/body.js';
+import { logger } from '../log.js';
+import type { EpisodeFacts, MemoryEvent, RunMemory } from '../pilot/run-memory.js';
+import { remember, rememberInput } from '../verbs/remember.js';
+import type { Verb } from '../verbs/verb.js';
+import { MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
+import { importLegacy } from './legacy.js';
+import { renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
+import { validateText } from './rules.js';
+import { secretReason } from './secret-check.js';
+import { StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
+
+export interface OpenRunMemoryOptions {
+  readonly body: BodyKey;
+  /** The memory directory (`memoryDir(flag, env)` in src/config/paths.ts). */
+  readonly dir: string;
+  /** The duck's name; the episode falls back to it when the facts carry none. */
+  readonly duck: string;
+  readonly now?: () => Date;
+}
+
+export interface OpenedRunMemory {
+  readonly memory?: RunMemory;
+  /** One line for the person: why memory is off, or what a first open imported. */
+  readonly notice?: string;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+export async function openRunMemory(options: OpenRunMemoryOptions): Promise<OpenedRunMemory> {
+  let store: MemoryStore | undefined;
+  try {
+    store = openMemoryStore(options.dir, options.now !== undefined ? { now: options.now } : {});
+    const warnings = importLegacy(store);
+    const memory = store.body(options.body);
+    const run = new LmdbRunMemory(store, memory, options.duck, memory.promptSelection());
+    return warnings.length > 0 ? { memory: run, notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : { memory: run };
+  } catch (err) {
+    await store?.close().catch(() => undefined);
+    // The run prints the notice; the log line is for --debug.
+    logger('memory').info({ dir: options.dir, err: errorText(err) }, 'memory store unavailable');
+    return { notice: `memory: off for this run — the store in ${options.dir} cannot be opened (${errorText(err)})` };
+  }
+}
+
+/** The episode line: `find-and-kick: success — ball displaced 0.49 m (4 steps) · search_scan: …; kick: …`. */
+export function composeEpisode(facts: EpisodeFacts, duck: string): string {
+  const head = `${facts.duck || duck}: ${facts.outcome} — ${facts.reason} (${facts.steps} step${facts.steps === 1 ? '' : 's'})`.replace(/\s+/g, ' ').trim();
+  const clip = (s: string, n: number) => (charCount(s) <= n ? s : `${[...s].slice(0, n - 1).join('')}…`);
+  let text = clip(head, NOTE_MAX_CHARS);
+  const parts: string[] = [];
+  for (const r of facts.results) {
+    const part = r.replace(/\s+/g, ' ').trim();
+    // A repeated result (walk, walk, walk) says nothing new; a secret-looking one is dropped.
+    if (part === '' || part === parts[parts.length - 1] || secretReason(part) !== undefined) continue;
+    parts.push(part);
+  }
+  // The end of a run is what it concluded (the kick, the declaration) and its start is how it
+  // began (where the ball was found): keep those first, then fill backwards from the end.
+  const preference = parts.length === 0 ? [] : [parts.length - 1, 0, ...parts.map((_, i) => parts.length - 2 - i).filter((i) => i > 0)];
+  const kept = new Set<number>();
+  const render = (set: ReadonlySet<number>) => [...set].sort((a, b) => a - b).map((i) => parts[i]).join('; ');
+  for (const i of preference) {
+    const trial = new Set(kept).add(i);
+    if (charCount(`${text} · ${render(trial)}`) <= NOTE_MAX_CHARS) kept.add(i);
+  }
+  if (kept.size > 0) text = `${text} · ${render(kept)}`;
+  return text;
+}
+
+class LmdbRunMemory implements RunMemory {
+  readonly promptBlock: string;
+  readonly summaryLine: string;
+  readonly verbs: readonly Verb[] = [remember];
+  private closed = false;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly memory: BodyMemory,
+    private readonly duck: string,
+    selection: PromptSelection,
+  ) {
+    this.promptBlock = renderPromptBlock(memory.key, selection);
+    this.summaryLine = summaryLine(memory.key, selection);
+  }
+
+  async handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
+    await Promise.resolve();
+    if (verb !== remember.name) return { result: { ok: false, summary: `${verb} is not a memory verb` }, events: [] };
+    const parsed = rememberInput.safeParse(args);
+    if (!parsed.success) return { result: { ok: false, summary: `not saved: ${parsed.error.issues[0]?.message ?? 'bad arguments'}` }, events: [] };
+    const { text, tags, topic } = parsed.data;
+    try {
+      const clean = validateText(text);
+      if (ctx.dryRun) {
+        return {
+          result: { ok: true, summary: `would remember for future runs: ${clean} — not saved: dry run` },
+          events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean } }],
+        };
+      }
+      const plan = this.memory.remember({ text: clean, source: 'model', run: ctx.runId, ...(tags !== undefined ? { tags } : {}), ...(topic !== undefined ? { topic } : {}) });
+      const entry = plan.entry;
+      const note = plan.action === 'refreshed' ? ' (already known; refreshed)' : plan.replaced !== undefined ? ` (replaces: ${plan.replaced})` : '';
+      return {
+        result: { ok: true, summary: `remembered for future runs: ${clean}${note}`, data: { id: entry?.id, action: plan.action } },
+        events: [
+          {
+            action: 'remember',
+            detail: {
+              saved: true,
+              id: entry?.id,
+              outcome: plan.action,
+              text: clean,
+              tags: entry?.tags ?? [],
+              ...(entry?.topic !== undefined ? { topic: entry.topic } : {}),
+              ...(plan.replaced !== undefined ? { replaced: plan.replaced } : {}),
+              ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}),
+            },
+          },
+        ],
+      };
+    } catch (err) {
+      if (err instanceof MemoryRefusal) {
+        // The refusal names the rule, never the text: a secret must not reach the transcript.
+        return { result: { ok: false, summary: err.message.startsWith('not saved') ? err.message : `not saved: ${err.message}` }, events: [{ action: 'refused', detail: { verb: 'remember', rule: err.code } }] };
+      }
+      logger('memory').warn({ err: errorText(err) }, 'remember failed');
+      return { result: { ok: false, summary: `not saved: the memory store failed (${errorText(err)})` }, events: [{ action: 'error', detail: { verb: 'remember', message: errorText(err) } }] };
+    }
+  }
+
+  async writeEpisode(facts: EpisodeFacts): Promise<MemoryEvent | undefined> {
+    await Promise.resolve();
+    try {
+      const plan = this.memory.addEpisode({ text: composeEpisode(facts, this.duck), run: facts.runId });
+      if (plan.entry === undefined) return { action: 'episode', detail: { saved: false, reason: `memory of ${this.memory.key} is full of notes (${plan.evicted.length} over the cap)` } };
+      return { action: 'episode', detail: { saved: true, id: plan.entry.id, text: plan.entry.text, ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}) } };
+    } catch (err) {
+      const message = err instanceof MemoryRefusal ? err.message : errorText(err);
+      if (err instanceof StoreError) logger('memory').warn({ err: message }, 'episode not written');
+      return { action: 'error', detail: { what: 'episode', message } };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.store.close();
+  }
+}

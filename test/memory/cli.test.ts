@@ -1,0 +1,152 @@
+/** `quackd memory …` as a child process, the way a person runs it (needs a built dist/, as `npm test` makes). */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DATA_FILE } from '../../src/memory/store.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function setup() {
+  const home = tempDir('quackd-mem-cli-');
+  const dir = join(home, 'memory');
+  const env = { QUACKD_HOME: home, QUACKD_MEMORY_DIR: dir };
+  const q = (...args: string[]) => runCli(['memory', ...args], { env });
+  return { home, dir, env, q };
+}
+
+const fingerprint = (dir: string) => {
+  const path = join(dir, DATA_FILE);
+  return `${createHash('sha256').update(readFileSync(path)).digest('hex')} ${statSync(path).mtimeMs}`;
+};
+
+describe('quackd memory (CLI)', () => {
+  it('adds, shows, searches, forgets; one-line errors with exit 2', async () => {
+    const { q } = setup();
+    const add = await q('add', 'the charger is under the desk', '--tag', 'place');
+    assert.equal(add.code, 0, add.stderr);
+    const id = /remembered (n-\w+)/.exec(add.stdout)?.[1] ?? '';
+    assert.ok(id);
+    assert.equal((await q('add', 'the ball is in the kitchen', '--topic', 'ball')).code, 0);
+    assert.match((await q('add', 'the ball is in the hall', '--topic', 'ball')).stdout, /replaced .* \(was: the ball is in the kitchen\)/);
+    const show = await q('show');
+    assert.equal(show.code, 0);
+    assert.match(show.stdout, /microduck:sim2d: 2 notes, 0 earlier runs/);
+    assert.ok(show.stdout.indexOf('the ball is in the hall') < show.stdout.indexOf('the charger'));
+    assert.ok(!show.stdout.includes('kitchen'));
+    const raw = (await q('show', '--raw')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { text: string; history: unknown[] });
+    assert.equal(raw.length, 2);
+    assert.equal(raw[1]?.history.length, 1);
+    assert.match((await q('search', 'where is the charging dock')).stdout, new RegExp(`${id}.*the charger is under the desk`));
+    assert.match((await q('search', 'what is the weather')).stdout, /nothing in the memory of microduck:sim2d answers/);
+    assert.equal((await q('show', '--robot', 'microduck:mujoco')).stdout.trim().startsWith('microduck:mujoco: no memory yet'), true);
+
+    const secret = await q('add', 'the wifi password=hunter2');
+    assert.equal(secret.code, 2);
+    assert.match(secret.stderr, /^quackd: not saved: it looks like a password/);
+    assert.ok(!secret.stderr.includes('hunter2'));
+    const long = await q('add', 'x'.repeat(301));
+    assert.equal(long.code, 2);
+    assert.match(long.stderr, /at most 300 characters \(this one has 301\)/);
+    assert.equal((await q('forget', 'n-nope')).code, 2);
+    assert.equal((await q('show', '--robot', 'nocolon')).code, 2);
+    assert.equal((await q('frobnicate')).code, 2);
+    for (const r of [secret, long]) assert.equal(r.stderr.trim().split('\n').length, 1);
+
+    const forget = await q('forget', id);
+    assert.equal(forget.code, 0);
+    assert.doesNotMatch((await q('show')).stdout, /charger/);
+  });
+
+  it('clear asks, refuses without a TTY, and with --yes clears only that body', async () => {
+    const { q } = setup();
+    await q('add', 'sim note');
+    await q('add', 'mujoco note', '--robot', 'microduck:mujoco');
+    const refused = await q('clear');
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /without a terminal.*--yes/);
+    assert.match((await q('show')).stdout, /sim note/);
+    const cleared = await q('clear', '--yes');
+    assert.equal(cleared.code, 0);
+    assert.match(cleared.stdout, /cleared 1 entry of microduck:sim2d/);
+    assert.match((await q('show', '--robot', 'microduck:mujoco')).stdout, /mujoco note/);
+  });
+
+  it('export and import round-trip; bad lines are skipped with a warning naming them', async () => {
+    const { home, q } = setup();
+    await q('add', 'the stairs are behind the kitchen door');
+    await q('add', 'kick right works better', '--tag', 'kick');
+    const exported = (await q('export')).stdout;
+    const file = join(home, 'm.jsonl');
+    writeFileSync(file, `${exported}not json\n{"text":"the rug is slippery"}\n{"nope":1}\n`);
+    const imp = await q('import', file, '--robot', 'microduck:mujoco');
+    assert.equal(imp.code, 0, imp.stderr);
+    assert.match(imp.stdout, /3 added/);
+    assert.match(imp.stderr, /skipped 2 lines \(3: not JSON; 5: no text\); 3 kept/);
+    const again = await q('import', file, '--robot', 'microduck:mujoco');
+    assert.match(again.stdout, /0 added, 1 refreshed, 0 replaced, 2 already there/);
+    assert.equal((await q('import', join(home, 'missing.jsonl'))).code, 2);
+  });
+
+  it('show, export, search and doctor leave the store files unchanged', async () => {
+    const { dir, q } = setup();
+    await q('add', 'the charger is under the desk');
+    const before = fingerprint(dir);
+    await new Promise((r) => setTimeout(r, 20));
+    for (const args of [['show'], ['show', '--raw'], ['export'], ['search', 'charger'], ['doctor']]) {
+      const r = await q(...args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    }
+    assert.equal(fingerprint(dir), before);
+  });
+
+  it('doctor reports counts per body and integrity; a damaged store is exit 3, not a crash', async () => {
+    const { dir, q } = setup();
+    await q('add', 'sim note');
+    await q('add', 'mujoco note', '--robot', 'microduck:mujoco');
+    const ok = await q('doctor');
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /microduck:mujoco\s+1 notes\s+0 episodes/);
+    assert.match(ok.stdout, /integrity: 2 entries read and valid/);
+    chmodSync(dir, 0o755);
+    assert.match((await q('doctor')).stdout, /is mode 0755, not 0700/);
+    chmodSync(dir, 0o700);
+    writeFileSync(join(dir, DATA_FILE), Buffer.alloc(16384, 0x42));
+    const bad = await q('doctor');
+    assert.equal(bad.code, 3);
+    assert.equal(bad.signal, null);
+    assert.match(bad.stdout, /not an LMDB database/);
+    const show = await q('show');
+    assert.equal(show.code, 3);
+    assert.match(show.stderr, /^quackd: memory store in .*: the data file is not an LMDB database/);
+  });
+
+  it('edit writes the edited JSONL back; unchanged means no write', async () => {
+    const { home, env } = setup();
+    const q = (editor: string, ...args: string[]) => runCli(['memory', ...args], { env: { ...env, EDITOR: editor, VISUAL: '' } });
+    await q('true', 'add', 'the ball is blue');
+    await q('true', 'add', 'remove me');
+    assert.match((await q('true', 'edit')).stdout, /no changes/);
+    const script = join(home, 'ed.sh');
+    writeFileSync(script, `#!/bin/sh\nsed -i -e 's/the ball is blue/the ball is red/' -e '/remove me/d' "$1"\necho '{"text":"a note from the editor"}' >> "$1"\necho 'broken' >> "$1"\n`, { mode: 0o755 });
+    const r = await q(script, 'edit');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1 changed, 1 added, 1 removed/);
+    assert.match(r.stderr, /skipped 1 line \(3: not JSON\); 2 kept/);
+    const shown = (await q('true', 'show')).stdout;
+    assert.match(shown, /the ball is red/);
+    assert.match(shown, /a note from the editor/);
+    assert.doesNotMatch(shown, /remove me/);
+    assert.equal((await q('false', 'edit')).code, 2);
+  });
+
+  it('imports a legacy <adapter>-<backend>.jsonl on first open and renames it', async () => {
+    const { dir, q } = setup();
+    await q('add', 'first');
+    writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"from the old file"}\n');
+    assert.match((await q('show')).stdout, /from the old file/);
+    assert.equal(statSync(join(dir, 'microduck-sim2d.jsonl.imported')).isFile(), true);
+    assert.equal((await q('show', '--raw')).stdout.trim().split('\n').length, 2);
+  });
+});

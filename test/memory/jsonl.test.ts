@@ -1,0 +1,61 @@
+/** JSONL for import, export, edit and legacy files: bad lines are skipped and named; valid ones kept. */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { applyEdit, importLines } from '../../src/memory/import.js';
+import { parseJsonl, skippedWarning, toJsonl } from '../../src/memory/jsonl.js';
+import { openMemoryStore } from '../../src/memory/store.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('parseJsonl', () => {
+  it('skips lines that are not JSON or have no text, counting and naming them', () => {
+    const text = ['{"text":"ok one"}', '', 'oops', '{"tags":["x"]}', '[1,2]', '{"text":"   "}', '{"text":"ok two","kind":"memo"}', '{"text":"ok three","tags":"place","time":"bad"}'].join('\n');
+    const r = parseJsonl(text);
+    assert.deepEqual(r.lines.map((l) => [l.line, l.text]), [[1, 'ok one'], [8, 'ok three']]);
+    assert.deepEqual(r.lines[1]?.tags, ['place']);
+    assert.equal(r.lines[1]?.time, undefined);
+    assert.deepEqual(r.skipped.map((s) => s.line), [3, 4, 5, 6, 7]);
+    assert.equal(
+      skippedWarning('m.jsonl', r.skipped, 2),
+      'm.jsonl: skipped 5 lines (3: not JSON; 4: no text; 5: not a JSON object; 6: no text; 7: kind must be "note" or "episode"); 2 kept',
+    );
+    assert.equal(skippedWarning('m.jsonl', []), undefined);
+  });
+});
+
+describe('import and edit', () => {
+  it('imports through the rules, refuses secrets by line, and re-importing an export changes nothing', async () => {
+    const store = openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
+    const body = store.body('microduck:sim2d');
+    const r = importLines(body, parseJsonl('{"text":"the charger is under the desk"}\n{"text":"api_key=abcdef123456"}\n{"text":"found it","kind":"episode"}\nbroken\n'));
+    assert.deepEqual([r.added, r.skipped.map((s) => s.line)], [2, [2, 4]]);
+    assert.match(r.skipped[0]?.reason ?? '', /secret/);
+    assert.ok(!JSON.stringify(r).includes('abcdef123456'));
+    const exported = toJsonl(body.entries());
+    const again = importLines(body, parseJsonl(exported));
+    assert.deepEqual([again.added, again.unchanged], [0, 2]);
+    assert.equal(toJsonl(body.entries()), exported);
+    await store.close();
+  });
+
+  it('writes an edit back in one transaction: change, add, remove; entries added meanwhile survive', async () => {
+    const store = openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
+    const body = store.body('microduck:sim2d');
+    body.remember({ text: 'keep me', source: 'human' });
+    const change = body.remember({ text: 'change me', source: 'human' }).entry;
+    body.remember({ text: 'remove me', source: 'human' });
+    const snapshot = body.entries();
+    body.remember({ text: 'written by a run meanwhile', source: 'model' });
+    const edited = toJsonl(snapshot)
+      .split('\n')
+      .filter((l) => !l.includes('remove me'))
+      .map((l) => l.replace('"change me"', '"changed"'))
+      .join('\n')
+      .concat('{"text":"a new note"}\n{"text":"sk-ant-api03-abcdefghijklmnopqrstuv"}\n');
+    const r = applyEdit(body, snapshot, parseJsonl(edited), () => '2026-11-30T02:00:00.000Z');
+    assert.deepEqual([r.changed, r.added, r.removed, r.skipped.length], [1, 1, 1, 1]);
+    assert.deepEqual(body.entries().map((e) => e.text).sort(), ['a new note', 'changed', 'keep me', 'written by a run meanwhile']);
+    assert.deepEqual(body.entries().find((e) => e.id === change?.id)?.history.map((h) => h.text), ['change me']);
+    await store.close();
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Memory inside a run: remember through the pilot loop (an LLM call, not a step), the prompt
+ * block, episodes after non-dry runs only, --no-memory leaving the store byte-for-byte alone, a
+ * store that cannot be opened, and secret notes kept out of the transcript.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { openRunMemory } from '../../src/memory/open-run-memory.js';
+import { startRun } from '../../src/run/start-run.js';
+import { noTtyGate } from '../../src/safety/gate.js';
+import { readTranscript } from '../../src/transcript/reader.js';
+import { runCli } from '../helpers/cli.js';
+import { duck } from '../helpers/ducks.js';
+import { harness } from '../helpers/run-harness.js';
+import { scripted } from '../helpers/scripted-provider.js';
+import { tempDir } from '../helpers/tmp.js';
+
+async function memoryIn(dir: string) {
+  const opened = await openRunMemory({ body: 'microduck:sim2d', dir, duck: 'test' });
+  assert.ok(opened.memory, opened.notice);
+  return opened.memory;
+}
+
+function digest(dir: string): string {
+  const h = createHash('sha256');
+  for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(join(dir, f)));
+  return h.digest('hex');
+}
+
+describe('remember in the pilot loop', () => {
+  it('counts as an LLM call but not a step, and lands in the next observation and the transcript', async () => {
+    const memory = await memoryIn(join(tempDir(), 'memory'));
+    const h = harness(duck('verbs: [quack]'), { memory });
+    const provider = scripted([
+      [{ name: 'remember', args: { text: 'the ball hides behind the sofa', tags: ['place'] } }],
+      [{ name: 'quack', args: {} }],
+      [{ name: 'declare_success', args: { reason: 'done' } }],
+    ]);
+    const result = await h.fly(provider);
+    assert.equal(result.outcome.status, 'success');
+    assert.equal(h.budgets.stepsUsed, 1);
+    assert.equal(h.budgets.llmCallsUsed, 3);
+    assert.deepEqual(provider.requests[0]!.tools.map((t) => t.name), ['quack', 'declare_success', 'declare_failure', 'remember']);
+    assert.match(provider.requests[0]!.system, /What you remember from earlier runs on this robot/);
+    const obs = provider.requests[1]!.messages.at(-1);
+    assert.match(obs?.role === 'user' ? obs.content : '', /^last verb remember: ok — remembered for future runs: the ball hides behind the sofa/m);
+    assert.ok(h.events.some((e) => e.type === 'memory'));
+    await memory.close();
+  });
+
+  it('is refused when memory is off, and nothing reaches the body', async () => {
+    const h = harness(duck('verbs: [quack, remember]'));
+    const ex = await h.executor.execute({ id: '1', name: 'remember', args: { text: 'x' } });
+    assert.equal(ex.kind, 'refused');
+    assert.equal(h.body.performed.length, 0);
+  });
+
+  it('keeps a secret the model tried to remember out of the transcript', async () => {
+    const dir = tempDir();
+    const memory = await memoryIn(join(dir, 'memory'));
+    const secret = 'sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX0123456789';
+    const provider = scripted([[{ name: 'remember', args: { text: `the wifi key is ${secret}` } }], [{ name: 'declare_failure', args: { reason: 'stop' } }]]);
+    const report = await startRun({ duck: duck('verbs: [quack]'), robot: 'microduck:sim2d', seed: 1, provider, gate: noTtyGate, dryRun: false, memory, transcriptsDir: join(dir, 't'), signal: new AbortController().signal });
+    await memory.close();
+    const text = readFileSync(report.transcriptPath, 'utf8');
+    assert.ok(!text.includes(secret));
+    assert.ok(!text.includes('ABCDEFGHIJKLMNOPQRSTUVWX'));
+    assert.match(text, /withheld: it looks like/);
+  });
+});
+
+describe('memory in quackd run (CLI)', () => {
+  it('tells the person what the pilot was told, and writes an episode after each non-dry run', async () => {
+    const env = { QUACKD_HOME: tempDir('quackd-home-') };
+    const first = await runCli(['run', 'find-and-kick'], { env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout.split('\n')[0]!, /^memory: nothing yet \(microduck:sim2d\)$/);
+    const second = await runCli(['run', 'find-and-kick', '--seed', '3'], { env });
+    assert.match(second.stdout.split('\n')[0]!, /^memory: 0 notes, 1 earlier run \(microduck:sim2d\)$/);
+    const dry = await runCli(['run', 'find-and-kick', '--dry-run'], { env });
+    assert.equal(dry.code, 0);
+    const third = await runCli(['run', 'hello-world'], { env });
+    assert.match(third.stdout.split('\n')[0]!, /^memory: 0 notes, 2 earlier runs/);
+    // The transcript records the episode as a memory event, so provenance shows what was saved.
+    const ids = readdirSync(join(env.QUACKD_HOME, 'transcripts')).sort();
+    const { lines } = readTranscript(join(env.QUACKD_HOME, 'transcripts', ids[0]!));
+    assert.ok(lines.some((l) => l.type === 'memory'));
+  });
+
+  it('--no-memory reads and writes nothing: the store stays byte-for-byte the same', async () => {
+    const env = { QUACKD_HOME: tempDir('quackd-home-') };
+    assert.equal((await runCli(['memory', 'add', 'the charger is under the desk'], { env })).code, 0);
+    const dir = join(env.QUACKD_HOME, 'memory');
+    const before = digest(dir);
+    const r = await runCli(['run', 'find-and-kick', '--no-memory'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /^memory:/m);
+    assert.equal(digest(dir), before);
+  });
+
+  it('a store that cannot be opened turns memory off for the run, in one line, and the run succeeds', async () => {
+    const env = { QUACKD_HOME: tempDir('quackd-home-') };
+    const blocked = join(env.QUACKD_HOME, 'not-a-dir');
+    writeFileSync(blocked, 'a file where the memory directory should be');
+    const r = await runCli(['run', 'hello-world', '--memory-dir', blocked], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout.split('\n')[0]!, /^memory: off for this run — /);
+    assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('memory:')).length, 1);
+  });
+});

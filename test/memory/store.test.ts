@@ -1,0 +1,133 @@
+/** The LMDB store, for real in a temp dir: partitioning, rules through transactions, the cap, files, legacy import. */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { BODY_CAP, MemoryRefusal } from '../../src/memory/entry.js';
+import { importLegacy } from '../../src/memory/legacy.js';
+import { DATA_FILE, LOCK_FILE, StoreError, openMemoryStore } from '../../src/memory/store.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function fresh() {
+  const dir = join(tempDir('quackd-mem-'), 'memory');
+  const store = openMemoryStore(dir);
+  return { dir, store };
+}
+
+describe('partitioning by body', () => {
+  it('keeps each adapter:backend apart on every read and write', async () => {
+    const { store } = fresh();
+    const sim = store.body('microduck:sim2d');
+    const mujoco = store.body('microduck:mujoco');
+    const a = sim.remember({ text: 'the ball is near the sofa', source: 'human' });
+    mujoco.remember({ text: 'the ball is near the sofa', source: 'human' });
+    mujoco.addEpisode({ text: 'find-and-kick: success' });
+    assert.equal(sim.entries().length, 1);
+    assert.equal(mujoco.entries().length, 2);
+    assert.deepEqual(store.bodies(), ['microduck:mujoco', 'microduck:sim2d']);
+    // An id from one body means nothing in another.
+    assert.equal(mujoco.forget(a.entry?.id ?? ''), undefined);
+    assert.equal(mujoco.clear(), 2);
+    assert.equal(sim.entries().length, 1);
+    assert.equal(mujoco.promptSelection().totalNotes, 0);
+    await store.close();
+  });
+});
+
+describe('rules through the store', () => {
+  it('dedupes, supersedes and refuses inside one transaction each', async () => {
+    const { store } = fresh();
+    const m = store.body('microduck:sim2d');
+    m.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+    m.remember({ text: 'the charger is under the desk', source: 'human' });
+    assert.equal(m.remember({ text: 'the  charger is under the desk ', source: 'model' }).action, 'refreshed');
+    assert.equal(m.remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' }).action, 'superseded');
+    assert.throws(() => m.remember({ text: 'password=hunter2', source: 'human' }), MemoryRefusal);
+    assert.throws(() => m.remember({ text: 'y'.repeat(301), source: 'human' }), MemoryRefusal);
+    const all = m.entries();
+    assert.deepEqual(all.map((e) => e.text), ['the ball is in the hall', 'the charger is under the desk']);
+    assert.ok(!JSON.stringify(all).includes('hunter2'));
+    assert.deepEqual(store.invalid(), []);
+    await store.close();
+  });
+
+  it('holds at most 400 entries per body, oldest episodes first, and keeps the order index whole', async () => {
+    const { store } = fresh();
+    const m = store.body('microduck:sim2d');
+    m.batch((tx) => {
+      for (let i = 0; i < 10; i += 1) tx.remember({ text: `note ${i}`, source: 'model' });
+      for (let i = 0; i < BODY_CAP; i += 1) tx.addEpisode({ text: `episode ${i}` });
+    });
+    const all = m.entries();
+    assert.equal(all.length, BODY_CAP);
+    assert.equal(all.filter((e) => e.kind === 'note').length, 10);
+    assert.ok(!all.some((e) => e.text === 'episode 9'));
+    assert.ok(all.some((e) => e.text === 'episode 10'));
+    const sel = m.promptSelection();
+    assert.deepEqual([sel.notes.length, sel.episodes.length, sel.totalNotes, sel.totalEpisodes], [10, 5, 10, 390]);
+    assert.equal(sel.episodes[0]?.text, `episode ${BODY_CAP - 1}`);
+    assert.deepEqual(store.invalid(), []);
+    await store.close();
+  });
+
+  it('sees commits from another handle on the same files (no stale write cache)', async () => {
+    const { dir, store } = fresh();
+    const other = openMemoryStore(dir);
+    const a = store.body('microduck:sim2d');
+    const b = other.body('microduck:sim2d');
+    a.remember({ text: 'one', source: 'human' });
+    b.remember({ text: 'two', source: 'human' });
+    a.remember({ text: 'two', source: 'human' });
+    b.remember({ text: 'one', source: 'human' });
+    assert.deepEqual(a.entries().map((e) => e.text), ['one', 'two']);
+    assert.deepEqual(b.entries().map((e) => e.text), ['one', 'two']);
+    await other.close();
+    await store.close();
+  });
+});
+
+describe('files', () => {
+  it('creates 0600 files in a 0700 directory', async () => {
+    const { dir, store } = fresh();
+    store.body('microduck:sim2d').remember({ text: 'x marks the spot', source: 'human' });
+    await store.close();
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    assert.equal(statSync(join(dir, DATA_FILE)).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, LOCK_FILE)).mode & 0o777, 0o600);
+  });
+
+  it('a read-only open creates nothing', () => {
+    const dir = join(tempDir('quackd-mem-'), 'memory');
+    assert.throws(() => openMemoryStore(dir, { readOnly: true }), StoreError);
+    assert.equal(existsSync(dir), false);
+  });
+
+  it('refuses a data file that is not LMDB instead of crashing', () => {
+    const dir = tempDir('quackd-mem-');
+    writeFileSync(join(dir, DATA_FILE), Buffer.alloc(20000, 7));
+    assert.throws(() => openMemoryStore(dir), /not an LMDB database/);
+    writeFileSync(join(dir, DATA_FILE), 'hello');
+    assert.throws(() => openMemoryStore(dir), StoreError);
+  });
+});
+
+describe('legacy per-body files', () => {
+  it('imports <adapter>-<backend>.jsonl once on first open, then renames it', async () => {
+    const dir = join(tempDir('quackd-mem-'), 'memory');
+    const { store: first } = { store: openMemoryStore(dir) };
+    await first.close();
+    writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\nnot json\n{"text":"found the ball","kind":"episode"}\n');
+    const store = openMemoryStore(dir);
+    const warnings = importLegacy(store);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /microduck-sim2d\.jsonl: skipped 1 line \(2: not JSON\)/);
+    assert.equal(store.body('microduck:sim2d').entries().length, 2);
+    assert.ok(readdirSync(dir).includes('microduck-sim2d.jsonl.imported'));
+    assert.deepEqual(importLegacy(store), []);
+    // Put back by hand with the same bytes: the marker recognises it and nothing is doubled.
+    writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\n{"text":"found the ball","kind":"episode"}\n');
+    importLegacy(store);
+    assert.equal(store.body('microduck:sim2d').entries().filter((e) => e.kind === 'note').length, 1);
+    await store.close();
+  });
+});
