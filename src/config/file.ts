@@ -70,9 +70,10 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Prom
       const line = node?.range !== undefined ? lines.linePos(node.range[0]).line : undefined;
       const field = issue.path.join('.') || '(top level)';
       const what = keys.length > 0 ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
-      return `${line !== undefined ? `line ${line}: ` : ''}${field}: ${what}`;
+      return `${path}${line !== undefined ? `:${line}` : ''}: ${field}: ${what}`;
     });
-    throw new InputError(`${path}: ${problems.join('; ')}`);
+    // Every problem at once, each in the file:line: form a .duck error uses.
+    throw new InputError(problems.join('; '));
   }
   return { path, exists: true, config: parsed.data };
 }

@@ -80,7 +80,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       checkStop();
       if (!budgets.canCallLlm()) throw budgetEnd('llm_calls');
       const started = performance.now();
-      const context: PilotContext = { observation, lastResults, dryRun: deps.dryRun, duck: duck.name };
+      const context: PilotContext = { observation, lastResults, dryRun: deps.dryRun, duck: duck.name, task: duck.text };
       let response;
       try {
         response = await provider.next({ system, messages, tools, context }, both);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
@@ -139,5 +139,37 @@ describe('quackd help, version, ducks, bodies, transcripts', () => {
     assert.match(show.stdout, /end {4}success/);
     const none = await runCli(['transcript', 'show', 'nope'], { env });
     assert.equal(none.code, 2);
+  });
+});
+
+describe('quackd config check', () => {
+  it('shows the effective settings and where each came from, never a key', async () => {
+    const env = { QUACKD_HOME: tempDir('quackd-home-'), QUACKD_MODEL: 'qwen2.5-coder:7b', OPENAI_API_KEY: 'sk-test-config-check-0123456789' };
+    const r = await runCli(['config', 'check', '--provider'], { env });
+    assert.equal(r.code, 2, 'unknown flag is a usage error');
+    const ok = await runCli(['config', 'check'], { env: { ...env, QUACKD_PROVIDER: 'openai' } });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /config file {2}.*config\.yaml {2}\(absent: built-in defaults\)/);
+    assert.match(ok.stdout, /provider +openai {2}\(QUACKD_PROVIDER\)/);
+    assert.match(ok.stdout, /model +qwen2\.5-coder:7b {2}\(QUACKD_MODEL\)/);
+    assert.match(ok.stdout, /api key +found \(OPENAI_API_KEY\)/);
+    assert.ok(!ok.stdout.includes(env.OPENAI_API_KEY));
+  });
+
+  it('reports a bad config file with its line, exit 2', async () => {
+    const home = tempDir('quackd-home-');
+    writeFileSync(join(home, 'config.yaml'), 'pilot:\n  provider: openai\n  retries: many\n');
+    const r = await runCli(['config', 'check'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /config\.yaml:3/);
+  });
+});
+
+describe('the fake pilot picks its script from the task', () => {
+  it('a goal that is not about a ball gets a hello, not a kick', async () => {
+    const r = await runCli(['run', '--goal', 'say hello to the cat', '--no-memory'], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}quack +quack!$/m);
+    assert.doesNotMatch(r.stdout, /kick/);
   });
 });

@@ -41,10 +41,9 @@ describe('pilot settings: flags > environment > config file > defaults', () => {
     await assert.rejects(loadConfigFile({ QUACKD_HOME: home }), (err: unknown) => {
       assert.ok(err instanceof InputError);
       assert.equal(err.exitCode, 2);
-      assert.match(err.message, /config\.yaml: /);
-      assert.match(err.message, /line 3: pilot\.timeout_s: /);
-      assert.match(err.message, /line 4: pilot\.base_url: expected an http/);
-      assert.match(err.message, /line 5: pilot: unknown key "modle"/);
+      assert.match(err.message, /config\.yaml:3: pilot\.timeout_s: /);
+      assert.match(err.message, /config\.yaml:4: pilot\.base_url: expected an http/);
+      assert.match(err.message, /config\.yaml:5: pilot: unknown key "modle"/);
       assert.doesNotMatch(err.message, /\n/);
       return true;
     });

@@ -27,6 +27,7 @@ export function request(messages: readonly PilotMessage[] = [{ role: 'user', con
       lastResults: [],
       dryRun: false,
       duck: 'hello-world',
+      task: 'Say hello.',
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
- * observations (scan, turn to the ball, walk up, kick, check) and hello-world (quack, declare).
+ * observations (scan, turn to the ball, walk up, kick, check) when the task is about a ball,
+ * and otherwise says hello (quack, declare).
  * It is the demo and the test pilot; it never writes notes.
  */
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
@@ -19,7 +20,9 @@ class FakeProvider implements Provider {
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     const offered = new Set(request.tools.map((t) => t.name));
-    const call = offered.has('search_scan') && offered.has('kick') ? this.playBall(request.context) : this.playHello(request.context);
+    // The ball game when the task is about a ball and the verbs allow it; otherwise a hello.
+    const ballGame = offered.has('search_scan') && offered.has('kick') && /\b(ball|kick)/i.test(request.context.task);
+    const call = ballGame ? this.playBall(request.context) : this.playHello(request.context);
     this.calls += 1;
     return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: call.name, args: call.args }] });
   }

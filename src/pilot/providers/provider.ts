@@ -35,6 +35,8 @@ export interface PilotContext {
   readonly dryRun: boolean;
   /** The duck's name (starter or file stem), e.g. `find-and-kick`. */
   readonly duck: string;
+  /** The duck's own text (role, strategy, or an ad-hoc goal). */
+  readonly task: string;
 }
 
 export interface PilotRequest {

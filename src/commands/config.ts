@@ -1,0 +1,76 @@
+/**
+ * `quackd config check`: the effective configuration and where each value came from (flag,
+ * environment, config file, default), so a person over SSH can see what a run will use. Never
+ * prints a key, only whether one was found and where.
+ */
+import { parseFlags } from '../cli/args.js';
+import { EXIT, UsageError } from '../cli/errors.js';
+import type { Output } from '../cli/output.js';
+import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
+import { loadConfigFile } from '../config/file.js';
+import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
+import { resolvePilotSettings } from '../config/pilot.js';
+import type { Command } from './command.js';
+
+const help = `usage: quackd config check [--json]
+
+Reads ~/.quackd/config.yaml (QUACKD_HOME moves it) and the environment, checks them, and prints
+the effective settings with where each came from. A bad config file is reported with its lines
+(exit 2). API keys are never printed: only whether one was found, and where.
+
+example:
+  quackd config check`;
+
+function keyStatus(provider: string, keyFile: string | undefined, fromFlag: boolean): string {
+  if (provider !== 'openai' && provider !== 'anthropic') return 'not needed';
+  const { key, source } = loadApiKey(provider as KeyedProvider, keyFile, fromFlag, process.env);
+  return key === undefined ? 'none found' : `found (${source})`;
+}
+
+export const configCommand: Command = {
+  name: 'config',
+  help,
+  async run(argv: readonly string[], io: Output): Promise<number> {
+    const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' } });
+    const [sub = 'check'] = positionals;
+    if (sub !== 'check') throw new UsageError(`config: unknown subcommand "${sub}"`, "use 'check'");
+    const file = await loadConfigFile();
+    const pilot = await resolvePilotSettings({});
+    const report = {
+      configFile: { path: file.path, exists: file.exists },
+      dataDir: dataDir(),
+      transcripts: transcriptsDir(),
+      memory: memoryDir(),
+      ducks: userDucksDir(),
+      pilot: {
+        provider: { value: pilot.provider, from: pilot.sources.provider },
+        model: { value: pilot.model ?? null, from: pilot.sources.model },
+        baseUrl: { value: pilot.baseUrl ?? null, from: pilot.sources.baseUrl },
+        timeoutS: pilot.timeoutMs / 1000,
+        retries: pilot.retries,
+        keyFile: pilot.keyFile ?? null,
+        apiKey: keyStatus(pilot.provider, pilot.keyFile, pilot.keyFileFromFlag),
+      },
+    };
+    if (flags.json === true) {
+      io.line(JSON.stringify(report));
+      return EXIT.ok;
+    }
+    const row = (k: string, v: string, from?: string): void => io.line(`  ${k.padEnd(12)} ${v}${from !== undefined ? io.dim(`  (${from})`) : ''}`);
+    io.line(`config file  ${file.path}${file.exists ? '' : io.dim('  (absent: built-in defaults)')}`);
+    io.line('paths');
+    row('data', report.dataDir);
+    row('transcripts', report.transcripts);
+    row('memory', report.memory);
+    row('ducks', report.ducks);
+    io.line('pilot');
+    row('provider', pilot.provider, pilot.sources.provider);
+    row('model', pilot.model ?? '-', pilot.sources.model);
+    row('base url', pilot.baseUrl ?? '-', pilot.sources.baseUrl);
+    row('timeout', `${report.pilot.timeoutS} s`);
+    row('retries', String(pilot.retries));
+    row('api key', report.pilot.apiKey);
+    io.line(`${io.green(io.ok)} config is valid`);
+    return EXIT.ok;
+  },
+};
