@@ -3,6 +3,7 @@
  * prints steps and the outcome; the run itself lives in src/run.
  */
 import { numberFlag, parseFlags } from '../cli/args.js';
+import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
 import { didYouMean } from '../cli/suggest.js';
@@ -138,13 +139,7 @@ export const runCommand: Command = {
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;
 
-    // Ctrl-C: the first stops the run cleanly (the body is told to stop); a second exits now.
-    const abort = new AbortController();
-    const onSigint = (): void => {
-      if (abort.signal.aborted) process.exit(EXIT.interrupted);
-      abort.abort(new Error('interrupted'));
-    };
-    process.on('SIGINT', onSigint);
+    const stop = onStopSignals();
     // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
     const opened = f['no-memory'] === true ? {} : await openRunMemory({ body: robot, dir: memoryDir(f['memory-dir']), duck: duck.name });
     const memory = opened.memory;
@@ -162,7 +157,7 @@ export const runCommand: Command = {
         dryRun,
         ...(memory !== undefined ? { memory } : {}),
         transcriptsDir: transcriptsDir(),
-        signal: abort.signal,
+        signal: stop.signal,
         bodySettings,
         ...(json ? {} : { onEvent: stepPrinter(io) }),
       });
@@ -171,9 +166,9 @@ export const runCommand: Command = {
       } else {
         printOutcome(io, report);
       }
-      return exitCodeFor(report);
+      return report.outcome.status === 'interrupted' ? (stop.exitCode() ?? EXIT.interrupted) : exitCodeFor(report);
     } finally {
-      process.off('SIGINT', onSigint);
+      stop.dispose();
       await memory?.close();
     }
   },

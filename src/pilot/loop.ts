@@ -40,6 +40,12 @@ class RunEnd extends Error {
   }
 }
 
+/** `stopped by SIGTERM` when the signal said so; Ctrl-C otherwise. */
+function stopReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.message.startsWith('stopped by ') ? reason.message : 'stopped by Ctrl-C';
+}
+
 export function toolsFor(names: readonly string[], registry: VerbRegistry): ToolSpec[] {
   return names.flatMap((name) => {
     const verb = registry.get(name);
@@ -63,7 +69,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
     return new RunEnd({ status: 'budget', reason: `budget: ${budgets.describe(name)}` });
   };
   const checkStop = (): void => {
-    if (signal.aborted) throw new RunEnd({ status: 'interrupted', reason: 'stopped by Ctrl-C' });
+    if (signal.aborted) throw new RunEnd({ status: 'interrupted', reason: stopReason(signal) });
     if (budgets.timeUp() || deadline.signal.aborted) throw budgetEnd('seconds');
   };
   const say = (content: string): void => {

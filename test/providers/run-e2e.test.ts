@@ -126,28 +126,30 @@ describe('quackd run --provider openai, end to end', () => {
     assert.equal(events(r, 'end')[0]?.outcome, 'error');
   });
 
-  it('Ctrl-C cancels a call in flight: exit 130 at once, the transcript says why', async () => {
-    server.reply({ kind: 'hang' });
-    const home = tempDir('quackd-e2e-');
-    const t0 = performance.now();
-    let sentAt = 0;
-    const r = await runCli(['run', 'hello-world', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], {
-      env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY },
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (server.requests.length === 0) return;
-          clearInterval(poll);
-          sentAt = performance.now();
-          child.kill('SIGINT');
-        }, 20);
-      },
+  for (const [signal, code, said] of [['SIGINT', 130, 'Ctrl-C'], ['SIGTERM', 143, 'SIGTERM']] as const) {
+    it(`${signal} cancels a call in flight: exit ${code} at once, the transcript says why`, async () => {
+      server.reply({ kind: 'hang' });
+      const home = tempDir('quackd-e2e-');
+      const t0 = performance.now();
+      let sentAt = 0;
+      const r = await runCli(['run', 'hello-world', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], {
+        env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY },
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            if (server.requests.length === 0) return;
+            clearInterval(poll);
+            sentAt = performance.now();
+            child.kill(signal);
+          }, 20);
+        },
+      });
+      assert.equal(r.code, code, r.stdout + r.stderr);
+      assert.ok(performance.now() - sentAt < 2000, `took ${Math.round(performance.now() - sentAt)} ms after ${signal}`);
+      assert.ok(performance.now() - t0 < 10_000);
+      const raw = readFileSync(join(home, 'transcripts', readdirSync(join(home, 'transcripts'))[0]!), 'utf8');
+      assert.match(raw, new RegExp(`"type":"end","outcome":"interrupted","reason":"stopped by ${said}"`));
     });
-    assert.equal(r.code, 130, r.stdout + r.stderr);
-    assert.ok(performance.now() - sentAt < 2000, `took ${Math.round(performance.now() - sentAt)} ms after SIGINT`);
-    assert.ok(performance.now() - t0 < 10_000);
-    const raw = readFileSync(join(home, 'transcripts', readdirSync(join(home, 'transcripts'))[0]!), 'utf8');
-    assert.match(raw, /"type":"end","outcome":"interrupted"/);
-  });
+  }
 
   it('ends with exit 3 on a 401, in one line, with the key nowhere', async () => {
     const r = await run(server, [], { OPENAI_API_KEY: WRONG });
