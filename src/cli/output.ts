@@ -8,6 +8,8 @@ export interface Output {
   readonly out: Writable;
   readonly err: Writable;
   readonly color: boolean;
+  /** stdout is a terminal: transient progress lines may be drawn and erased. */
+  readonly interactive: boolean;
   line(text?: string): void;
   dim(text: string): string;
   bold(text: string): string;
@@ -28,6 +30,7 @@ export function createOutput(out: Writable = process.stdout, err: Writable = pro
     out,
     err,
     color,
+    interactive: isTty,
     line: (text = '') => void out.write(`${text}\n`),
     dim: wrap(color, 2, 22),
     bold: wrap(color, 1, 22),

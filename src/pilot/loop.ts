@@ -86,6 +86,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       checkStop();
       if (!budgets.canCallLlm()) throw budgetEnd('llm_calls');
       const started = performance.now();
+      emit({ type: 'request', call: budgets.llmCallsUsed + 1, messages: messages.length, tools: tools.length });
       const context: PilotContext = { observation, lastResults, dryRun: deps.dryRun, duck: duck.name, task: duck.text };
       let response;
       try {

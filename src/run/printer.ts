@@ -15,11 +15,42 @@ export function printHeader(io: Output, duck: Duck, robot: string, pilot: string
   io.line(`${io.bold(duck.name)} on ${robot} · pilot ${pilot} · budget ${steps} steps, ${llm_calls} calls, ${seconds} s${dry}`);
 }
 
+/**
+ * On a terminal, a model that takes more than a second gets a transient `… waiting for the
+ * pilot (4 s)` line, erased when anything else is printed. Pipes never see it.
+ */
+function pilotWait(io: Output): { start(): void; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let shown = false;
+  const clear = (): void => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+    if (shown) io.out.write('\r\u001b[2K');
+    shown = false;
+  };
+  return {
+    start: () => {
+      if (!io.interactive) return;
+      clear();
+      const since = Date.now();
+      timer = setInterval(() => {
+        shown = true;
+        io.out.write(`\r\u001b[2K${io.dim(`     … waiting for the pilot (${Math.round((Date.now() - since) / 1000)} s)`)}`);
+      }, 1000);
+      timer.unref();
+    },
+    clear,
+  };
+}
+
 /** Returns the event listener that prints step lines. */
 export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
   let nextStep = 1;
+  const wait = pilotWait(io);
   const row = (n: string, text: string, result: string): void => io.line(`${n.padStart(3)}  ${text.padEnd(LABEL_WIDTH)} ${result}`);
   return (e) => {
+    if (e.type === 'request') return wait.start();
+    wait.clear();
     switch (e.type) {
       case 'tool_call':
         nextStep = e.step;

@@ -5,6 +5,7 @@
 export type TranscriptEvent =
   | { type: 'start'; duck: string; body: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
   | { type: 'prompt'; role: 'system' | 'user' | 'tool'; content: string; name?: string }
+  | { type: 'request'; call: number; messages: number; tools: number }
   | { type: 'response'; call: number; text: string; toolCalls: { id: string; name: string; args: unknown; error?: string }[]; usage?: { inputTokens: number; outputTokens: number }; ms: number }
   | { type: 'tool_call'; step: number; id: string; name: string; args: unknown }
   | { type: 'refused'; name: string; reason: string }

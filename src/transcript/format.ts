@@ -15,6 +15,7 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
     case 'response':
       return [`pilot  call ${l.call} (${l.ms} ms)${l.usage ? ` ${l.usage.inputTokens}+${l.usage.outputTokens} tokens` : ''}: ${l.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.args)})`).join(', ') || '(no verb)'}${l.text ? ` — "${l.text.slice(0, 120)}"` : ''}`];
     case 'tool_call':
+    case 'request':
       return [];
     case 'refused':
       return [`refused ${l.name}: ${l.reason}`];
