@@ -20,7 +20,7 @@ describe('the step printer', () => {
     await new Promise((r) => setTimeout(r, 1300));
     assert.match(text(), /… waiting for the pilot \(1 s\)/);
     print({ type: 'verb_result', step: 1, verb: 'quack', label: 'quack', ok: true, summary: 'quack!', invented: false });
-    assert.match(text(), /\r\u001b\[2K {2}1 {2}quack +quack!\n$/);
+    assert.ok(text().endsWith('\r\u001b[2K  1  quack              quack!\n'), JSON.stringify(text().slice(-60)));
   });
 
   it('never draws it into a pipe', async () => {
