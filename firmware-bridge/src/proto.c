@@ -192,10 +192,8 @@ static bool m_torque(js_t params, jw_t *w, uint32_t now, rpc_err_t *err) {
     *err = (rpc_err_t){ERR_BAD_PARAMS, "on must be true or false", -1};
     return false;
   }
-  if (on && !torque) {
-    hal_hold(); /* hold the pose it finds: switching torque on never moves a joint by itself */
-    last_heartbeat = now;
-  }
+  if (on && !torque) hal_hold(); /* hold the pose it finds: switching torque on never moves a joint by itself */
+  if (on) last_heartbeat = now; /* PROTOCOL.md: torque on counts as a heartbeat, whatever the state */
   torque = on;
   hal_set_torque(on);
   jw_obj(w);

@@ -119,6 +119,13 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     const stream = this.stream;
     if (stream === undefined) return Promise.reject(new LinkLostError(`cannot send ${method}: the link is down`));
     const id = this.takeId();
+    let frame: Uint8Array;
+    try {
+      // Before a timer exists: a payload too big to frame must not leave one behind.
+      frame = encodeFrame(encodeMessage(method, params, id));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise<MethodResult<M>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -126,7 +133,7 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
         reject(new RequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
       this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer });
-      stream.write(encodeFrame(encodeMessage(method, params, id)));
+      stream.write(frame);
     });
   }
 

@@ -44,7 +44,8 @@ function median(xs: readonly number[]): number {
 }
 
 async function probe(port: string, baud: number, pings: number): Promise<ProbeReport> {
-  const client = new BridgeClient();
+  // As patient with every ping as with hello: on a busy robot one slow answer should not fail the probe.
+  const client = new BridgeClient({ timeoutMs: HELLO_TIMEOUT_MS });
   let link: SerialLink;
   try {
     link = await SerialLink.open(client, { path: port, baud, reconnect: false });

@@ -4,10 +4,16 @@
  * the firmware sees no targets; a lost link ends the run with a BodyError.
  */
 import assert from 'node:assert/strict';
+import { Duplex, PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { Body } from '../../src/bodies/body.js';
 import { BodyError } from '../../src/bodies/body.js';
 import { findBody } from '../../src/bodies/index.js';
+import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
+import { BridgeClient } from '../../src/bridge/client.js';
+import { FrameDecoder } from '../../src/bridge/frame.js';
+import type { Hello } from '../../src/bridge/protocol.js';
+import { SerialLink } from '../../src/bridge/serial.js';
 import { bodyContract } from '../contract/body.contract.js';
 import { Rig, missingTools, sleep, waitFor } from './rig.js';
 
@@ -29,7 +35,9 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
   let body: Body;
 
   before(async () => {
-    rig = await Rig.start();
+    // A long watchdog: torque must stay on between requests even if a loaded machine stalls the
+    // pty relay for a moment (the 200 ms watchdog has its own tests).
+    rig = await Rig.start(['--watchdog-ms', '5000']);
     body = await openBody({ port: rig.hostPath });
   });
 
@@ -118,5 +126,73 @@ describe('microduck:jsonrpc keeps the body contract', { skip: missingTools() }, 
     safeVerb: { verb: 'quack', args: {} },
     // Time, battery and link counters move by themselves; joints, torque, targets and quacks must not.
     actuated: (s) => ({ pos: s['pos'], torque: s['torque'], targets: s['targets'], quacks: s['quacks'] }),
+  });
+});
+
+describe('microduck:jsonrpc right after a verb', { skip: missingTools() }, () => {
+  // No state stream, so nothing but the body itself can bring its cached state up to date.
+  it('observe, metrics and the frame include what the verb just did', async () => {
+    const rig = await Rig.start(['--state-hz', '0', '--watchdog-ms', '5000']);
+    let body: Body | undefined;
+    try {
+      // Built by hand for a patient client: the state fetch after a verb is best effort, and a
+      // loaded machine must not make it time out here.
+      const client = new BridgeClient({ timeoutMs: 3000 });
+      const link = await SerialLink.open(client, { path: rig.hostPath });
+      const hello = await greet(client, rig.hostPath).catch(async (err: unknown) => {
+        client.close();
+        await link.close();
+        throw err;
+      });
+      body = new JsonRpcBody(client, hello, { label: rig.hostPath, close: () => link.close() });
+      assert.equal((await body.observe()).data['quacks'], 0);
+      await body.perform({ verb: 'quack', args: {} });
+      assert.equal(body.metrics()['quacks'], 1, 'metrics, as a success_when check reads them');
+      assert.equal(body.frame().state['quacks'], 1, 'the transcript frame');
+      assert.match((await body.observe()).summary, /1 quack so far/);
+      await body.perform({ verb: 'torque', args: { on: true } });
+      assert.equal(body.metrics()['torque'], 1);
+      assert.equal((await body.observe()).data['torque'], true);
+      assert.equal(body.metrics()['targets_applied'], 0, 'a verb sent joint targets');
+    } finally {
+      await body?.close();
+      await rig.cleanup();
+    }
+  });
+});
+
+describe('microduck:jsonrpc stop()', () => {
+  const HELLO: Hello = {
+    protocol: 1, firmware: 'test', board: 'test', boot: 1, joints: ['j'], lower: [-1], upper: [1], state_hz: 0, watchdog_ms: 200, max_payload: 1024,
+  };
+  /** A far end that records the methods it receives and never answers. */
+  function farEnd(): { stream: Duplex; methods: string[] } {
+    const fromClient = new PassThrough();
+    const methods: string[] = [];
+    const decoder = new FrameDecoder();
+    fromClient.on('data', (chunk: Buffer) => {
+      for (const f of decoder.push(chunk)) methods.push((JSON.parse(Buffer.from(f).toString('utf8')) as { method: string }).method);
+    });
+    return { stream: Duplex.from({ readable: new PassThrough(), writable: fromClient }), methods };
+  }
+
+  it('still switches torque off when the link came back after a loss', async () => {
+    const client = new BridgeClient({ heartbeatMs: 0, timeoutMs: 20 });
+    const first = farEnd();
+    client.attach(first.stream);
+    const body = new JsonRpcBody(client, HELLO, { label: 'test', close: () => Promise.resolve() });
+    try {
+      first.stream.destroy();
+      await sleep(5);
+      assert.equal(client.attached, false);
+      const second = farEnd();
+      client.attach(second.stream); // the serial link reopened the port
+      await body.stop();
+      await sleep(5);
+      assert.deepEqual(second.methods, ['torque']);
+      await assert.rejects(body.observe(), BodyError); // the run still ends: the link was lost once
+    } finally {
+      await body.close();
+    }
   });
 });

@@ -89,6 +89,16 @@ describe('bridge client over a Duplex', () => {
     await assert.rejects(odd, (e: unknown) => e instanceof BridgeError && !(e instanceof RpcError));
   });
 
+  it('refuses a request too big for one frame at once, leaving no timer to fire later', async () => {
+    const far = new FarEnd();
+    client = new BridgeClient({ heartbeatMs: 0, timeoutMs: 30 });
+    client.attach(far.stream);
+    await assert.rejects(client.setTargets(new Array<number>(300).fill(0.123456789)), RangeError);
+    await sleep(60);
+    assert.equal(client.counters().timeouts, 0, 'a request that was never sent timed out');
+    assert.equal(far.received.length, 0);
+  });
+
   it('delivers valid notifications and counts malformed ones', async () => {
     const far = new FarEnd();
     client = new BridgeClient({ heartbeatMs: 0 });

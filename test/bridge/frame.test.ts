@@ -40,6 +40,16 @@ describe('frame: table', () => {
     assert.deepEqual([...wire], [0x01, 0x02, 0xff, 0x05, ...c, 0x00]);
   });
 
+  it('takes a payload of exactly the length limit, at the longest encoding the decoder allows', () => {
+    const p = new Uint8Array(FRAME_MAX_PAYLOAD).fill(0x55);
+    const wire = encodeFrame(p);
+    assert.equal(wire.length, FRAME_MAX_ENCODED + 1);
+    const { frames, decoder } = decodeAll([wire]);
+    assert.equal(frames.length, 1);
+    assert.ok(same(frames[0] ?? new Uint8Array(), p));
+    assert.equal(decoder.counters.overlong, 0);
+  });
+
   it('refuses to encode an empty or oversized payload', () => {
     assert.throws(() => encodeFrame(new Uint8Array(0)), RangeError);
     assert.throws(() => encodeFrame(new Uint8Array(FRAME_MAX_PAYLOAD + 1)), RangeError);

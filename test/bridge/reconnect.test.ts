@@ -29,6 +29,7 @@ describe('bridge reconnect', { skip: missingTools() }, () => {
       link = await SerialLink.open(client, { path: rig.hostPath, retryMs: 50 });
       const first = await client.hello();
       const lost = once(link, 'lost', 3000);
+      await rig.killFirmware(); // first, so nothing can answer the request below before the unplug
       const waiting = client.request('get_state', {}, 5000).then(
         () => 'answered',
         (err: unknown) => err,

@@ -27,8 +27,8 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
 
   it('refuses walking until the policy loop exists, and no target reaches the joints', async () => {
     const dir = tempDir();
-    // The fake pilot plays the ball game: its first verb, search_scan, needs the policy loop.
-    const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs: [search_scan, turn, walk, kick]\nbudgets: { steps: 2, llm_calls: 4 }');
+    // A task about a ball makes the fake pilot play the ball game: its first verb, search_scan, needs the policy loop.
+    const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs: [search_scan, turn, walk, kick]\nbudgets: { steps: 2, llm_calls: 4 }', '# Walky\n\nFind the ball and kick it.\n\n1. search_scan to find the ball.\n');
     const r = await runCli(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^ {2}1 {2}search_scan +search_scan needs the policy control loop, not yet available on microduck:jsonrpc$/m);

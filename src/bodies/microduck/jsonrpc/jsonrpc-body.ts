@@ -43,6 +43,8 @@ export class JsonRpcBody implements Body {
   readonly key = JSONRPC_KEY;
   private lost: Error | undefined;
   private closed = false;
+  /** A verb changed the firmware's state since the last state arrived: the cached one is old news. */
+  private acted = false;
 
   constructor(
     private readonly client: BridgeClient,
@@ -51,6 +53,9 @@ export class JsonRpcBody implements Body {
   ) {
     client.on('detached', (reason) => {
       if (!this.closed) this.lost ??= reason;
+    });
+    client.on('state', () => {
+      this.acted = false;
     });
   }
 
@@ -68,12 +73,14 @@ export class JsonRpcBody implements Body {
     try {
       if (intent.verb === 'quack') {
         const r = await this.client.quack();
+        await this.settle();
         return { ok: true, summary: 'quacked', data: { quacks: r.quacks } };
       }
       if (intent.verb === 'torque') {
         const args = torqueArgs.safeParse(intent.args);
         if (!args.success) return { ok: false, summary: 'torque needs on: true or false' };
         const r = await this.client.torque(args.data.on);
+        await this.settle();
         return { ok: true, summary: r.torque ? 'torque on: holding the current pose' : 'torque off: limp', data: { torque: r.torque } };
       }
     } catch (err) {
@@ -94,7 +101,9 @@ export class JsonRpcBody implements Body {
   }
 
   async stop(): Promise<void> {
-    if (this.lost !== undefined || !this.client.attached) return; // the watchdog has already cut torque
+    // Down: the watchdog has cut torque. Up again after a loss: say it anyway rather than trust
+    // that the gap outlasted the watchdog.
+    if (!this.client.attached) return;
     try {
       await this.client.torque(false);
     } catch {
@@ -110,12 +119,24 @@ export class JsonRpcBody implements Body {
     await this.link.close();
   }
 
+  /**
+   * After a verb, fetch the state it left, so that the frame, the metrics a success check reads
+   * and the next observation all include it (a streamed state can predate it by a whole period).
+   * Best effort: if this fails, `acted` stays set and the next observe() asks again.
+   */
+  private async settle(): Promise<void> {
+    this.acted = true;
+    await this.freshState().catch(() => undefined);
+  }
+
   private async freshState(): Promise<BridgeState> {
     this.assertLinked();
     const last = this.client.lastState();
-    if (last !== undefined && last.ageMs <= STALE_STATE_MS) return last.state;
+    if (!this.acted && last !== undefined && last.ageMs <= STALE_STATE_MS) return last.state;
     try {
-      return await this.client.getState();
+      const state = await this.client.getState();
+      this.acted = false;
+      return state;
     } catch (err) {
       throw this.bodyError(err);
     }
