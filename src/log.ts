@@ -8,8 +8,12 @@ import { redact } from './secrets.js';
 
 let root: Logger | undefined;
 
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 function createRoot(): Logger {
-  const level = process.env['QUACKD_LOG_LEVEL'] ?? 'warn';
+  const asked = process.env['QUACKD_LOG_LEVEL'];
+  const level = asked !== undefined && LEVELS.includes(asked) ? asked : 'warn';
+  if (asked !== undefined && asked !== level) process.stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using warn\n`);
   const pretty = process.stderr.isTTY === true && process.env['QUACKD_LOG_JSON'] === undefined;
   const options = { level, base: { pid: process.pid }, hooks: { streamWrite: redact } };
   if (pretty) {

@@ -23,7 +23,7 @@ function usage(): string {
     'example: quackd run find-and-kick',
     '',
     'exit codes: 0 success · 1 the run failed or ran out of budget · 2 usage or input error ·',
-    '            3 runtime or hardware error · 130 interrupted',
+    '            3 runtime or hardware error · 130 interrupted (Ctrl-C) · 143 stopped (SIGTERM)',
   ].join('\n');
 }
 
@@ -48,8 +48,10 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const command = await entry.load();
-    // Every command's --help is handled here, before its flags are parsed.
-    if (rest.includes('--help') || rest.includes('-h')) {
+    // Every command's --help is handled here, before its flags are parsed; a command with
+    // sub-commands answers `quackd memory add --help` itself.
+    const helpAsked = command.subcommands === true ? rest[0] === '--help' || rest[0] === '-h' : rest.includes('--help') || rest.includes('-h');
+    if (helpAsked) {
       io.line(command.help);
       return EXIT.ok;
     }

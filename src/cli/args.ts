@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -23,17 +24,29 @@ export function parseFlags<F extends FlagSpec>(command: string, argv: readonly s
     });
     return { flags: values, positionals, help: (values as { help?: boolean }).help === true };
   } catch (err) {
-    const msg = err instanceof Error ? err.message.split('\n')[0] ?? String(err) : String(err);
-    throw new UsageError(`${command}: ${msg.replace(/^Unknown option/, 'unknown option')}`, `see 'quackd ${command} --help'`);
+    throw new UsageError(`${command}: ${explain(err instanceof Error ? err.message : String(err), Object.keys(options))}`, `see 'quackd ${command} --help'`);
   }
 }
 
+/** node:util's parse errors, said plainly, with the closest flag when one was misspelt. */
+function explain(message: string, known: readonly string[]): string {
+  const unknown = /^Unknown option '(-{1,2}[^']*)'/.exec(message)?.[1];
+  if (unknown !== undefined) return `unknown option ${unknown}${didYouMean(unknown.replace(/^-+/, ''), known).replace(/"([^"]+)"/, '"--$1"')}`;
+  const ambiguous = /^Option '(-{1,2}[^']*?)(?: <value>)?' argument is ambiguous/.exec(message)?.[1];
+  if (ambiguous !== undefined) return `${ambiguous} needs a value that does not start with "-" (use ${ambiguous}=VALUE)`;
+  const missing = /^Option '(-{1,2}[^']*?)(?: <value>)?' argument missing/.exec(message)?.[1];
+  if (missing !== undefined) return `${missing} needs a value`;
+  return message.split('\n')[0] ?? message;
+}
+
 /** Parse a numeric flag, or fail with the flag's name. */
-export function numberFlag(name: string, value: string | undefined, opts: { int?: boolean; min?: number } = {}): number | undefined {
+export function numberFlag(name: string, value: string | undefined, opts: { int?: boolean; min?: number; max?: number } = {}): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || (opts.int === true && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min)) {
-    throw new UsageError(`--${name}: "${value}" is not a valid ${opts.int === true ? 'whole number' : 'number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}`);
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  const bad = !Number.isFinite(n) || (opts.int === true && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max);
+  if (bad) {
+    const range = opts.min !== undefined && opts.max !== undefined ? ` from ${opts.min} to ${opts.max}` : opts.min !== undefined ? ` ≥ ${opts.min}` : opts.max !== undefined ? ` ≤ ${opts.max}` : '';
+    throw new UsageError(`--${name}: "${value}" is not a ${opts.int === true ? 'whole number' : 'number'}${range}`);
   }
   return n;
 }

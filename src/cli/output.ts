@@ -1,8 +1,20 @@
 /**
  * Terminal output for people: colour and symbols only on a TTY without NO_COLOR; plain text for
- * pipes and scripts. Commands print through an Output so tests can capture it.
+ * pipes and scripts. Commands print through an Output so tests can capture it. Every line passes
+ * through redact(): a key a model echoed back never reaches the screen or a script's pipe.
  */
 import type { Writable } from 'node:stream';
+import { redact } from '../secrets.js';
+
+/**
+ * Text a model or a device wrote, made safe to print: control characters (escape sequences,
+ * carriage returns, newlines) are shown as `\xNN` so such text can neither forge a line nor
+ * drive the terminal.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
 
 export interface Output {
   readonly out: Writable;
@@ -31,7 +43,7 @@ export function createOutput(out: Writable = process.stdout, err: Writable = pro
     err,
     color,
     interactive: isTty,
-    line: (text = '') => void out.write(`${text}\n`),
+    line: (text = '') => void out.write(`${redact(text)}\n`),
     dim: wrap(color, 2, 22),
     bold: wrap(color, 1, 22),
     green: wrap(color, 32, 39),

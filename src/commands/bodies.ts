@@ -19,12 +19,15 @@ export const bodiesCommand: Command = {
     const { flags } = parseFlags('bodies', argv, { json: { type: 'boolean' } });
     const bodies = listBodies();
     if (flags.json === true) {
-      io.line(JSON.stringify(bodies.map((b) => ({ key: b.key, description: b.description, verbs: b.verbs, default: b.key === DEFAULT_BODY }))));
+      io.line(JSON.stringify(bodies.map((b) => ({ key: b.key, description: b.description, verbs: b.verbs, pending: b.pending ?? {}, metrics: b.metrics, default: b.key === DEFAULT_BODY }))));
       return Promise.resolve(EXIT.ok);
     }
     for (const b of bodies) {
       io.line(`${io.bold(b.key)}${b.key === DEFAULT_BODY ? io.dim(' (default)') : ''}  ${b.description}`);
-      io.line(`  verbs: ${b.verbs.join(', ')}`);
+      const pending = Object.keys(b.pending ?? {});
+      io.line(`  verbs: ${b.verbs.filter((v) => !pending.includes(v)).join(', ')}`);
+      for (const v of pending) io.line(io.dim(`  not yet: ${v} (${b.pending?.[v] ?? ''})`));
+      io.line(`  measures: ${b.metrics.join(', ')}`);
     }
     return Promise.resolve(EXIT.ok);
   },

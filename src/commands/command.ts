@@ -9,6 +9,8 @@ export interface Command {
   readonly name: string;
   /** Full help text, with usage and an example. */
   readonly help: string;
+  /** Has sub-commands with help of their own: `--help` after a sub-command is theirs. */
+  readonly subcommands?: boolean;
   /** Returns the process exit code. Throw a QuackdError for user-facing errors. */
   run(argv: readonly string[], io: Output): Promise<number>;
 }

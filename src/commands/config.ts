@@ -4,12 +4,13 @@
  * prints a key, only whether one was found and where.
  */
 import { parseFlags } from '../cli/args.js';
-import { EXIT, UsageError } from '../cli/errors.js';
+import { EXIT, QuackdError, UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
 import { loadConfigFile } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { resolvePilotSettings } from '../config/pilot.js';
+import { createProvider } from '../pilot/providers/index.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd config check [--json]
@@ -36,6 +37,14 @@ export const configCommand: Command = {
     if (sub !== 'check') throw new UsageError(`config: unknown subcommand "${sub}"`, "use 'check'");
     const file = await loadConfigFile();
     const pilot = await resolvePilotSettings({});
+    // The same checks a run makes before it starts (known provider, a model, a key for a cloud).
+    const problem = await createProvider({}).then(
+      () => undefined,
+      (err: unknown) => {
+        if (err instanceof QuackdError) return `${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`;
+        throw err;
+      },
+    );
     const report = {
       configFile: { path: file.path, exists: file.exists },
       dataDir: dataDir(),
@@ -51,10 +60,12 @@ export const configCommand: Command = {
         keyFile: pilot.keyFile ?? null,
         apiKey: keyStatus(pilot.provider, pilot.keyFile, pilot.keyFileFromFlag),
       },
+      valid: problem === undefined,
+      ...(problem !== undefined ? { problem } : {}),
     };
     if (flags.json === true) {
       io.line(JSON.stringify(report));
-      return EXIT.ok;
+      return problem === undefined ? EXIT.ok : EXIT.usage;
     }
     const row = (k: string, v: string, from?: string): void => io.line(`  ${k.padEnd(12)} ${v}${from !== undefined ? io.dim(`  (${from})`) : ''}`);
     io.line(`config file  ${file.path}${file.exists ? '' : io.dim('  (absent: built-in defaults)')}`);
@@ -70,6 +81,10 @@ export const configCommand: Command = {
     row('timeout', `${report.pilot.timeoutS} s`);
     row('retries', String(pilot.retries));
     row('api key', report.pilot.apiKey);
+    if (problem !== undefined) {
+      io.line(`${io.red(io.fail)} a run would stop here: ${problem}`);
+      return EXIT.usage;
+    }
     io.line(`${io.green(io.ok)} config is valid`);
     return EXIT.ok;
   },

@@ -41,6 +41,7 @@ const help = [
 export const memoryCommand: Command = {
   name: 'memory',
   help,
+  subcommands: true,
   async run(argv: readonly string[], io: Output): Promise<number> {
     const [sub, ...rest] = argv;
     if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {

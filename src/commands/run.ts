@@ -78,15 +78,18 @@ function resolveRobot(flag: string | undefined, duck: Duck | undefined): BodyKey
   const key = flag ?? duck?.robot ?? DEFAULT_BODY;
   const entry = findBody(key);
   if (entry === undefined) {
-    throw new InputError(`unknown body "${key}"${didYouMean(key, listBodies().map((b) => b.key))}`, "'quackd bodies' lists them");
+    // Say where the name came from: the flag, or the duck's own `robot:` line.
+    const where = flag === undefined && duck !== undefined ? `${duck.source}:${duck.lines.robot ?? 1}: robot: ` : '';
+    throw new InputError(`${where}unknown body "${key}"${didYouMean(key, listBodies().map((b) => b.key))}`, "'quackd bodies' lists them");
   }
   return entry.key;
 }
 
 function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
-  const steps = numberFlag('steps', f.steps, { int: true, min: 1 });
-  const llm = numberFlag('llm-calls', f['llm-calls'], { int: true, min: 1 });
-  const seconds = numberFlag('seconds', f.seconds, { min: 0.1 });
+  // The same ranges a .duck file may give.
+  const steps = numberFlag('steps', f.steps, { int: true, min: 1, max: 1000 });
+  const llm = numberFlag('llm-calls', f['llm-calls'], { int: true, min: 1, max: 5000 });
+  const seconds = numberFlag('seconds', f.seconds, { min: 0.1, max: 86_400 });
   return {
     ...duck,
     budgets: { steps: steps ?? duck.budgets.steps, llm_calls: llm ?? duck.budgets.llm_calls, seconds: seconds ?? duck.budgets.seconds },
@@ -115,6 +118,7 @@ export const runCommand: Command = {
     if (positionals.length > 1) throw new UsageError(`run: one duck at a time (got ${positionals.length})`, "see 'quackd run --help'");
     if (positionals.length === 0 && f.goal === undefined) throw new UsageError('run: name a duck or give --goal "text"', "'quackd ducks' lists the starters");
     if (positionals.length === 1 && f.goal !== undefined) throw new UsageError('run: give a duck or --goal, not both');
+    if (f.goal !== undefined && f.goal.trim() === '') throw new UsageError('run: --goal needs words: what should the robot do?');
 
     const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0]) : undefined;
     const robot = resolveRobot(f.robot, fileDuck);
@@ -123,19 +127,27 @@ export const runCommand: Command = {
     checkDuckForBody(duck, findBody(robot)!);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0 }) ?? 7;
     const bodySettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
-    for (const needed of findBody(robot)?.requires ?? []) {
+    const requires = findBody(robot)?.requires ?? [];
+    for (const needed of requires) {
       if (!(needed in bodySettings)) throw new UsageError(`run: ${robot} needs --${needed}`, needed === 'port' ? 'e.g. --port /dev/serial/by-id/usb-…-if00' : undefined);
     }
-    const timeout = numberFlag('timeout', f.timeout, { min: 0.1 });
+    for (const given of Object.keys(bodySettings)) {
+      if (!requires.includes(given) && given !== 'baud') throw new UsageError(`run: --${given} is for a serial body; ${robot} takes none`, 'e.g. --robot microduck:jsonrpc');
+      if (given === 'baud' && !requires.includes('port')) throw new UsageError(`run: --baud is for a serial body; ${robot} takes none`, 'e.g. --robot microduck:jsonrpc');
+    }
+    const timeout = numberFlag('timeout', f.timeout, { min: 0.1, max: 3600 });
     // Unset flags stay undefined so the environment and the config file can fill them.
     const provider = await createProvider({
       provider: f.provider,
       model: f.model,
       baseUrl: f['base-url'],
       timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
-      retries: numberFlag('retries', f.retries, { int: true, min: 0 }),
+      retries: numberFlag('retries', f.retries, { int: true, min: 0, max: 10 }),
       keyFile: f['key-file'],
     });
+    if (provider.name === 'fake' && (f.model !== undefined || f['base-url'] !== undefined)) {
+      throw new UsageError(`run: --${f.model !== undefined ? 'model' : 'base-url'} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
+    }
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;
 
@@ -153,7 +165,8 @@ export const runCommand: Command = {
         robot,
         seed,
         provider,
-        gate: chooseGate({ yes: f.yes === true, stdin: process.stdin, stdout: process.stdout }),
+        // The question goes to stderr: stdout may be a pipe (--json) while a person is at the keyboard.
+        gate: chooseGate({ yes: f.yes === true, stdin: process.stdin, stdout: process.stderr }),
         dryRun,
         ...(memory !== undefined ? { memory } : {}),
         transcriptsDir: transcriptsDir(),
@@ -162,7 +175,7 @@ export const runCommand: Command = {
         ...(json ? {} : { onEvent: stepPrinter(io) }),
       });
       if (json) {
-        io.line(JSON.stringify({ run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
+        io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
       } else {
         printOutcome(io, report);
       }

@@ -1,5 +1,5 @@
 /** `quackd transcript list | show [ID|last]`: a run's record, for people and scripts. */
-import { parseFlags } from '../cli/args.js';
+import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
@@ -28,7 +28,7 @@ export const transcriptCommand: Command = {
     const [sub = 'list', ref = 'last', ...extra] = positionals;
     const dir = transcriptsDir();
     if (sub === 'list') {
-      const limit = f.limit !== undefined ? Number(f.limit) : 20;
+      const limit = numberFlag('limit', f.limit, { int: true, min: 1 }) ?? 20;
       const rows = listTranscriptIds(dir).slice(0, limit).map((id) => summarize(dir, id));
       if (f.json === true) io.line(JSON.stringify(rows));
       else if (rows.length === 0) io.line(io.dim('no transcripts yet'));

@@ -27,7 +27,8 @@ export const PilotSectionSchema = z
   })
   .strict();
 
-export const ConfigFileSchema = z.looseObject({ pilot: PilotSectionSchema.optional() });
+// Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -53,7 +54,7 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Prom
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   // Imported here so that runs without a config file never load the YAML parser.
-  const { LineCounter, parseDocument } = await import('yaml');
+  const { LineCounter, parseDocument, isMap, isScalar } = await import('yaml');
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const syntax = doc.errors[0];
@@ -65,8 +66,10 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Prom
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-      const path0 = keys.length > 0 ? [...issue.path, keys[0]!] : issue.path;
-      const node = doc.getIn(path0.map(String), true) as { range?: [number, number, number] } | undefined;
+      // An unknown key is reported where the key is written, not where its value starts.
+      const parent = issue.path.length === 0 ? doc.contents : doc.getIn(issue.path.map(String), true);
+      const keyNode = keys.length > 0 && isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === keys[0])?.key : undefined;
+      const node = (keyNode ?? doc.getIn(issue.path.map(String), true)) as { range?: [number, number, number] } | undefined;
       const line = node?.range !== undefined ? lines.linePos(node.range[0]).line : undefined;
       const field = issue.path.join('.') || '(top level)';
       const what = keys.length > 0 ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}` : issue.message;

@@ -39,5 +39,5 @@ export interface Duck {
   /** The Markdown the pilot reads: role, numbered strategy, sections. */
   readonly text: string;
   /** 1-based line of each entry of `verbs` and `confirm`, and of `robot`, for error messages. */
-  readonly lines: { readonly verbs: readonly number[]; readonly confirm: readonly number[]; readonly robot?: number };
+  readonly lines: { readonly verbs: readonly number[]; readonly confirm: readonly number[]; readonly robot?: number; readonly successWhen?: number };
 }

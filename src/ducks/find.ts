@@ -9,6 +9,8 @@ import { userDucksDir } from '../config/paths.js';
 import { didYouMean } from '../cli/suggest.js';
 import type { Duck } from './duck.js';
 import { parseDuck } from './parse.js';
+import { findBody } from '../bodies/index.js';
+import { checkDuckForBody } from './check.js';
 
 export const STARTERS_DIR = fileURLToPath(new URL('./starters/', import.meta.url));
 
@@ -31,6 +33,9 @@ function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
       const name = basename(f, '.duck');
       try {
         const duck = loadDuckFile(path);
+        const body = findBody(duck.robot);
+        if (body === undefined) throw new InputError(`${path}:${duck.lines.robot ?? 1}: robot: unknown body "${duck.robot}"`);
+        checkDuckForBody(duck, body);
         const heading = /^#\s+(.+)$/m.exec(duck.text)?.[1] ?? '';
         return { name, path, origin, title: duck.description ?? heading.trim(), valid: true };
       } catch (err) {
@@ -43,8 +48,9 @@ export function listDucks(): DuckListing[] {
   return [...listDir(userDucksDir(), 'yours'), ...listDir(STARTERS_DIR, 'starter')];
 }
 
+/** `./x`, `a/b.duck`, `x.duck` are paths; a bare `hello-world` is a name, even if a file of that name sits here. */
 function looksLikePath(ref: string): boolean {
-  return ref.includes('/') || ref.includes('\\') || extname(ref) === '.duck' || existsSync(ref);
+  return ref.includes('/') || ref.includes('\\') || extname(ref) === '.duck';
 }
 
 export function loadDuckFile(path: string): Duck {

@@ -2,11 +2,12 @@
  * Parses a `.duck` file: YAML front matter between `---` lines, then Markdown. Every error names
  * the file, the line and the field, in one line.
  */
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { LineCounter, parseDocument, isMap, isNode, isScalar } from 'yaml';
 import type { z } from 'zod';
 import type { BodyKey } from '../bodies/body.js';
 import { DEFAULT_BODY } from '../bodies/index.js';
 import { InputError } from '../cli/errors.js';
+import { didYouMean } from '../cli/suggest.js';
 import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
 import { frontMatterSchema, successCheckText } from './schema.js';
 
@@ -24,8 +25,14 @@ function splitFrontMatter(text: string, source: string): { yaml: string; body: s
   return { yaml: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n'), bodyLine: end + 2 };
 }
 
+const FIELDS = ['description', 'robot', 'verbs', 'budgets', 'confirm', 'success_when', 'steps', 'llm_calls', 'seconds'];
+
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') {
+    const first = issue.keys[0] ?? '';
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${didYouMean(first, FIELDS)}`;
+  }
+  if (issue.code === 'invalid_type') return `expected ${issue.expected === 'int' ? 'a whole number' : issue.expected === 'array' ? 'a list, e.g. [quack, walk]' : `a ${issue.expected}`}`;
   return issue.message;
 }
 
@@ -49,7 +56,11 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   const parsed = frontMatterSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const node = doc.getIn(issue.path as (string | number)[], true);
+    const unknown = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    // An unknown field is reported where it is written, with the field it was probably meant to be.
+    const parent = issue.path.length === 0 ? doc.contents : doc.getIn(issue.path as (string | number)[], true);
+    const keyNode = unknown !== undefined && isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === unknown)?.key : undefined;
+    const node = keyNode ?? doc.getIn(issue.path as (string | number)[], true);
     let line = isNode(node) ? lineAt(node.range?.[0]) : undefined;
     for (let i = issue.path.length - 1; line === undefined && i >= 0; i--) {
       const parent = doc.getIn(issue.path.slice(0, i) as (string | number)[], true);
@@ -65,6 +76,8 @@ export function parseDuck(text: string, source: string, name: string): Duck {
       return (isNode(node) ? lineAt(node.range?.[0]) : undefined) ?? 1;
     });
   const robotNode = doc.get('robot', true);
+  const successNode = doc.get('success_when', true);
+  const successLine = isNode(successNode) ? lineAt(successNode.range?.[0]) : undefined;
   const confirm = fm.confirm ?? [];
   for (const [i, v] of confirm.entries()) {
     if (!fm.verbs.includes(v)) fail(source, linesOf('confirm', confirm.length)[i], `confirm: "${v}" is not in this duck's verbs`);
@@ -86,6 +99,7 @@ export function parseDuck(text: string, source: string, name: string): Duck {
       verbs: linesOf('verbs', fm.verbs.length),
       confirm: linesOf('confirm', confirm.length),
       ...(isNode(robotNode) && lineAt(robotNode.range?.[0]) !== undefined ? { robot: lineAt(robotNode.range?.[0])! } : {}),
+      ...(successLine !== undefined ? { successWhen: successLine } : {}),
     },
   };
 }

@@ -7,11 +7,12 @@ import type { Readable, Writable } from 'node:stream';
 
 export interface GateDecision {
   readonly allowed: boolean;
-  readonly how: 'tty' | 'yes' | 'no-tty';
+  /** `aborted`: the run stopped (Ctrl-C, the seconds budget) while the question was open. */
+  readonly how: 'tty' | 'yes' | 'no-tty' | 'aborted';
 }
 
 export interface Gate {
-  /** `question` is the step label, e.g. `kick right`. */
+  /** `question` is the step line, e.g. `  5  kick right`. */
   confirm(question: string, signal?: AbortSignal): Promise<GateDecision>;
 }
 
@@ -22,21 +23,25 @@ export const yesGate: Gate = { confirm: () => Promise.resolve({ allowed: true, h
 export const noTtyGate: Gate = { confirm: () => Promise.resolve({ allowed: false, how: 'no-tty' }) };
 
 /** Ask a person on a terminal: `kick right — confirm? [y/N]`. Anything but y/yes is a no. */
-export function ttyGate(input: Readable, output: Writable, prefix = '     '): Gate {
+export function ttyGate(input: Readable, output: Writable): Gate {
   return {
     confirm: (question, signal) =>
       new Promise<GateDecision>((resolve) => {
         const rl = createInterface({ input, output, terminal: false });
         // Resolve before closing: closing fires 'close', which would otherwise answer no first.
-        const done = (allowed: boolean): void => {
-          resolve({ allowed, how: 'tty' });
+        const done = (allowed: boolean, how: GateDecision['how'] = 'tty'): void => {
+          resolve({ allowed, how });
           signal?.removeEventListener('abort', onAbort);
           rl.close();
         };
-        const onAbort = (): void => done(false);
+        // Nobody answered: end the question's line, and do not put words in a person's mouth.
+        const onAbort = (): void => {
+          output.write('\n');
+          done(false, 'aborted');
+        };
         signal?.addEventListener('abort', onAbort, { once: true });
         rl.once('close', () => resolve({ allowed: false, how: 'tty' }));
-        rl.question(`${prefix}${question} — confirm? [y/N] `, (answer) => done(/^\s*y(es)?\s*$/i.test(answer)));
+        rl.question(`${question} — confirm? [y/N] `, (answer) => done(/^\s*y(es)?\s*$/i.test(answer)));
       }),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * A transcript for people: one line an event, local times, frames drawn in ASCII on request.
  */
-import type { Output } from '../cli/output.js';
+import { printable, type Output } from '../cli/output.js';
 import type { TranscriptLine } from './events.js';
 
 const clock = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
@@ -39,5 +39,5 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
 }
 
 export function printTranscript(io: Output, lines: readonly TranscriptLine[], frames: boolean): void {
-  for (const l of lines) for (const [i, text] of describe(l, frames).entries()) io.line(`${i === 0 ? io.dim(clock(l.t)) : '        '} ${text}`);
+  for (const l of lines) for (const [i, text] of describe(l, frames).entries()) io.line(`${i === 0 ? io.dim(clock(l.t)) : '        '} ${printable(text)}`);
 }

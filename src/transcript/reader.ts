@@ -37,9 +37,9 @@ export function readTranscript(path: string): { lines: TranscriptLine[]; skipped
 
 export function listTranscriptIds(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .map((f) => basename(f, '.jsonl'))
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+    .map((e) => basename(e.name, '.jsonl'))
     .sort()
     .reverse();
 }

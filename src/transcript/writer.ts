@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { RuntimeError } from '../cli/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
 import { redact } from '../secrets.js';
 import type { TranscriptEvent } from './events.js';
@@ -31,14 +32,21 @@ export class TranscriptWriter {
 
   /** Opens a new transcript; a second run in the same second gets `-2`, `-3`, … */
   static create(dir: string, baseId: string): TranscriptWriter {
-    ensurePrivateDir(dir);
+    // No transcript, no run: a run nobody can account for afterwards does not start.
+    const cannot = (err: unknown): RuntimeError =>
+      new RuntimeError(`cannot write transcripts in ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'check that QUACKD_HOME is a directory you can write');
+    try {
+      ensurePrivateDir(dir);
+    } catch (err) {
+      throw cannot(err);
+    }
     for (let n = 1; ; n++) {
       const runId = n === 1 ? baseId : `${baseId}-${n}`;
       const path = join(dir, `${runId}.jsonl`);
       try {
         return new TranscriptWriter(runId, path, openSync(path, 'wx', 0o600));
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw err;
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw cannot(err);
       }
     }
   }

@@ -149,13 +149,37 @@ describe('microduck:jsonrpc right after a verb', { skip: missingTools() }, () =>
       await body.perform({ verb: 'quack', args: {} });
       assert.equal(body.metrics()['quacks'], 1, 'metrics, as a success_when check reads them');
       assert.equal(body.frame().state['quacks'], 1, 'the transcript frame');
-      assert.match((await body.observe()).summary, /1 quack so far/);
+      assert.match((await body.observe()).summary, /1 quack since the firmware started/);
+      assert.equal(body.metrics()['firmware_quacks'], 1);
       await body.perform({ verb: 'torque', args: { on: true } });
       assert.equal(body.metrics()['torque'], 1);
       assert.equal((await body.observe()).data['torque'], true);
       assert.equal(body.metrics()['targets_applied'], 0, 'a verb sent joint targets');
     } finally {
       await body?.close();
+      await rig.cleanup();
+    }
+  });
+});
+
+describe('microduck:jsonrpc counts only its own quacks', { skip: missingTools() }, () => {
+  // A success check reads `quacks`: a firmware that quacked for an earlier run must not count.
+  it('a body opened on a firmware that already quacked starts from 0', async () => {
+    const rig = await Rig.start(['--watchdog-ms', '5000']);
+    try {
+      const first = await openBody({ port: rig.hostPath });
+      await first.perform({ verb: 'quack', args: {} });
+      await first.close();
+      const second = await openBody({ port: rig.hostPath });
+      try {
+        assert.equal(second.metrics()['quacks'], 0);
+        await second.perform({ verb: 'quack', args: {} });
+        assert.equal(second.metrics()['quacks'], 1);
+        assert.equal(second.metrics()['firmware_quacks'], 2);
+      } finally {
+        await second.close();
+      }
+    } finally {
       await rig.cleanup();
     }
   });

@@ -25,14 +25,16 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
     assert.match(r.stdout, /^ {2}1 {2}quack +/m);
   });
 
-  it('refuses walking until the policy loop exists, and no target reaches the joints', async () => {
+  it('refuses a duck that needs walking until the policy loop exists, before anything opens', async () => {
     const dir = tempDir();
-    // A task about a ball makes the fake pilot play the ball game: its first verb, search_scan, needs the policy loop.
-    const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs: [search_scan, turn, walk, kick]\nbudgets: { steps: 2, llm_calls: 4 }', '# Walky\n\nFind the ball and kick it.\n\n1. search_scan to find the ball.\n');
+    const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs:\n  - quack\n  - walk');
     const r = await runCli(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
-    assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /^ {2}1 {2}search_scan +search_scan needs the policy control loop, not yet available on microduck:jsonrpc$/m);
-    assert.doesNotMatch(r.stdout + r.stderr, /internal error/);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr.trim(), `quackd: ${path}:5: verbs: walk needs the policy control loop, not yet available on microduck:jsonrpc`);
+    const fk = await runCli(['run', 'find-and-kick', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(fk.code, 2);
+    assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs the policy control loop/);
   });
 
   it('asks for --port before opening anything (exit 2)', async () => {

@@ -19,7 +19,7 @@ describe('quackd run, as a user runs it', () => {
     assert.equal(lines.shift(), 'memory: nothing yet (microduck:sim2d)');
     assert.match(lines[0]!, /^hello-world on microduck:sim2d · pilot fake · budget 3 steps, 5 calls, 30 s$/);
     assert.match(lines[1]!, /^ {2}1 {2}quack +quack!$/);
-    assert.match(lines.at(-1)!, /^OK success — I quacked hello\. \(quacks 1 ≥ 1\) · 1 steps, 2 calls, \d+\.\d s · transcript \d{8}-\d{6}-hello-world$/);
+    assert.match(lines.at(-1)!, /^OK success — I quacked hello\. \(quacks 1 ≥ 1\) · 1 step, 2 calls, \d+\.\d s · transcript \d{8}-\d{6}-hello-world$/);
     assert.equal(readdirSync(join(env.QUACKD_HOME, 'transcripts')).length, 1);
   });
 
@@ -90,8 +90,9 @@ describe('quackd errors: one line, the place, exit 2', () => {
       [['run', 'hello-world', '--robot', 'microduck:sim3d'], /^quackd: unknown body "microduck:sim3d" \(did you mean "microduck:sim2d"\?\)/],
       [['run', 'helo-world'], /^quackd: no duck named "helo-world" \(did you mean "hello-world"\?\)/],
       [['run', './nope.duck'], /^quackd: \.\/nope\.duck: no such file$/m],
-      [['run', 'hello-world', '--sped', '3'], /^quackd: run: unknown option '--sped'/],
-      [['run', 'hello-world', '--seed', 'x'], /^quackd: --seed: "x" is not a valid whole number/],
+      [['run', 'hello-world', '--sped', '3'], /^quackd: run: unknown option --sped \(did you mean "--seed"\?\)/],
+      [['run', 'hello-world', '--seed', 'x'], /^quackd: --seed: "x" is not a whole number ≥ 0/],
+      [['run', 'hello-world', '--seconds', '3000000'], /^quackd: --seconds: "3000000" is not a number from 0.1 to 86400/],
       [['run'], /^quackd: run: name a duck or give --goal/],
       [['fly'], /^quackd: unknown command "fly"/],
     ];
@@ -171,5 +172,21 @@ describe('the fake pilot picks its script from the task', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}1 {2}quack +quack!$/m);
     assert.doesNotMatch(r.stdout, /kick/);
+  });
+});
+
+describe('quackd config check catches what a run would refuse', () => {
+  it('an unknown provider, a missing model, a misspelt section', async () => {
+    const home = tempDir('quackd-home-');
+    const bad = await runCli(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'opnai' } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stdout, /FAIL a run would stop here: QUACKD_PROVIDER: unknown provider "opnai"/);
+    const noModel = await runCli(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'openai', QUACKD_BASE_URL: 'http://127.0.0.1:1/v1' } });
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.stdout, /--model is required with --provider openai/);
+    writeFileSync(join(home, 'config.yaml'), 'pilots:\n  provider: openai\n');
+    const typo = await runCli(['config', 'check'], { env: { QUACKD_HOME: home } });
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /config\.yaml:1: \(top level\): unknown key "pilots"/);
   });
 });

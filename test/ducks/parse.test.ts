@@ -106,3 +106,32 @@ describe('checkDuckForBody', () => {
     assert.doesNotThrow(() => checkDuckForBody(duck('verbs: [quack, declare_success, remember]'), findBody('microduck:sim2d')!));
   });
 });
+
+describe('success checks against what the body measures', () => {
+  it('refuses a misspelt metric instead of silently not verifying', () => {
+    const d = parseDuck(duckText('verbs: [quack]\nsuccess_when: quaks >= 1'), 'ducks/typo.duck', 'typo');
+    assert.throws(
+      () => checkDuckForBody(d, findBody('microduck:sim2d')!),
+      (err: InputError) => err.message === 'ducks/typo.duck:3: success_when: microduck:sim2d does not measure "quaks" (did you mean "quacks"?)' && err.hint === 'it measures ball_displaced_m, quacks',
+    );
+  });
+});
+
+describe('parseDuck explains in a person\'s words', () => {
+  it('an unknown field on its own line, with the field it was meant to be', () => {
+    const msg = (() => {
+      try {
+        parseDuck(duckText('verbs: [quack]\nrobot: microduck:sim2d\nbudget: { steps: 3 }'), 'x.duck', 'x');
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    assert.equal(msg, 'x.duck:4: front matter: unknown field "budget" (did you mean "budgets"?)');
+  });
+
+  it('wrong types say what was expected', () => {
+    assert.throws(() => parseDuck(duckText('verbs: quack'), 'x.duck', 'x'), /^InputError: x\.duck:2: verbs: expected a list, e\.g\. \[quack, walk\]$/);
+    assert.throws(() => parseDuck(duckText('verbs: [quack]\nbudgets: { steps: 2.5 }'), 'x.duck', 'x'), /^InputError: x\.duck:3: budgets\.steps: expected a whole number$/);
+  });
+});

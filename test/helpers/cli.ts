@@ -18,6 +18,8 @@ export interface CliOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly input?: string;
   readonly timeoutMs?: number;
+  /** The working directory (default: the test process's). */
+  readonly cwd?: string;
   /** Called with the child once it has started (to send signals). */
   readonly onSpawn?: (child: ChildProcess) => void;
 }
@@ -27,6 +29,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     const child = spawn(process.execPath, [MAIN, ...args], {
       env: { ...process.env, NO_COLOR: '1', QUACKD_LOG_JSON: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

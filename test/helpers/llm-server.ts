@@ -13,7 +13,11 @@ export type Reply =
   /** Accept the request and never answer (until the server closes). */
   | { readonly kind: 'hang' }
   /** Drop the connection without a response (ECONNRESET / "other side closed" at the client). */
-  | { readonly kind: 'reset' };
+  | { readonly kind: 'reset' }
+  /** A 200 whose body is not JSON (a proxy's error page, a wrong base URL). */
+  | { readonly kind: 'garbage' }
+  /** A 200 that promises a body and drops the connection half-way through it. */
+  | { readonly kind: 'truncated' };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -44,6 +48,17 @@ function send(res: ServerResponse, reply: Reply): void {
   if (reply.kind === 'hang') return;
   if (reply.kind === 'reset') {
     res.socket?.destroy();
+    return;
+  }
+  if (reply.kind === 'garbage') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('<html>this is not JSON</html>');
+    return;
+  }
+  if (reply.kind === 'truncated') {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+    res.write('{"id":"chatcmpl-1","choices":[');
+    setTimeout(() => res.socket?.destroy(), 20);
     return;
   }
   const text = JSON.stringify(reply.body);

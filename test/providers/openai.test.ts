@@ -110,6 +110,23 @@ describe('openai provider against a Chat Completions server', () => {
     assert.equal(server.requests.length, 3);
   });
 
+  it('retries an answer cut off mid-body, like a dropped connection', async () => {
+    server.reply({ kind: 'truncated' }, openaiToolCalls([{ name: 'quack', arguments: '{}' }]));
+    const r = await createOpenAiProvider(options(v1)).next(request(), never());
+    assert.equal(r.toolCalls[0]?.name, 'quack');
+    assert.equal(server.requests.length, 2);
+  });
+
+  it('says in one line when a 200 body is not JSON, without retrying', async () => {
+    server.reply({ kind: 'garbage' });
+    await assert.rejects(createOpenAiProvider(options(v1)).next(request(), never()), (err: unknown) => {
+      assert.ok(err instanceof ProviderError);
+      assert.match(err.message, /^openai: http:\/\/127\.0\.0\.1:\d+\/v1 answered with a body that is not JSON \(is it an OpenAI-compatible API\?\)$/);
+      return true;
+    });
+    assert.equal(server.requests.length, 1);
+  });
+
   it('does not retry a 400, and names the server and its words', async () => {
     server.reply(openaiError(400, "'tools' is not supported for this model"));
     await assert.rejects(createOpenAiProvider(options(v1)).next(request(), never()), /^ProviderError: openai: http:\/\/127\.0\.0\.1:\d+\/v1 answered 400: 'tools' is not supported/);

@@ -20,19 +20,27 @@ class FakeProvider implements Provider {
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     const offered = new Set(request.tools.map((t) => t.name));
+    // A scripted pilot cannot change its plan: when its last call was refused or denied, it stops
+    // and says why rather than ask again until a budget runs out.
+    const refusal = lastRefusal(request);
+    if (refusal !== undefined) {
+      this.calls += 1;
+      return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: 'declare_failure', args: { reason: `I cannot go on: ${refusal}` } }] });
+    }
     // The ball game when the task is about a ball and the verbs allow it; otherwise a hello.
     const ballGame = offered.has('search_scan') && offered.has('kick') && /\b(ball|kick)/i.test(request.context.task);
-    const call = ballGame ? this.playBall(request.context) : this.playHello(request.context);
+    const call = ballGame ? this.playBall(request.context, offered) : this.playHello(request.context, offered);
     this.calls += 1;
     return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: call.name, args: call.args }] });
   }
 
-  private playHello(ctx: PilotContext): Omit<ToolCall, 'id'> {
+  private playHello(ctx: PilotContext, offered: ReadonlySet<string>): Omit<ToolCall, 'id'> {
+    if (!offered.has('quack')) return { name: 'declare_failure', args: { reason: 'quack is not among my verbs, so I cannot say hello.' } };
     const quacked = ctx.lastResults.some((r) => r.verb === 'quack');
     return quacked ? { name: 'declare_success', args: { reason: 'I quacked hello.' } } : { name: 'quack', args: {} };
   }
 
-  private playBall(ctx: PilotContext): Omit<ToolCall, 'id'> {
+  private playBall(ctx: PilotContext, offered: ReadonlySet<string>): Omit<ToolCall, 'id'> {
     if (ctx.dryRun) return this.playBallBlind();
     const last = ctx.lastResults.at(-1);
     if (last?.verb === 'kick') {
@@ -40,7 +48,7 @@ class FakeProvider implements Provider {
       if (moved >= 0.3) this.kicked = true;
     }
     if (this.kicked) {
-      return last?.verb === 'quack'
+      return last?.verb === 'quack' || !offered.has('quack')
         ? { name: 'declare_success', args: { reason: 'The ball moved at least 0.3 m.' } }
         : { name: 'quack', args: {} };
     }
@@ -73,6 +81,14 @@ class FakeProvider implements Provider {
     this.dryPlan += 1;
     return step;
   }
+}
+
+/** `walk was denied: …` when the observation says the previous call was refused or denied. */
+function lastRefusal(request: PilotRequest): string | undefined {
+  const last = request.messages.at(-1);
+  if (last?.role !== 'user') return undefined;
+  const m = /^last verb (\S+): (refused|denied) — (.*)$/m.exec(last.content);
+  return m === null ? undefined : `${m[1]} was ${m[2]}: ${m[3]}`;
 }
 
 export function createFakeProvider(): Provider {

@@ -67,7 +67,8 @@ export async function callWithRetries<T>(attempt: (signal: AbortSignal) => Promi
   for (let retry = 0; ; retry += 1) {
     if (signal.aborted) throw abortError(signal);
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), policy.timeoutMs);
+    // Node caps timers at 2^31-1 ms; a larger one would fire at once.
+    const timer = setTimeout(() => deadline.abort(), Math.min(policy.timeoutMs, 2 ** 31 - 1));
     let failure: AttemptFailure | undefined;
     try {
       return await attempt(AbortSignal.any([signal, deadline.signal]));

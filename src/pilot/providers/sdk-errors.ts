@@ -112,5 +112,12 @@ export function describeSdkError(err: unknown, sdk: SdkErrors, ctx: ErrorContext
   if (err instanceof sdk.APIConnectionTimeoutError) return { retryable: false, message: `${ctx.label}: ${ctx.baseUrl} did not answer in time` };
   if (err instanceof sdk.APIConnectionError) return connectionFailure(err, ctx);
   if (err instanceof sdk.APIError && typeof err.status === 'number') return httpFailure(err.status, err.error, err.headers, ctx);
+  // Failures while reading a 200's body come from fetch and JSON.parse, not as SDK errors.
+  if (err instanceof SyntaxError) {
+    return { retryable: false, message: `${ctx.label}: ${ctx.baseUrl} answered with a body that is not JSON (is it an ${ctx.label === 'anthropic' ? 'Anthropic' : 'OpenAI'}-compatible API?)` };
+  }
+  if (err instanceof TypeError && (err.message === 'terminated' || (causeCode(err) ?? '').startsWith('UND_ERR'))) {
+    return { retryable: true, message: `${ctx.label}: ${ctx.baseUrl} dropped the connection mid-answer (${causeCode(err) ?? err.message})` };
+  }
   return undefined;
 }

@@ -28,7 +28,7 @@ export function describeState(state: BridgeState): string {
     posture,
     feet(state.contacts),
     `battery ${state.battery_v.toFixed(2)} V`,
-    `${state.quacks} quack${state.quacks === 1 ? '' : 's'} so far`,
+    `${state.quacks} quack${state.quacks === 1 ? '' : 's'} since the firmware started`,
   ].join(' · ');
 }
 
@@ -37,7 +37,7 @@ export function stateMetrics(state: BridgeState): Metrics {
     battery_v: state.battery_v,
     tilt_deg: tiltDeg(state),
     torque: state.torque ? 1 : 0,
-    quacks: state.quacks,
+    firmware_quacks: state.quacks,
     targets_applied: state.targets,
     firmware_rx_crc_errors: state.rx.crc,
   };

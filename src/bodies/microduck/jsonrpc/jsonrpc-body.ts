@@ -45,6 +45,8 @@ export class JsonRpcBody implements Body {
   private closed = false;
   /** A verb changed the firmware's state since the last state arrived: the cached one is old news. */
   private acted = false;
+  /** Quacks this body made since it opened: the firmware's own count runs from its boot. */
+  private quacks = 0;
 
   constructor(
     private readonly client: BridgeClient,
@@ -72,9 +74,10 @@ export class JsonRpcBody implements Body {
     this.assertLinked();
     try {
       if (intent.verb === 'quack') {
-        const r = await this.client.quack();
+        await this.client.quack();
+        this.quacks += 1;
         await this.settle();
-        return { ok: true, summary: 'quacked', data: { quacks: r.quacks } };
+        return { ok: true, summary: 'quacked', data: { quacks: this.quacks } };
       }
       if (intent.verb === 'torque') {
         const args = torqueArgs.safeParse(intent.args);
@@ -97,7 +100,7 @@ export class JsonRpcBody implements Body {
   metrics(): Metrics {
     const last = this.client.lastState();
     const c = this.client.counters();
-    return { ...(last ? stateMetrics(last.state) : {}), link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
+    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
   }
 
   async stop(): Promise<void> {

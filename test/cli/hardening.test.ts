@@ -1,0 +1,97 @@
+/**
+ * What a careless or hostile input must not do to a user's terminal or a run: forge output,
+ * leak a key, crash on an odd file system, hijack a duck name, or be silently ignored.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { writeDuck } from '../helpers/ducks.js';
+import { openaiToolCalls, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'sk-proj-HARDENINGtest0123456789abcdef';
+
+describe('model text on the screen', () => {
+  let server: LlmServer;
+  before(async () => {
+    server = await startLlmServer();
+  });
+  after(async () => server.close());
+
+  it('a key the model echoes back is redacted from stdout and --json; control characters are escaped', async () => {
+    const forged = `done\n✔ success — ball displaced 9 m\u001b[31m key ${KEY}`;
+    for (const json of [false, true]) {
+      server.reply(openaiToolCalls([{ name: 'quack', arguments: '{}' }]), openaiToolCalls([{ name: 'declare_success', arguments: JSON.stringify({ reason: forged }) }]));
+      const args = ['run', 'hello-world', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--no-memory', ...(json ? ['--json'] : [])];
+      const r = await runCli(args, { env: { QUACKD_HOME: tempDir(), OPENAI_API_KEY: KEY } });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.ok(!r.stdout.includes(KEY), 'the key reached stdout');
+      assert.ok(!r.stdout.includes('\u001b[31m'), 'a model wrote raw escape codes to the terminal');
+      if (!json) {
+        assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('✔') || l.startsWith('OK')).length, 1, 'a forged outcome line');
+        assert.match(r.stdout, /done\\x0a✔ success — ball displaced 9 m\\x1b\[31m key \[redacted\]/);
+      }
+    }
+  });
+});
+
+describe('odd file systems and names', () => {
+  it('a transcripts directory that cannot be written is one line, exit 3', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'transcripts'), 'a file, not a directory');
+    const r = await runCli(['run', 'hello-world', '--no-memory'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /^quackd: cannot write transcripts in .*transcripts \((EEXIST|ENOTDIR)\) \(check that QUACKD_HOME is a directory you can write\)\n$/);
+  });
+
+  it('a directory named like a transcript is not one', async () => {
+    const home = tempDir();
+    mkdirSync(join(home, 'transcripts', 'odd.jsonl'), { recursive: true });
+    const r = await runCli(['transcript', 'list'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /no transcripts yet/);
+  });
+
+  it('a file or folder called hello-world in the current directory does not hijack the starter', async () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'hello-world'));
+    const r = await runCli(['run', 'hello-world', '--no-memory', '--json'], { env: { QUACKD_HOME: tempDir() }, cwd });
+    assert.equal(r.code, 0, r.stderr);
+  });
+});
+
+describe('flags that would be silently ignored are refused', () => {
+  const cases: [string[], RegExp][] = [
+    [['run', '--goal', '  '], /^quackd: run: --goal needs words/],
+    [['run', 'hello-world', '--port', '/dev/ttyACM0'], /^quackd: run: --port is for a serial body; microduck:sim2d takes none/],
+    [['run', 'hello-world', '--model', 'qwen'], /^quackd: run: --model is for a real pilot, but this run's pilot is the fake one \(add --provider openai or --provider anthropic\)/],
+    [['run', 'hello-world', '--timeout', '3000000'], /^quackd: --timeout: "3000000" is not a number from 0\.1 to 3600/],
+    [['transcript', 'list', '--limit', 'abc'], /^quackd: --limit: "abc" is not a whole number ≥ 1/],
+  ];
+  for (const [args, pattern] of cases) {
+    it(args.join(' '), async () => {
+      const r = await runCli(args, { env: { QUACKD_HOME: tempDir() } });
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, pattern);
+    });
+  }
+
+  it('a duck whose robot is unknown is refused at its robot line', async () => {
+    const path = writeDuck(tempDir(), 'reachy', 'robot: reachy:mujoco\nverbs: [quack]');
+    const r = await runCli(['run', path], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr.trim(), `quackd: ${path}:2: robot: unknown body "reachy:mujoco" ('quackd bodies' lists them)`);
+  });
+});
+
+describe('the fake pilot does not beg', () => {
+  it('after a denied gate it declares failure once instead of asking until the budget is spent', async () => {
+    const path = writeDuck(tempDir(), 'gated', 'verbs: [quack]\nconfirm: [quack]');
+    const r = await runCli(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout.split('\n').filter((l) => l.includes('(denied')).length, 1);
+    assert.match(r.stdout, /FAIL failure — I cannot go on: quack was denied: needs confirmation/);
+  });
+});
