@@ -28,10 +28,19 @@ export interface SerialLinkEvents {
   restored: [];
 }
 
+/** Why a port that exists would not open, in the terms a person can act on. */
+function openHint(message: string): string | undefined {
+  if (/lock/i.test(message)) return 'another program has it open: another quackd run, or a serial monitor?';
+  if (/permission denied|EACCES/i.test(message)) return 'no permission: add yourself to the dialout group';
+  if (/is a directory|EISDIR/i.test(message)) return 'that is a directory, not a serial device';
+  if (/not a typewriter|ENOTTY|inappropriate ioctl/i.test(message)) return 'that is not a serial device';
+  return undefined;
+}
+
 function openPort(path: string, baudRate: number): Promise<SerialPort> {
   return new Promise((resolve, reject) => {
     const port = new SerialPort({ path, baudRate, autoOpen: false });
-    port.open((err) => (err ? reject(new PortError(`cannot open ${path}: ${err.message}`)) : resolve(port)));
+    port.open((err) => (err ? reject(new PortError(`cannot open ${path}: ${err.message.replace(/^Error: /, '')}`, openHint(err.message))) : resolve(port)));
   });
 }
 

@@ -51,7 +51,7 @@ async function probe(port: string, baud: number, pings: number): Promise<ProbeRe
     link = await SerialLink.open(client, { path: port, baud, reconnect: false });
   } catch (err) {
     client.close();
-    if (err instanceof BridgeError) throw new RuntimeError(err.message, err.hint ?? (await portHint()));
+    if (err instanceof BridgeError) throw new RuntimeError(err.message, err.hint);
     throw err;
   }
   try {

@@ -44,6 +44,13 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
     assert.match(r.stderr, /^quackd: serial port \/dev\/serial\/by-id\/no-such-duck not found \(.+\)\n$/);
   });
 
+  it('a path that is not a serial device says so, not "is the duck plugged in?"', async () => {
+    const r = await quackd(['bridge', 'probe', '--port', tempDir()]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /\(that is a directory, not a serial device\)\n$/);
+    assert.doesNotMatch(r.stderr, /plugged in/);
+  });
+
   it('a missing --port is a usage error, exit 2', async () => {
     const r = await quackd(['bridge', 'probe']);
     assert.equal(r.code, 2);
