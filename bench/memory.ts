@@ -6,14 +6,15 @@
  * body's notes and evicts the oldest episode; every render selects the newest 20 notes and 5
  * episodes and renders the same block. Run: node --import tsx bench/memory.ts
  */
-import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BODY_CAP, type Entry } from '../src/memory/entry.js';
 import { renderPromptBlock, selectForPrompt } from '../src/memory/render.js';
 import { newestFirst, planEpisode, planNote } from '../src/memory/rules.js';
-import { openMemoryStore } from '../src/memory/store.js';
+import { lmdbFileProblem } from '../src/memory/header-check.js';
+import { DATA_FILE, openMemoryStore } from '../src/memory/store.js';
 import { fmt, median, percentile } from './_stats.js';
 
 const BODY = 'microduck:sim2d';
@@ -149,6 +150,15 @@ try {
     void store.close();
   }
   console.log(`LMDB first remember after opening the store (no write cache yet): p50 ${us(median(cold))}`);
+  // Every open first walks the data file's B-trees (src/memory/header-check.ts), so damage cannot crash LMDB.
+  const file = join(root, 'lmdb', DATA_FILE);
+  const check: number[] = [];
+  for (let i = 0; i < 30; i += 1) {
+    const t0 = process.hrtime.bigint();
+    if (lmdbFileProblem(file) !== undefined) throw new Error('the bench store looks damaged');
+    check.push(Number(process.hrtime.bigint() - t0) / 1e3);
+  }
+  console.log(`LMDB structural check on every open (${Math.round(statSync(file).size / 1024)} KiB file): p50 ${us(median(check))}, p95 ${us(percentile(check, 95))}`);
   const [lmdb, ...others] = results;
   if (lmdb !== undefined) {
     for (const o of others) {

@@ -4,9 +4,9 @@
  * remembered note (300 characters, no secrets, dedupe, topic supersede, cap); a refused line is
  * skipped and reported like a malformed one.
  */
-import { MemoryRefusal, normalizeTags, normalizeText, normalizeTopic, type Entry, type Source } from './entry.js';
+import { HISTORY_MAX, MemoryRefusal, normalizeTags, normalizeText, normalizeTopic, type Entry, type Source } from './entry.js';
 import type { JsonlLine, JsonlParse, Skipped } from './jsonl.js';
-import { validateText } from './rules.js';
+import { checkFields, validateText } from './rules.js';
 import type { BodyMemory, BodyTx } from './store.js';
 
 export interface ImportResult {
@@ -91,16 +91,26 @@ export function applyEdit(body: BodyMemory, snapshot: readonly Entry[], parse: J
           continue;
         }
         seen.add(old.id);
-        const current = tx.entries().find((e) => e.id === old.id);
-        if (current === undefined) continue;
         const text = validateText(l.text, old.kind);
+        checkFields({ tags: l.tags, ...(l.topic !== undefined ? { topic: l.topic } : {}) });
         const tags = normalizeTags(l.tags);
         const topic = old.kind === 'note' ? normalizeTopic(l.topic) : undefined;
-        if (text === current.text && tags.join('\u0000') === current.tags.join('\u0000') && topic === current.topic) continue;
+        // Only what the person changed is written: a line left as it was in the editor keeps
+        // whatever another process wrote to its entry meanwhile (a refresh, a topic supersede).
+        if (text === old.text && tags.join('\u0000') === old.tags.join('\u0000') && topic === old.topic) continue;
+        const current = tx.entries().find((e) => e.id === old.id);
+        if (current === undefined) continue;
+        counts.changed += 1;
+        // A note edited into another note's text or topic folds into it, as `remember` would.
+        const twin = current.kind === 'note' ? tx.entries().find((e) => e.kind === 'note' && e.id !== current.id && (e.text === text || (topic !== undefined && e.topic === topic))) : undefined;
+        if (twin !== undefined) {
+          tx.remove(current.id);
+          tx.remember({ text, tags, source: 'human', ...(topic !== undefined ? { topic } : {}) });
+          continue;
+        }
         const { topic: _t, ...rest } = current;
         const history = text === current.text ? current.history : [...current.history, { time: current.time, text: current.text, source: current.source, ...(current.run !== undefined ? { run: current.run } : {}) }];
-        tx.put({ ...rest, text, tags, ...(topic !== undefined ? { topic } : {}), time: now(), history });
-        counts.changed += 1;
+        tx.put({ ...rest, text, tags, ...(topic !== undefined ? { topic } : {}), time: now(), history: history.slice(-HISTORY_MAX) });
       } catch (err) {
         if (!(err instanceof MemoryRefusal)) throw err;
         if (old !== undefined) seen.add(old.id);

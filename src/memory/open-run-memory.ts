@@ -13,7 +13,7 @@ import type { Verb } from '../verbs/verb.js';
 import { MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
 import { importLegacy } from './legacy.js';
 import { renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
-import { validateText } from './rules.js';
+import { planNote, validateText } from './rules.js';
 import { secretReason } from './secret-check.js';
 import { StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
 
@@ -52,7 +52,9 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
 
 /** The episode line: `find-and-kick: success — ball displaced 0.49 m (4 steps) · search_scan: …; kick: …`. */
 export function composeEpisode(facts: EpisodeFacts, duck: string): string {
-  const head = `${facts.duck || duck}: ${facts.outcome} — ${facts.reason} (${facts.steps} step${facts.steps === 1 ? '' : 's'})`.replace(/\s+/g, ' ').trim();
+  // The pilot wrote the reason: one that looks like a secret is withheld, not the whole episode.
+  const reason = secretReason(facts.reason) === undefined ? facts.reason : '(reason withheld: it looked like a secret)';
+  const head = `${facts.duck || duck}: ${facts.outcome} — ${reason} (${facts.steps} step${facts.steps === 1 ? '' : 's'})`.replace(/\s+/g, ' ').trim();
   const clip = (s: string, n: number) => (charCount(s) <= n ? s : `${[...s].slice(0, n - 1).join('')}…`);
   let text = clip(head, NOTE_MAX_CHARS);
   const parts: string[] = [];
@@ -100,6 +102,8 @@ class LmdbRunMemory implements RunMemory {
     try {
       const clean = validateText(text);
       if (ctx.dryRun) {
+        // Planned against an empty memory and dropped: a dry run refuses what a real run would.
+        planNote([], { text, source: 'model', ...(tags !== undefined ? { tags } : {}), ...(topic !== undefined ? { topic } : {}) }, { body: this.memory.key, now: new Date().toISOString() });
         return {
           result: { ok: true, summary: `would remember for future runs: ${clean} — not saved: dry run` },
           events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean } }],

@@ -71,6 +71,29 @@ export function validateText(text: string, what: 'note' | 'episode' = 'note'): s
   return t;
 }
 
+/** quackd's own run ids (`20261130-012203-find-and-kick`): long slugs the key heuristic would flag. */
+const RUN_ID = /^\d{8}-\d{6}-[\w.-]+$/;
+const foreignRun = (run: string | undefined) => (run !== undefined && !RUN_ID.test(run) ? run : undefined);
+
+/**
+ * Refuses a note or episode whose other stored words look like a secret: tags, topic, run id, and
+ * what an import or edit carries (id, history). They are stored, exported, and tags and topic are
+ * rendered into the prompt just like the text. Checked before tags and topic are lower-cased.
+ */
+export function checkFields(input: { readonly tags?: readonly string[]; readonly topic?: string; readonly run?: string }, carried: Carried = {}): void {
+  const fields: [string, string | undefined][] = [
+    ...(input.tags ?? []).map((t): [string, string] => ['a tag', t]),
+    ['its topic', input.topic],
+    ['its run id', foreignRun(input.run)],
+    ['its id', carried.id],
+    ...(carried.history ?? []).flatMap((h): [string, string | undefined][] => [['its history', h.text], ['its history', foreignRun(h.run)]]),
+  ];
+  for (const [where, value] of fields) {
+    const secret = value !== undefined ? secretReason(value) : undefined;
+    if (secret !== undefined) throw new MemoryRefusal(`not saved: ${secret}, in ${where}; secrets never go into memory, and nothing of it was kept`, 'secret');
+  }
+}
+
 export function newId(kind: Entry['kind'], taken: ReadonlySet<string>): string {
   for (;;) {
     // Short and typeable for `quackd memory forget ID`; 30 random bits is plenty for 400 entries.
@@ -118,6 +141,7 @@ function pushHistory(history: readonly HistoryItem[], old: Entry): HistoryItem[]
 /** Plans writing one note into a body whose current entries are `current`. */
 export function planNote(current: readonly Entry[], input: NoteInput, ctx: PlanContext, carried: Carried = {}, cap = BODY_CAP): Plan {
   const text = validateText(input.text);
+  checkFields(input, carried);
   const tags = normalizeTags(input.tags);
   const topic = normalizeTopic(input.topic);
   const seq = maxSeq(current) + 1;
@@ -134,7 +158,7 @@ export function planNote(current: readonly Entry[], input: NoteInput, ctx: PlanC
   if (target === undefined) {
     const taken = new Set(current.map((e) => e.id));
     const id = carried.id !== undefined && !taken.has(carried.id) ? carried.id : newId('note', taken);
-    entry = { v: 1, id, kind: 'note', body: ctx.body, text, tags, ...writer, ...(topic !== undefined ? { topic } : {}), created: carried.created ?? time, time, seq, history: [...(carried.history ?? [])] };
+    entry = { v: 1, id, kind: 'note', body: ctx.body, text, tags, ...writer, ...(topic !== undefined ? { topic } : {}), created: carried.created ?? time, time, seq, history: (carried.history ?? []).slice(-HISTORY_MAX) };
     action = 'added';
   } else {
     const superseding = target.text !== text;
@@ -163,6 +187,7 @@ export function planNote(current: readonly Entry[], input: NoteInput, ctx: PlanC
 /** Plans writing one episode; episodes are records of distinct runs, so they are never deduped. */
 export function planEpisode(current: readonly Entry[], input: EpisodeInput, ctx: PlanContext, carried: Carried = {}, cap = BODY_CAP): Plan {
   const text = validateText(input.text, 'episode');
+  checkFields(input, carried);
   const taken = new Set(current.map((e) => e.id));
   const id = carried.id !== undefined && !taken.has(carried.id) ? carried.id : newId('episode', taken);
   const time = carried.time ?? ctx.now;
@@ -178,7 +203,7 @@ export function planEpisode(current: readonly Entry[], input: EpisodeInput, ctx:
     created: carried.created ?? time,
     time,
     seq: maxSeq(current) + 1,
-    history: [...(carried.history ?? [])],
+    history: (carried.history ?? []).slice(-HISTORY_MAX),
   };
   const capped = withCap(current, [entry], [], cap);
   return { put: capped.put, del: capped.del, entry: capped.put.find((e) => e.id === id), action: 'added', evicted: capped.evicted };

@@ -27,7 +27,11 @@ const RULES: readonly { readonly re: RegExp; readonly what: string }[] = [
 /** A long unbroken run of letters and digits, both present: how generated keys look. */
 const HIGH_ENTROPY = /[A-Za-z0-9+/_=-]{32,}/g;
 
+/** Three or more lower-case words joined by hyphens: a duck's name (`fetch-the-ball-from-room-2`), not a key. */
+const SLUG = /^[a-z]+(?:-[a-z0-9]+){2,}$/;
+
 function looksGenerated(token: string): boolean {
+  if (SLUG.test(token)) return false;
   const hasDigit = /\d/.test(token);
   const hasLower = /[a-z]/.test(token);
   const hasUpper = /[A-Z]/.test(token);

@@ -80,6 +80,17 @@ const entryKey = (body: string, id: string) => `${body}${SEP}${id}`;
 const orderPrefix = (body: string, kind: Entry['kind']) => `${body}${SEP}${kind === 'note' ? 'n' : 'e'}${SEP}`;
 const orderKey = (e: Entry) => `${orderPrefix(e.body, e.kind)}${String(e.seq).padStart(12, '0')}`;
 
+/** A stored entry's JSON, or undefined when it is damaged (not JSON, or not an entry). */
+function decode(text: string | undefined): Entry | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return looksLikeEntry(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function describe(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   return msg.split('\n')[0] ?? msg;
@@ -116,7 +127,9 @@ export function openMemoryStore(dir: string, options: OpenOptions = {}): MemoryS
   }
   try {
     if (!readOnly) for (const f of [DATA_FILE, LOCK_FILE]) chmodSync(join(dir, f), 0o600);
-    const entries = root.openDB<Entry, string>({ name: 'entries', encoding: 'json' }) as Database<Entry, string> | undefined;
+    // Entries are JSON text, decoded here rather than by lmdb-js, so one damaged value is skipped
+    // (and named by doctor) instead of failing every read of the body.
+    const entries = root.openDB<string, string>({ name: 'entries', encoding: 'string' }) as Database<string, string> | undefined;
     const meta = root.openDB<unknown, string>({ name: 'meta', encoding: 'json' }) as Database<unknown, string> | undefined;
     const order = root.openDB<string, string>({ name: 'order', encoding: 'string' }) as Database<string, string> | undefined;
     return new LmdbMemoryStore(dir, readOnly, root, entries, meta, order, options.now ?? (() => new Date()));
@@ -143,7 +156,7 @@ class LmdbMemoryStore implements MemoryStore {
     readonly readOnly: boolean,
     private readonly root: RootDatabase,
     // A read-only open of a store that never had a write has no named databases yet.
-    private readonly db: Database<Entry, string> | undefined,
+    private readonly db: Database<string, string> | undefined,
     private readonly meta: Database<unknown, string> | undefined,
     private readonly order: Database<string, string> | undefined,
     private readonly now: () => Date,
@@ -164,16 +177,25 @@ class LmdbMemoryStore implements MemoryStore {
     if (this.db === undefined) return out;
     this.fresh();
     for (const { key, value } of this.db.getRange({})) {
-      const parsed = entrySchema.safeParse(value);
       const [body, id] = key.split(SEP);
+      let json: unknown;
+      try {
+        json = JSON.parse(value);
+      } catch {
+        out.push({ key: key.replace(SEP, ' '), problem: 'not readable (damaged JSON)' });
+        continue;
+      }
+      const parsed = entrySchema.safeParse(json);
       if (!parsed.success) out.push({ key: key.replace(SEP, ' '), problem: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
       else if (parsed.data.body !== body || parsed.data.id !== id) out.push({ key: key.replace(SEP, ' '), problem: 'stored under the wrong key' });
       else if (this.order?.get(orderKey(parsed.data)) !== parsed.data.id) out.push({ key: key.replace(SEP, ' '), problem: 'missing from the order index' });
     }
     for (const { key, value } of this.order?.getRange({}) ?? []) {
       const [body] = key.split(SEP);
-      const e = this.db.get(entryKey(body ?? '', value));
-      if (!looksLikeEntry(e) || orderKey(e) !== key) out.push({ key: key.replaceAll(SEP, ' '), problem: 'order index entry with no matching entry' });
+      const raw = this.db.get(entryKey(body ?? '', value));
+      const e = decode(raw);
+      // An index line of a damaged entry is not a second problem: the entry was named above.
+      if (raw === undefined || (e !== undefined && orderKey(e) !== key)) out.push({ key: key.replaceAll(SEP, ' '), problem: 'order index entry with no matching entry' });
     }
     return out;
   }
@@ -227,7 +249,8 @@ class LmdbMemoryStore implements MemoryStore {
     const out: Entry[] = [];
     for (const { value } of this.db.getRange({ start: bodyPrefix(body), end: `${body}\u0001` })) {
       // A damaged entry is skipped, not fatal: doctor names it, a run goes on without it.
-      if (looksLikeEntry(value) && value.body === body) out.push(value);
+      const e = decode(value);
+      if (e !== undefined && e.body === body) out.push(e);
     }
     if (this.txnId !== undefined) this.cache.set(body, { txn: this.txnId - 1, entries: new Map(out.map((e) => [e.id, e])) });
     return out;
@@ -266,28 +289,40 @@ class LmdbMemoryStore implements MemoryStore {
     const prefix = orderPrefix(body, kind);
     const range = { start: `${prefix}\uffff`, end: prefix, reverse: true };
     const entries: Entry[] = [];
-    for (const id of this.order.getRange({ ...range, limit }).map((r) => r.value)) {
-      const e = this.db.get(entryKey(body, id));
-      if (looksLikeEntry(e)) entries.push(e);
+    // A damaged entry is skipped and the next older one takes its place.
+    for (const { value: id } of this.order.getRange(range)) {
+      if (entries.length === limit) break;
+      const e = decode(this.db.get(entryKey(body, id)));
+      if (e !== undefined) entries.push(e);
     }
     return { entries, total: this.order.getCount(range) };
   }
 
   putEntry(entry: Entry): void {
     const key = entryKey(entry.body, entry.id);
-    const old = this.db?.get(key);
-    if (looksLikeEntry(old)) this.order?.removeSync(orderKey(old));
-    this.db?.putSync(key, entry);
+    const old = decode(this.db?.get(key));
+    if (old !== undefined) this.order?.removeSync(orderKey(old));
+    this.db?.putSync(key, JSON.stringify(entry));
     this.order?.putSync(orderKey(entry), entry.id);
     this.cache.get(entry.body)?.entries.set(entry.id, entry);
   }
 
   removeEntry(body: string, id: string): boolean {
     const key = entryKey(body, id);
-    const old = this.db?.get(key);
-    if (looksLikeEntry(old)) this.order?.removeSync(orderKey(old));
+    const old = decode(this.db?.get(key));
+    if (old !== undefined) this.order?.removeSync(orderKey(old));
     this.cache.get(body)?.entries.delete(id);
     return this.db?.removeSync(key) ?? false;
+  }
+
+  /** Removes every key of `body`, damaged entries and their order index lines included. */
+  removeBody(body: string): number {
+    const range = { start: bodyPrefix(body), end: `${body}\u0001` };
+    const keys = [...(this.db?.getKeys(range) ?? [])];
+    for (const key of keys) this.db?.removeSync(key);
+    for (const key of [...(this.order?.getKeys(range) ?? [])]) this.order?.removeSync(key);
+    this.cache.delete(body);
+    return keys.length;
   }
 }
 
@@ -326,11 +361,7 @@ class LmdbBodyMemory implements BodyMemory {
   }
 
   clear(): number {
-    return this.batch((tx) => {
-      const all = tx.entries();
-      for (const e of all) tx.remove(e.id);
-      return all.length;
-    });
+    return this.store.write(() => this.store.removeBody(this.key));
   }
 
   batch<T>(work: (tx: BodyTx) => T): T {

@@ -8,12 +8,19 @@ import type { TranscriptEvent } from '../transcript/events.js';
 
 const MEMORY_VERB = 'remember';
 
+/** Every string a `remember` call carries (text, topic, each tag) is checked, like memory does. */
 function withheld(args: unknown): unknown {
-  if (args === null || typeof args !== 'object') return args;
-  const text = (args as Record<string, unknown>)['text'];
-  if (typeof text !== 'string') return args;
-  const why = secretReason(text);
-  return why === undefined ? args : { ...args, text: `[withheld: ${why}]` };
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const out: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  const hide = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      const why = secretReason(value);
+      return why === undefined ? value : `[withheld: ${why}]`;
+    }
+    return Array.isArray(value) ? value.map(hide) : value;
+  };
+  for (const [key, value] of Object.entries(out)) out[key] = hide(value);
+  return out;
 }
 
 export function withholdSecretNotes(event: TranscriptEvent): TranscriptEvent {

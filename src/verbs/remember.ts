@@ -9,7 +9,10 @@ import { defineVerb } from './verb.js';
 
 export const rememberInput = z
   .object({
-    text: z.string().min(1).max(NOTE_MAX_CHARS, `a note is at most ${NOTE_MAX_CHARS} characters`),
+    // The limit is told to the model (JSON Schema maxLength counts characters) and enforced by memory,
+    // which counts characters after folding whitespace, as every other path does; zod's .max would
+    // count UTF-16 units of the raw text and refuse 200 emoji as "over 300 characters".
+    text: z.string().min(1).meta({ maxLength: NOTE_MAX_CHARS }),
     tags: z.array(z.string().min(1).max(TAG_MAX_CHARS)).max(MAX_TAGS).optional(),
     topic: z.string().min(1).max(TOPIC_MAX_CHARS).optional(),
   })

@@ -1,12 +1,13 @@
 /** `quackd memory …` as a child process, the way a person runs it (needs a built dist/, as `npm test` makes). */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DATA_FILE } from '../../src/memory/store.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { damagePageFlags } from './damage.js';
 
 function setup() {
   const home = tempDir('quackd-mem-cli-');
@@ -120,6 +121,82 @@ describe('quackd memory (CLI)', () => {
     const show = await q('show');
     assert.equal(show.code, 3);
     assert.match(show.stderr, /^quackd: memory store in .*: the data file is not an LMDB database/);
+  });
+
+  it('a damaged inner page: memory commands fail in one line and a run goes on without memory, nothing crashes', async () => {
+    const { home, dir, env, q } = setup();
+    const file = join(home, 'notes.jsonl');
+    writeFileSync(file, `${Array.from({ length: 60 }, (_, i) => JSON.stringify({ text: `filler note ${i} about the hallway` })).join('\n')}\n{"text":"the needle note sits under the sofa"}\n`);
+    assert.equal((await q('import', file)).code, 0);
+    damagePageFlags(join(dir, DATA_FILE), 'needle note');
+    for (const args of [['show'], ['export'], ['search', 'needle'], ['add', 'one more']]) {
+      const r = await q(...args);
+      assert.equal(r.signal, null, `${args.join(' ')} crashed: ${r.stderr}`);
+      assert.equal(r.code, 3, args.join(' '));
+      assert.match(r.stderr, /^quackd: memory store in .*: the data file is damaged \(page \d+: not a B-tree page\)/);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+    const doctor = await q('doctor');
+    assert.equal(doctor.code, 3);
+    assert.match(doctor.stdout, /the data file is damaged/);
+    const run = await runCli(['run', 'find-and-kick'], { env });
+    assert.equal(run.signal, null, run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout.split('\n')[0] ?? '', /^memory: off for this run — .*the data file is damaged/);
+  });
+
+  it('refuses a secret in a tag, a topic or an imported history, and logs none of it even at debug level', async () => {
+    const { home, dir, env } = setup();
+    const q = (...args: string[]) => runCli(['memory', ...args], { env: { ...env, QUACKD_LOG_LEVEL: 'debug' } });
+    assert.equal((await q('add', 'hello')).code, 0);
+    for (const args of [
+      ['add', 'the router', '--tag', 'password=hunter2'],
+      ['add', 'the router', '--topic', 'key sk-proj-ABCDEFGHIJKLMNOPQRST'],
+    ]) {
+      const r = await q(...args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /^quackd: not saved: it looks like .*, in (a tag|its topic); secrets never go into memory/);
+      assert.ok(!r.stderr.includes('hunter2') && !r.stderr.includes('ABCDEFGHIJ'));
+    }
+    const file = join(home, 'm.jsonl');
+    writeFileSync(file, '{"text":"the ball is blue","history":[{"time":"2026-01-01T00:00:00Z","text":"api_key=abcdef1234567","source":"human"}]}\n{"text":"the rug is slippery","tags":["AKIAIOSFODNN7EXAMPLE"]}\n{"text":"kept"}\n');
+    const imp = await q('import', file);
+    assert.equal(imp.code, 0, imp.stderr);
+    assert.match(imp.stderr, /skipped 2 lines \(1: not saved: it looks like .*, in its history; .*; 2: not saved: it looks like an AWS access key, in a tag; .*\); 1 kept/);
+    const raw = readFileSync(join(dir, DATA_FILE));
+    for (const secret of ['hunter2', 'ABCDEFGHIJKLMNOPQRST', 'abcdef1234567', 'AKIAIOSFODNN7EXAMPLE', 'akiaiosfodnn7example']) {
+      assert.equal(raw.includes(secret), false, secret);
+      assert.ok(!imp.stderr.includes(secret));
+    }
+    assert.deepEqual((await q('show', '--raw')).stdout.trim().split('\n').map((l) => (JSON.parse(l) as { text: string }).text), ['hello', 'kept']);
+  });
+
+  it('every memory command honours --memory-dir', async () => {
+    const home = tempDir('quackd-mem-cli-');
+    const dir = join(home, 'elsewhere');
+    const env = { QUACKD_HOME: home, QUACKD_MEMORY_DIR: '', EDITOR: 'true', VISUAL: '' };
+    const q = (...args: string[]) => runCli(['memory', ...args, '--memory-dir', dir], { env });
+    const add = await q('add', 'the charger is under the desk');
+    assert.equal(add.code, 0, add.stderr);
+    const id = /remembered (n-\w+)/.exec(add.stdout)?.[1] ?? '';
+    const file = join(home, 'm.jsonl');
+    writeFileSync(file, '{"text":"imported note"}\n');
+    const checks: [string[], RegExp][] = [
+      [['show'], /the charger is under the desk/],
+      [['search', 'charger'], /the charger is under the desk/],
+      [['export'], /the charger is under the desk/],
+      [['import', file], /1 added/],
+      [['edit'], /no changes/],
+      [['doctor'], /integrity: 2 entries read and valid/],
+      [['forget', id], /forgot/],
+      [['clear', '--yes'], /cleared 1 entry/],
+    ];
+    for (const [args, want] of checks) {
+      const r = await q(...args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, want, args.join(' '));
+    }
+    assert.equal(existsSync(join(home, 'memory')), false);
   });
 
   it('edit writes the edited JSONL back; unchanged means no write', async () => {

@@ -58,4 +58,46 @@ describe('import and edit', () => {
     assert.deepEqual(body.entries().find((e) => e.id === change?.id)?.history.map((h) => h.text), ['change me']);
     await store.close();
   });
+
+  it('an edit writes only the lines the person changed: what another process wrote meanwhile survives', async () => {
+    const dir = join(tempDir('quackd-mem-'), 'memory');
+    const store = openMemoryStore(dir);
+    const body = store.body('microduck:sim2d');
+    body.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+    body.remember({ text: 'the rug is slippery', source: 'human' });
+    const snapshot = body.entries();
+    // A run, in another process, supersedes the ball note while the editor is open.
+    const run = openMemoryStore(dir);
+    run.body('microduck:sim2d').remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' });
+    await run.close();
+    const edited = toJsonl(snapshot).replace('"the rug is slippery"', '"the rug is very slippery"');
+    const r = applyEdit(body, snapshot, parseJsonl(edited), () => '2026-11-30T02:00:00.000Z');
+    assert.deepEqual([r.changed, r.added, r.removed], [1, 0, 0]);
+    assert.deepEqual(body.entries().map((e) => e.text).sort(), ['the ball is in the hall', 'the rug is very slippery']);
+    await store.close();
+  });
+
+  it('a note edited into another note\'s text or topic folds into it; a secret tag is refused', async () => {
+    const store = openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
+    const body = store.body('microduck:sim2d');
+    body.remember({ text: 'the charger is under the desk', source: 'human' });
+    body.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+    body.remember({ text: 'the ball was seen in the hall', source: 'model' });
+    body.remember({ text: 'the desk has a charger under it', source: 'model' });
+    const snapshot = body.entries();
+    const edited = toJsonl(snapshot)
+      .replace('"the desk has a charger under it"', '"the charger is under the desk"')
+      .replace('"the ball was seen in the hall","tags":[]', '"the ball was seen in the hall","tags":[],"topic":"ball"')
+      // The first line (the oldest note) gets a secret tag: refused, and the note stays as it was.
+      .replace('"the charger is under the desk","tags":[]', '"the charger is under the desk","tags":["password=hunter2"]');
+    const r = applyEdit(body, snapshot, parseJsonl(edited), () => '2026-11-30T02:00:00.000Z');
+    assert.equal(r.skipped.length, 1);
+    assert.match(r.skipped[0]?.reason ?? '', /in a tag/);
+    const notes = body.entries();
+    assert.deepEqual(notes.map((e) => e.text).sort(), ['the ball was seen in the hall', 'the charger is under the desk']);
+    assert.deepEqual(notes.find((e) => e.topic === 'ball')?.history.map((h) => h.text), ['the ball is in the kitchen']);
+    assert.ok(!JSON.stringify(notes).includes('hunter2'));
+    assert.deepEqual(store.invalid(), []);
+    await store.close();
+  });
 });

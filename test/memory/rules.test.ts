@@ -85,6 +85,7 @@ describe('validation', () => {
     'connect to mqtt://duck:s3cret@broker.local',
     'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
     'hash 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    'client 550e8400-e29b-41d4-a716-446655440000',
   ];
   for (const s of secrets) {
     it(`refuses a secret without quoting it: ${s.slice(0, 24)}…`, () => {
@@ -93,6 +94,24 @@ describe('validation', () => {
     });
   }
 
+  it('refuses a secret anywhere a note stores words: tags, topic, run id, an imported id or history', () => {
+    const refused = (f: () => unknown, where: string) =>
+      assert.throws(f, (e: unknown) => e instanceof MemoryRefusal && e.code === 'secret' && e.message.includes(`, in ${where};`) && !/hunter2|ABCDEFGHIJ|EXAMPLE/i.test(e.message));
+    refused(() => planNote([], { text: 'the router', tags: ['place', 'password=hunter2'], source: 'human' }, ctx), 'a tag');
+    // Checked before tags are lower-cased: the AWS key pattern needs its capitals.
+    refused(() => planNote([], { text: 'the router', tags: ['AKIAIOSFODNN7EXAMPLE'], source: 'human' }, ctx), 'a tag');
+    refused(() => planNote([], { text: 'the router', topic: 'key sk-proj-ABCDEFGHIJKLMNOPQRST', source: 'model' }, ctx), 'its topic');
+    refused(() => planNote([], { text: 'the router', run: 'password=hunter2', source: 'human' }, ctx), 'its run id');
+    refused(() => planNote([], { text: 'the router', source: 'human' }, ctx, { id: 'sk-ant-ABCDEFGHIJKLMNOPQRST' }), 'its id');
+    const history = [{ time: ctx.now, text: 'wifi password=hunter2', source: 'human' as const }];
+    refused(() => planNote([], { text: 'the router', source: 'human' }, ctx, { history }), 'its history');
+    refused(() => planEpisode([], { text: 'find-and-kick: success', tags: ['password=hunter2'] }, ctx), 'a tag');
+    // quackd's own run ids are long slugs, not keys.
+    const run = '20261130-012203-find-and-kick-the-ball-twice-2';
+    assert.equal(planEpisode([], { text: 'find-and-kick: success', run }, ctx).entry?.run, run);
+    assert.equal(planNote([], { text: 'the ball is red', run, source: 'model' }, ctx).entry?.run, run);
+  });
+
   it('does not mistake ordinary robot notes for secrets', () => {
     for (const ok of [
       'the charger is under the desk',
@@ -100,6 +119,9 @@ describe('validation', () => {
       'search_scan: ball found at bearing 18° left, 1.2 m',
       'the password drawer is in the study (ask Ana)',
       'find-and-kick: success — ball displaced 0.49 m (4 steps) · search_scan: ball found at bearing 18° left; kick: ball moved 0.49 m',
+      // A duck's name is a long slug; an episode starts with it.
+      'fetch-the-ball-from-the-kitchen-2: success — ball displaced 0.49 m (4 steps)',
+      'patrol-living-room-and-hallway-v2: failure — budget: 12 steps spent (12 steps)',
     ]) assert.equal(secretReason(ok), undefined, ok);
   });
 });

@@ -70,6 +70,23 @@ describe('remember in the pilot loop', () => {
     assert.ok(!text.includes('ABCDEFGHIJKLMNOPQRSTUVWX'));
     assert.match(text, /withheld: it looks like/);
   });
+
+  it('withholds secrets in tags and topic too, and keeps the episode when only the reason looks secret', async () => {
+    const dir = tempDir();
+    const memory = await memoryIn(join(dir, 'memory'));
+    const provider = scripted([
+      [{ name: 'remember', args: { text: 'the charger is under the desk', tags: ['password=hunter2'], topic: 'token=abcdefghij' } }],
+      [{ name: 'declare_failure', args: { reason: 'api_key=sk-live-0123456789abcdefghij' } }],
+    ]);
+    const report = await startRun({ duck: duck('verbs: [quack]'), robot: 'microduck:sim2d', seed: 1, provider, gate: noTtyGate, dryRun: false, memory, transcriptsDir: join(dir, 't'), signal: new AbortController().signal });
+    await memory.close();
+    const text = readFileSync(report.transcriptPath, 'utf8');
+    assert.ok(!text.includes('hunter2'));
+    assert.ok(!text.includes('abcdefghij'));
+    const episode = readTranscript(report.transcriptPath).lines.find((l) => l.type === 'memory' && l.action === 'episode');
+    assert.ok(episode?.type === 'memory' && episode.detail['saved'] === true, JSON.stringify(episode));
+    assert.match(String(episode.detail['text']), /reason withheld/);
+  });
 });
 
 describe('memory in quackd run (CLI)', () => {

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { composeEpisode, openRunMemory } from '../../src/memory/open-run-memory.js';
 import { DATA_FILE, openMemoryStore } from '../../src/memory/store.js';
 import type { EpisodeFacts } from '../../src/pilot/run-memory.js';
-import { defaultVerbs } from '../../src/verbs/registry.js';
+import { defaultVerbs, verbJsonSchema } from '../../src/verbs/registry.js';
+import { remember } from '../../src/verbs/remember.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ctx = { runId: '20261130-012203-find-and-kick', dryRun: false };
@@ -81,6 +82,43 @@ describe('openRunMemory', () => {
     const data = readFileSync(join(dir, DATA_FILE));
     assert.equal(data.includes('hunter2'), false);
     assert.equal(data.includes('abcdefghijklmnopqrstuv'), false);
+  });
+
+  it('refuses a secret in a tag or topic, dry run or not, and keeps it out of the result, the events and the file', async () => {
+    const { dir, memory } = await open();
+    const secret = 'ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+    for (const args of [{ text: 'the router is in the hall', tags: [secret.slice(0, 30)] }, { text: 'the router is in the hall', topic: `token ${secret}` }]) {
+      for (const dryRun of [false, true]) {
+        const r = await memory.handle('remember', args, { ...ctx, dryRun });
+        assert.equal(r.result.ok, false, JSON.stringify(r));
+        assert.match(r.result.summary, /^not saved: it looks like a GitHub token, in (a tag|its topic);/);
+        assert.deepEqual(r.events.map((e) => e.action), ['refused']);
+        assert.ok(!JSON.stringify(r).includes('ABCDEFGHIJ'));
+      }
+    }
+    await memory.close();
+    assert.equal(readFileSync(join(dir, DATA_FILE)).includes('ABCDEFGHIJ'), false);
+  });
+
+  it('counts a note\'s 300 characters as every path does: code points, after folding whitespace', async () => {
+    const { memory } = await open();
+    for (const text of ['🦆'.repeat(300), `${'a '.repeat(150)}${' '.repeat(100)}`]) {
+      assert.equal(remember.input.safeParse({ text }).success, true);
+      const r = await memory.handle('remember', { text }, ctx);
+      assert.equal(r.result.ok, true, r.result.summary);
+    }
+    const long = await memory.handle('remember', { text: '🦆'.repeat(301) }, ctx);
+    assert.equal(long.result.ok, false);
+    assert.match(long.result.summary, /^not saved: a note is at most 300 characters \(this one has 301\)/);
+    assert.equal((verbJsonSchema(remember)['properties'] as Record<string, { maxLength?: number }>)['text']?.maxLength, 300);
+    await memory.close();
+  });
+
+  it('writes the episode of a duck with a long name (a slug, not a key)', async () => {
+    const { memory } = await open();
+    const event = await memory.writeEpisode({ ...facts, duck: 'fetch-the-ball-from-the-kitchen-2' });
+    assert.equal(event?.detail['saved'], true, JSON.stringify(event));
+    await memory.close();
   });
 
   it('composes an episode line within 300 characters', () => {

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { BODY_CAP, MemoryRefusal } from '../../src/memory/entry.js';
+import { BODY_CAP, HISTORY_MAX, MemoryRefusal } from '../../src/memory/entry.js';
+import { lmdbFileProblem } from '../../src/memory/header-check.js';
 import { importLegacy } from '../../src/memory/legacy.js';
 import { DATA_FILE, LOCK_FILE, StoreError, openMemoryStore } from '../../src/memory/store.js';
 import { tempDir } from '../helpers/tmp.js';
+import { damagePageFlags, damageValue } from './damage.js';
 
 function fresh() {
   const dir = join(tempDir('quackd-mem-'), 'memory');
@@ -108,6 +110,62 @@ describe('files', () => {
     assert.throws(() => openMemoryStore(dir), /not an LMDB database/);
     writeFileSync(join(dir, DATA_FILE), 'hello');
     assert.throws(() => openMemoryStore(dir), StoreError);
+  });
+});
+
+describe('a damaged data file', () => {
+  async function withNeedle() {
+    const { dir, store } = fresh();
+    const m = store.body('microduck:sim2d');
+    for (let i = 0; i < 60; i += 1) m.remember({ text: `filler note ${i} about the hallway`, source: 'human' });
+    m.remember({ text: 'the needle note sits under the sofa', source: 'human' });
+    await store.close();
+    return { dir, file: join(dir, DATA_FILE) };
+  }
+
+  it('refuses a store with a damaged inner B-tree page before LMDB can crash on it', async () => {
+    const { dir, file } = await withNeedle();
+    assert.equal(lmdbFileProblem(file), undefined);
+    damagePageFlags(file, 'needle note');
+    assert.match(lmdbFileProblem(file) ?? '', /^the data file is damaged \(page \d+: not a B-tree page\)$/);
+    assert.throws(() => openMemoryStore(dir, { readOnly: true }), StoreError);
+  });
+
+  it('finds nothing wrong with healthy stores of every shape: several bodies, evictions, clears, overflow pages', async () => {
+    const { dir, store } = fresh();
+    const file = join(dir, DATA_FILE);
+    const bodies = ['microduck:sim2d', 'microduck:mujoco', 'reachy-mini:mock'] as const;
+    for (const [i, key] of bodies.entries()) {
+      const m = store.body(key);
+      m.batch((tx) => {
+        for (let n = 0; n < BODY_CAP + 50; n += 1) tx.addEpisode({ text: `episode ${n} ${'x'.repeat(n % 200)}` });
+        for (let n = 0; n < 40; n += 1) tx.remember({ text: `fact ${n} ${'y'.repeat(n * 5)}`, topic: `t${n % 7}`, source: 'model' });
+      });
+      if (i === 1) m.clear();
+      assert.equal(lmdbFileProblem(file), undefined, key);
+    }
+    // An entry with a long history is bigger than a page: LMDB puts it on overflow pages.
+    const history = Array.from({ length: HISTORY_MAX }, (_, n) => ({ time: '2026-01-01T00:00:00.000Z', text: `${n} ${'z'.repeat(290)}`, source: 'human' as const }));
+    store.body('microduck:sim2d').batch((tx) => tx.remember({ text: 'a note with a long past', source: 'human' }, { history }));
+    assert.equal(lmdbFileProblem(file), undefined);
+    await store.close();
+    assert.equal(lmdbFileProblem(file), undefined);
+  });
+
+  it('skips an entry whose JSON is damaged: the rest reads, doctor names it, clear removes it', async () => {
+    const { dir, file } = await withNeedle();
+    damageValue(file, 'needle note');
+    assert.equal(lmdbFileProblem(file), undefined);
+    const store = openMemoryStore(dir);
+    const m = store.body('microduck:sim2d');
+    assert.equal(m.entries().length, 60);
+    assert.equal(m.promptSelection().notes.length, 20);
+    assert.deepEqual(store.invalid().map((i) => i.problem), ['not readable (damaged JSON)']);
+    assert.equal(m.remember({ text: 'written after the damage', source: 'human' }).action, 'added');
+    assert.equal(m.clear(), 62);
+    assert.deepEqual(store.invalid(), []);
+    assert.deepEqual(store.bodies(), []);
+    await store.close();
   });
 });
 
