@@ -150,6 +150,10 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
  * Why the LMDB file at `path` must not be opened, or undefined when it looks sound (or does not
  * exist yet, or is empty: LMDB initialises those).
  */
+const GROWTH_RETRIES = 8;
+/** A synchronous 10 ms pause: opening the store is synchronous, and this path is rare. */
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
 export function lmdbFileProblem(path: string): string | undefined {
   let fd: number;
   try {
@@ -162,14 +166,18 @@ export function lmdbFileProblem(path: string): string | undefined {
   try {
     // Another process may commit while we read. LMDB reuses a page of the tree we walk only two
     // commits later, so a problem seen while the newest transaction id moved is looked at again.
+    // A file another process is creating or growing can, for a moment, name pages past its end:
+    // that kind of problem is looked at again a few times before it counts as damage.
     for (let attempt = 1; ; attempt += 1) {
       const size = fstatSync(fd).size;
       if (size === 0) return undefined;
       const meta = newestMeta(fd);
       if (meta === undefined) return 'the data file is not an LMDB database (no valid meta page)';
-      if (size < 2 * meta.psize) return 'the data file is truncated';
-      const problem = treeProblem(readAt(fd, 0, size), meta);
-      if (problem === undefined || attempt === 3 || newestMeta(fd)?.txnid === meta.txnid) return problem;
+      const problem = size < 2 * meta.psize ? 'the data file is truncated' : treeProblem(readAt(fd, 0, size), meta);
+      if (problem === undefined || attempt >= GROWTH_RETRIES) return problem;
+      const growing = /truncated|past its end/.test(problem);
+      if (!growing && (attempt >= 3 || newestMeta(fd)?.txnid === meta.txnid)) return problem;
+      if (growing) Atomics.wait(SLEEPER, 0, 0, 10);
     }
   } finally {
     closeSync(fd);

@@ -67,3 +67,22 @@ describe('multi-process safety', () => {
     await store.close();
   });
 });
+
+describe('a fresh store opened by many processes at once', () => {
+  // The pre-open damage check must not mistake a file another process is still creating or
+  // growing for a truncated one.
+  it('six `quackd memory add` at once on a new store all succeed, rounds after round', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    for (let round = 0; round < 8; round++) {
+      const home = tempDir();
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => runCli(['memory', 'add', `note ${i} of round ${round}`], { env: { QUACKD_HOME: home } })));
+      for (const r of results) assert.equal(r.code, 0, r.stderr);
+      const store = openMemoryStore(join(home, 'memory'), { readOnly: true });
+      try {
+        assert.equal(store.body('microduck:sim2d').entries().length, 6);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});

@@ -31,7 +31,7 @@ export const clearCommand: Command = {
       const count = peek === undefined ? 0 : guarded(dir, () => peek.body(body).entries().length);
       await peek?.close();
       if (count === 0) return (io.line(`${body}: nothing to clear`), 0);
-      if (!(await askYesNo(`clear all ${count} entries of ${body}? [y/N] `))) return (io.line('nothing cleared'), 0);
+      if (!(await askYesNo(`clear ${count === 1 ? 'the 1 entry' : `all ${count} entries`} of ${body}? [y/N] `))) return (io.line('nothing cleared'), 0);
     }
     const store = openForWrite(dir, io);
     try {

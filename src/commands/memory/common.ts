@@ -99,10 +99,19 @@ export function entryRow(e: Entry, io: Output): string {
 }
 
 /** Asks on the terminal; only a y or yes counts. */
+/** Asks on the terminal; Ctrl-C at the question is a no (and says so), never a stack trace. */
 export async function askYesNo(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const interrupted = new Promise<string>((resolve) =>
+    rl.once('SIGINT', () => {
+      process.stdout.write('\n');
+      resolve('');
+    }),
+  );
   try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
+    return /^y(es)?$/i.test((await Promise.race([rl.question(question), interrupted])).trim());
+  } catch {
+    return false;
   } finally {
     rl.close();
   }
