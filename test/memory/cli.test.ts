@@ -52,6 +52,10 @@ describe('quackd memory (CLI)', () => {
     assert.match(long.stderr, /at most 300 characters \(this one has 301\)/);
     assert.equal((await q('forget', 'n-nope')).code, 2);
     assert.equal((await q('show', '--robot', 'nocolon')).code, 2);
+    // A key no body of this quackd has is allowed (fleet members, backends to come), with a note.
+    const typo = await q('add', 'typo note', '--robot', 'microduck:sim3d');
+    assert.equal(typo.code, 0);
+    assert.match(typo.stderr, /note: microduck:sim3d is not a body this quackd drives \(did you mean "microduck:sim2d"\?\)/);
     assert.equal((await q('frobnicate')).code, 2);
     for (const r of [secret, long]) assert.equal(r.stderr.trim().split('\n').length, 1);
 
@@ -206,11 +210,19 @@ describe('quackd memory (CLI)', () => {
     await q('true', 'add', 'remove me');
     assert.match((await q('true', 'edit')).stdout, /no changes/);
     const script = join(home, 'ed.sh');
-    writeFileSync(script, `#!/bin/sh\nsed -i -e 's/the ball is blue/the ball is red/' -e '/remove me/d' "$1"\necho '{"text":"a note from the editor"}' >> "$1"\necho 'broken' >> "$1"\n`, { mode: 0o755 });
+    const edit = `sed -i -e 's/the ball is blue/the ball is red/' -e '/remove me/d' "$1"\necho '{"text":"a note from the editor"}' >> "$1"\n`;
+    // A garbled line writes nothing and keeps the person's edit, rather than delete an entry.
+    writeFileSync(script, `#!/bin/sh\n${edit}echo 'broken' >> "$1"\n`, { mode: 0o755 });
+    const garbled = await q(script, 'edit');
+    assert.equal(garbled.code, 2);
+    const kept = /your edit is kept in (\S+);/.exec(garbled.stderr)?.[1];
+    assert.ok(kept !== undefined && readFileSync(kept, 'utf8').includes('broken'), garbled.stderr);
+    assert.match(garbled.stderr, /skipped 1 line \(3: not JSON\); 2 kept; nothing written/);
+    assert.match((await q('true', 'show')).stdout, /remove me/);
+    writeFileSync(script, `#!/bin/sh\n${edit}`, { mode: 0o755 });
     const r = await q(script, 'edit');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /1 changed, 1 added, 1 removed/);
-    assert.match(r.stderr, /skipped 1 line \(3: not JSON\); 2 kept/);
     const shown = (await q('true', 'show')).stdout;
     assert.match(shown, /the ball is red/);
     assert.match(shown, /a note from the editor/);

@@ -4,7 +4,8 @@
  * mapping store failures to exit 3 and refused input to exit 2, each in one line.
  */
 import { createInterface } from 'node:readline/promises';
-import { DEFAULT_BODY } from '../../bodies/index.js';
+import { DEFAULT_BODY, findBody, listBodies } from '../../bodies/index.js';
+import { didYouMean } from '../../cli/suggest.js';
 import type { BodyKey } from '../../bodies/body.js';
 import { InputError, RuntimeError } from '../../cli/errors.js';
 import type { Output } from '../../cli/output.js';
@@ -31,6 +32,11 @@ export interface Target {
 export function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }): Target {
   const robot = flags.robot ?? DEFAULT_BODY;
   if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is not an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
+  // A typo would quietly start a memory no run reads; a body this quackd lacks (another fleet
+  // member's, a backend still to come) is still a valid key, so say so and go on.
+  if (findBody(robot) === undefined) {
+    process.stderr.write(`quackd: note: ${robot} is not a body this quackd drives${didYouMean(robot, listBodies().map((b) => b.key))}\n`);
+  }
   return { dir: memoryDir(flags['memory-dir']), body: robot };
 }
 

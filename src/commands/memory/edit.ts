@@ -13,7 +13,7 @@ import type { Output } from '../../cli/output.js';
 import { applyEdit } from '../../memory/import.js';
 import { parseJsonl, skippedWarning, toJsonl } from '../../memory/jsonl.js';
 import type { Command } from '../command.js';
-import { COMMON_FLAGS, COMMON_HELP, guarded, askYesNo, isInteractive, openForWrite, target } from './common.js';
+import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
 const help = [
   'usage: quackd memory edit [--robot KEY] [--memory-dir DIR]',
@@ -53,11 +53,11 @@ export const editCommand: Command = {
       const parse = parseJsonl(after);
       const warning = skippedWarning('edited file', parse.skipped, parse.lines.length);
       if (warning !== undefined) {
-        io.err.write(`quackd: warning: ${warning}\n`);
-        // A mangled line would otherwise read as "delete this entry"; on a terminal, ask first.
-        if (isInteractive() && !(await askYesNo('write back the other lines (entries on skipped lines are removed)? [y/N] '))) {
-          return (io.line('nothing written'), 0);
-        }
+        // A mangled line would read as "delete this entry": write nothing, and keep the person's
+        // edit where they can find it rather than lose it with the temporary folder.
+        const kept = join(dir, `edit-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+        writeFileSync(kept, after, { mode: 0o600 });
+        throw new InputError(`memory edit: ${warning}; nothing written`, `your edit is kept in ${kept}; run 'quackd memory edit' again`);
       }
       const result = guarded(dir, () => applyEdit(memory, snapshot, parse, () => new Date().toISOString()));
       const refused = result.skipped.filter((s) => !parse.skipped.includes(s));
