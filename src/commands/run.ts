@@ -159,6 +159,7 @@ export const runCommand: Command = {
       if (opened.notice !== undefined && json) io.err.write(`quackd: ${opened.notice}\n`);
       if (opened.notice !== undefined && !json) io.line(io.dim(opened.notice));
       if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
+      if (!json && f['no-memory'] === true) io.line(io.dim(`memory: off for this run (--no-memory)`));
       if (!json) printHeader(io, duck, robot, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
       const report = await startRun({
         duck,

@@ -62,6 +62,7 @@ export class Executor {
     const { registry, emit } = this.deps;
     emit({ type: 'tool_call', step: this.deps.budgets.stepsUsed + 1, id: call.id, name: call.name, args: call.args });
     if (call.error !== undefined) return this.refuse(call.name, `invalid call: ${call.error}`);
+    if (call.name === 'remember' && this.deps.memory === undefined) return this.refuse(call.name, 'memory is off for this run');
     const verb = registry.get(call.name);
     if (verb === undefined) return this.refuse(call.name, `unknown verb${didYouMean(call.name, [...this.allowed])}`);
     if (!this.allowed.has(verb.name)) return this.refuse(verb.name, `not in this duck's verbs`);

@@ -43,6 +43,14 @@ describe('budgets end the run, with the reason', () => {
   });
 });
 
+describe('remember without memory', () => {
+  it('is refused as "memory is off", not as an unknown verb', async () => {
+    const h = harness(duck('verbs: [quack]'));
+    const ex = await h.executor.execute({ id: '1', name: 'remember', args: { text: 'x' } });
+    assert.deepEqual(ex, { kind: 'refused', verb: 'remember', reason: 'memory is off for this run' });
+  });
+});
+
 describe('the loop', () => {
   it('Ctrl-C (abort) ends the run as interrupted, mid-call', async () => {
     const h = harness(duck('verbs: [quack]'));
