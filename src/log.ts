@@ -3,7 +3,8 @@
  * logs at `warn` unless QUACKD_LOG_LEVEL or --debug says otherwise, so logs never drown a run's
  * own output. Every line passes through redact(): no API key reaches a log.
  */
-import { pino, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { redact } from './secrets.js';
 
 let root: Logger | undefined;
@@ -17,7 +18,10 @@ function createRoot(): Logger {
   const pretty = process.stderr.isTTY === true && process.env['QUACKD_LOG_JSON'] === undefined;
   const options = { level, base: { pid: process.pid }, hooks: { streamWrite: redact } };
   if (pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 2, colorize: !process.env['NO_COLOR'] } } });
+    // Synchronous and one line per record: on a terminal a log line sits between a run's step
+    // lines, in the order things happened (a transport's worker thread would print it later).
+    const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
+    return pino(options, pretty({ destination: 2, sync: true, colorize: !process.env['NO_COLOR'], singleLine: true, errorLikeObjectKeys: [], ignore: 'pid,hostname', translateTime: 'HH:MM:ss' }));
   }
   return pino(options, pino.destination({ fd: 2, sync: true }));
 }
