@@ -1,7 +1,7 @@
 /** `quackd transcript list | show [ID|last]`: a run's record, for people and scripts. */
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
-import type { Output } from '../cli/output.js';
+import { printable, type Output } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
 import { printTranscript } from '../transcript/format.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
@@ -32,7 +32,14 @@ export const transcriptCommand: Command = {
       const rows = listTranscriptIds(dir).slice(0, limit).map((id) => summarize(dir, id));
       if (f.json === true) io.line(JSON.stringify(rows));
       else if (rows.length === 0) io.line(io.dim('no transcripts yet'));
-      else for (const r of rows) io.line(`${r.id}  ${(r.outcome ?? 'unfinished').padEnd(11)} ${r.body ?? ''}${r.dryRun === true ? ' (dry run)' : ''}  ${io.dim(r.reason ?? '')}`);
+      else {
+        const idWidth = Math.max(...rows.map((r) => r.id.length));
+        const bodyWidth = Math.max(...rows.map((r) => (r.body ?? '').length));
+        for (const r of rows) {
+          const outcome = `${r.outcome ?? 'unfinished'}${r.dryRun === true ? ' (dry)' : ''}`;
+          io.line(`${r.id.padEnd(idWidth)}  ${outcome.padEnd(17)} ${(r.body ?? '').padEnd(bodyWidth)}  ${io.dim(printable(r.reason ?? ''))}`);
+        }
+      }
       return Promise.resolve(EXIT.ok);
     }
     if (sub === 'show') {

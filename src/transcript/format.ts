@@ -5,6 +5,8 @@ import { printable, type Output } from '../cli/output.js';
 import type { TranscriptLine } from './events.js';
 
 const clock = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
+/** The day too, once, on the start line: a transcript is read days later. */
+const day = (iso: string): string => new Date(iso).toLocaleDateString('sv-SE');
 
 function describe(l: TranscriptLine, frames: boolean): string[] {
   switch (l.type) {
@@ -39,5 +41,8 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
 }
 
 export function printTranscript(io: Output, lines: readonly TranscriptLine[], frames: boolean): void {
-  for (const l of lines) for (const [i, text] of describe(l, frames).entries()) io.line(`${i === 0 ? io.dim(clock(l.t)) : '        '} ${printable(text)}`);
+  for (const l of lines) {
+    if (l.type === 'start') io.line(io.dim(`run ${l.run} · ${day(l.t)}`));
+    for (const [i, text] of describe(l, frames).entries()) io.line(`${i === 0 ? io.dim(clock(l.t)) : '        '} ${printable(text)}`);
+  }
 }
