@@ -64,6 +64,7 @@ function runDeepCheck(dir: string): Promise<{ result?: DeepCheckResult; failure?
 export async function diagnose(dir: string): Promise<DoctorReport> {
   const legacyPending = pendingLegacyFiles(dir).map((p) => p.file);
   const data = join(dir, DATA_FILE);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) return { dir, exists: false, files: [], legacyPending, problems: [`${dir} is not a directory (check --memory-dir or QUACKD_MEMORY_DIR)`] };
   if (!existsSync(data)) return { dir, exists: false, files: [], legacyPending, problems: [] };
   const problems: string[] = [];
   const dirMode = mode(dir);

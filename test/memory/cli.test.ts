@@ -23,6 +23,18 @@ const fingerprint = (dir: string) => {
 };
 
 describe('quackd memory (CLI)', () => {
+  it('a memory directory that is a file is an error, not "no memory yet"', async () => {
+    const { home } = setup();
+    const file = join(home, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const env = { QUACKD_HOME: home, QUACKD_MEMORY_DIR: file };
+    for (const sub of ['show', 'doctor']) {
+      const r = await runCli(['memory', sub], { env });
+      assert.equal(r.code, 3, `${sub}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stdout + r.stderr, /not a directory \(check --memory-dir or QUACKD_MEMORY_DIR\)/);
+    }
+  });
+
   it('adds, shows, searches, forgets; one-line errors with exit 2', async () => {
     const { q } = setup();
     const add = await q('add', 'the charger is under the desk', '--tag', 'place');

@@ -3,6 +3,7 @@
  * the store (read-only for commands that only look, so looking never changes the files) and
  * mapping store failures to exit 3 and refused input to exit 2, each in one line.
  */
+import { existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { DEFAULT_BODY, findBody, listBodies } from '../../bodies/index.js';
 import { didYouMean } from '../../cli/suggest.js';
@@ -63,6 +64,8 @@ export function openForWrite(dir: string, io: Output): MemoryStore {
  * one exception: the first open of any kind imports it, so it is shown where it will live.
  */
 export function openForRead(dir: string, io: Output): MemoryStore | undefined {
+  // "No memory yet" must mean that, not "the memory directory is something else".
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new RuntimeError(`memory store in ${dir}: not a directory`, 'check --memory-dir or QUACKD_MEMORY_DIR');
   if (pendingLegacyFiles(dir).length > 0) return openForWrite(dir, io);
   if (!storeExists(dir)) return undefined;
   try {

@@ -33,6 +33,8 @@ export const doctorCommand: Command = {
     const code = report.problems.length > 0 ? 3 : 0;
     if (flags.json === true) return (io.line(JSON.stringify(report)), code);
     if (!report.exists) {
+      for (const problem of report.problems) io.line(`${io.red(io.fail)} ${problem}`);
+      if (report.problems.length > 0) return code;
       io.line(`memory store: none yet in ${report.dir}`);
       for (const f of report.legacyPending) io.line(`legacy file waiting to be imported: ${f}`);
       return 0;
