@@ -12,7 +12,7 @@ let root: Logger | undefined;
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function createRoot(): Logger {
-  const asked = process.env['QUACKD_LOG_LEVEL'];
+  const asked = process.env['QUACKD_LOG_LEVEL']?.toLowerCase();
   const level = asked !== undefined && LEVELS.includes(asked) ? asked : 'warn';
   if (asked !== undefined && asked !== level) process.stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using warn\n`);
   const pretty = process.stderr.isTTY === true && process.env['QUACKD_LOG_JSON'] === undefined;

@@ -33,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
   if (debug) process.env['QUACKD_LOG_LEVEL'] ??= 'debug';
   const args = argv.filter((a) => a !== '--debug');
   const [verb, ...rest] = args;
+  // `quackd help run` is `quackd run --help`.
+  if (verb === 'help' && rest[0] !== undefined && commands[rest[0]] !== undefined) return main([rest[0], '--help']);
   if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
     io.line(usage());
     return verb === undefined ? EXIT.usage : EXIT.ok;

@@ -40,7 +40,9 @@ function openHint(message: string): string | undefined {
 function openPort(path: string, baudRate: number): Promise<SerialPort> {
   return new Promise((resolve, reject) => {
     const port = new SerialPort({ path, baudRate, autoOpen: false });
-    port.open((err) => (err ? reject(new PortError(`cannot open ${path}: ${err.message.replace(/^Error: /, '')}`, openHint(err.message))) : resolve(port)));
+    // The library's text repeats the path and its own prefixes: keep the first plain clause.
+    const said = (m: string): string => m.replace(/^Error:?\s*/, '').split(/, cannot open /)[0]?.replace(/^Error /, '') ?? m;
+    port.open((err) => (err ? reject(new PortError(`cannot open ${path}: ${said(err.message)}`, openHint(err.message))) : resolve(port)));
   });
 }
 

@@ -42,7 +42,8 @@ function explain(message: string, known: readonly string[]): string {
 /** Parse a numeric flag, or fail with the flag's name. */
 export function numberFlag(name: string, value: string | undefined, opts: { int?: boolean; min?: number; max?: number } = {}): number | undefined {
   if (value === undefined) return undefined;
-  const n = value.trim() === '' ? Number.NaN : Number(value);
+  // Plain decimals only: `0x10`, `1e3` and `Infinity` are numbers to JavaScript, not to a person.
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(value.trim()) ? Number(value) : Number.NaN;
   const bad = !Number.isFinite(n) || (opts.int === true && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max);
   if (bad) {
     const range = opts.min !== undefined && opts.max !== undefined ? ` from ${opts.min} to ${opts.max}` : opts.min !== undefined ? ` ≥ ${opts.min}` : opts.max !== undefined ? ` ≤ ${opts.max}` : '';

@@ -89,7 +89,7 @@ function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seco
   // The same ranges a .duck file may give.
   const steps = numberFlag('steps', f.steps, { int: true, min: 1, max: 1000 });
   const llm = numberFlag('llm-calls', f['llm-calls'], { int: true, min: 1, max: 5000 });
-  const seconds = numberFlag('seconds', f.seconds, { min: 0.1, max: 86_400 });
+  const seconds = numberFlag('seconds', f.seconds, { min: 1, max: 86_400 });
   return {
     ...duck,
     budgets: { steps: steps ?? duck.budgets.steps, llm_calls: llm ?? duck.budgets.llm_calls, seconds: seconds ?? duck.budgets.seconds },
@@ -125,7 +125,7 @@ export const runCommand: Command = {
     const base = fileDuck ?? goalDuck(f.goal ?? '', findBody(robot)!);
     const duck = withBudgets(base, f);
     checkDuckForBody(duck, findBody(robot)!);
-    const seed = numberFlag('seed', f.seed, { int: true, min: 0 }) ?? 7;
+    const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
     const bodySettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
     const requires = findBody(robot)?.requires ?? [];
     for (const needed of requires) {
@@ -145,9 +145,13 @@ export const runCommand: Command = {
       retries: numberFlag('retries', f.retries, { int: true, min: 0, max: 10 }),
       keyFile: f['key-file'],
     });
-    if (provider.name === 'fake' && (f.model !== undefined || f['base-url'] !== undefined)) {
-      throw new UsageError(`run: --${f.model !== undefined ? 'model' : 'base-url'} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
+    // A flag that would change nothing is refused: a person who typed it expected an effect.
+    const pilotOnly = (['model', 'base-url', 'timeout', 'retries', 'key-file'] as const).find((k) => f[k] !== undefined);
+    if (provider.name === 'fake' && pilotOnly !== undefined) {
+      throw new UsageError(`run: --${pilotOnly} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
     }
+    if (f.seed !== undefined && findBody(robot)?.seeded !== true) throw new UsageError(`run: --seed picks a simulator's layout; ${robot} has none`);
+    if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('run: --memory-dir and --no-memory contradict each other');
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;
 

@@ -20,7 +20,7 @@ export function goalDuck(goal: string, body: BodyEntry): Duck {
     name: 'goal',
     source: '--goal',
     robot: body.key,
-    verbs: [...body.verbs],
+    verbs: body.verbs.filter((v) => body.pending?.[v] === undefined),
     budgets: DEFAULT_BUDGETS,
     confirm: [],
     successWhen: [],

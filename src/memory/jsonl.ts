@@ -16,6 +16,8 @@ export interface JsonlLine {
   readonly topic?: string;
   readonly source?: Source;
   readonly run?: string;
+  /** The body an exported line came from, when it says. */
+  readonly body?: string;
   readonly time?: string;
   readonly created?: string;
   readonly history?: readonly HistoryItem[];
@@ -39,6 +41,7 @@ const lineSchema = z.object({
   topic: z.string().optional().catch(undefined),
   source: z.enum(SOURCES).optional().catch(undefined),
   run: z.string().optional().catch(undefined),
+  body: z.string().optional().catch(undefined),
   time: z.iso.datetime({ offset: true }).optional().catch(undefined),
   created: z.iso.datetime({ offset: true }).optional().catch(undefined),
   history: z.array(historySchema).optional().catch(undefined),
@@ -81,6 +84,7 @@ export function parseJsonl(text: string): JsonlParse {
       ...(d.topic !== undefined ? { topic: d.topic } : {}),
       ...(d.source !== undefined ? { source: d.source } : {}),
       ...(d.run !== undefined ? { run: d.run } : {}),
+      ...(d.body !== undefined ? { body: d.body } : {}),
       ...(d.time !== undefined ? { time: new Date(d.time).toISOString() } : {}),
       ...(d.created !== undefined ? { created: new Date(d.created).toISOString() } : {}),
       ...(d.history !== undefined ? { history: d.history } : {}),

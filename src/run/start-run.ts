@@ -59,9 +59,12 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   checkDuckForBody(req.duck, entry);
 
   const transcript = TranscriptWriter.create(req.transcriptsDir, runIdFor(req.duck.name));
+  // A run nobody can account for afterwards must not go on: a transcript that cannot be written
+  // (disk full) stops the run as cleanly as Ctrl-C would, and the outcome says why.
+  const unrecorded = new AbortController();
   const emit = (event: TranscriptEvent): void => {
     const safe = withholdSecretNotes(event);
-    transcript.write(safe);
+    if (!transcript.write(safe) && !unrecorded.signal.aborted) unrecorded.abort(new Error('stopped by a transcript that cannot be written'));
     req.onEvent?.(safe);
   };
   req.onStart?.({ runId: transcript.runId, transcriptPath: transcript.path });
@@ -88,7 +91,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     body = await entry.load({ seed: req.seed, ...(req.bodySettings ? { settings: req.bodySettings } : {}) });
     const registry = defaultVerbs.with(req.memory?.verbs ?? []);
     const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}) });
-    const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: req.signal });
+    const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: AbortSignal.any([req.signal, unrecorded.signal]) });
     outcome = loop.outcome;
     results = loop.results;
     usage = loop.usage;
@@ -103,6 +106,9 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   if (!req.dryRun && req.memory !== undefined) {
     const event = await req.memory.writeEpisode({ runId: transcript.runId, duck: req.duck.name, outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, results });
     if (event !== undefined) emit({ type: 'memory', action: event.action, detail: event.detail });
+  }
+  if (transcript.failure !== undefined) {
+    outcome = { status: 'error', reason: `transcript ${transcript.path} cannot be written (${transcript.failure.code ?? transcript.failure.message}); the run was stopped` };
   }
   const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
   emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });

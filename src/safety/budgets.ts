@@ -60,9 +60,9 @@ export class BudgetTracker {
   describe(name: BudgetName): string {
     switch (name) {
       case 'steps':
-        return `${this.limits.steps} steps spent`;
+        return `${this.limits.steps} step${this.limits.steps === 1 ? '' : 's'} spent`;
       case 'llm_calls':
-        return `${this.limits.llm_calls} LLM calls spent`;
+        return `${this.limits.llm_calls} LLM call${this.limits.llm_calls === 1 ? '' : 's'} spent`;
       case 'seconds':
         return `${this.limits.seconds} s spent`;
     }

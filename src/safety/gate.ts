@@ -28,19 +28,21 @@ export function ttyGate(input: Readable, output: Writable): Gate {
     confirm: (question, signal) =>
       new Promise<GateDecision>((resolve) => {
         const rl = createInterface({ input, output, terminal: false });
-        // Resolve before closing: closing fires 'close', which would otherwise answer no first.
+        let settled = false;
+        // Settle before closing: closing fires 'close', which must not answer a second time.
         const done = (allowed: boolean, how: GateDecision['how'] = 'tty'): void => {
+          if (settled) return;
+          settled = true;
+          // Nobody answered (Ctrl-C, the deadline, Ctrl-D): end the question's line, and do not
+          // put words in a person's mouth.
+          if (how === 'aborted') output.write('\n');
           resolve({ allowed, how });
           signal?.removeEventListener('abort', onAbort);
           rl.close();
         };
-        // Nobody answered: end the question's line, and do not put words in a person's mouth.
-        const onAbort = (): void => {
-          output.write('\n');
-          done(false, 'aborted');
-        };
+        const onAbort = (): void => done(false, 'aborted');
         signal?.addEventListener('abort', onAbort, { once: true });
-        rl.once('close', () => resolve({ allowed: false, how: 'tty' }));
+        rl.once('close', () => done(false, 'aborted'));
         rl.question(`${question} — confirm? [y/N] `, (answer) => done(/^\s*y(es)?\s*$/i.test(answer)));
       }),
   };

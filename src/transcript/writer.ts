@@ -21,6 +21,8 @@ export function runIdFor(duck: string, at: Date = new Date()): string {
 
 export class TranscriptWriter {
   private fd: number | undefined;
+  /** The first write that failed (disk full, …): nothing more is written after it. */
+  failure: NodeJS.ErrnoException | undefined;
 
   private constructor(
     readonly runId: string,
@@ -51,15 +53,26 @@ export class TranscriptWriter {
     }
   }
 
-  write(event: TranscriptEvent): void {
-    if (this.fd === undefined) return;
+  /** Appends one event; false once a write has failed (see `failure`). Never throws. */
+  write(event: TranscriptEvent): boolean {
+    if (this.fd === undefined || this.failure !== undefined) return false;
     const line = JSON.stringify({ t: new Date().toISOString(), run: this.runId, ...event });
-    writeSync(this.fd, `${redact(line)}\n`);
+    try {
+      writeSync(this.fd, `${redact(line)}\n`);
+      return true;
+    } catch (err) {
+      this.failure = err as NodeJS.ErrnoException;
+      return false;
+    }
   }
 
   close(): void {
     if (this.fd === undefined) return;
-    closeSync(this.fd);
+    try {
+      closeSync(this.fd);
+    } catch {
+      // a close that fails (full disk, gone device) has nothing left to lose
+    }
     this.fd = undefined;
   }
 }

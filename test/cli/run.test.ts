@@ -91,8 +91,8 @@ describe('quackd errors: one line, the place, exit 2', () => {
       [['run', 'helo-world'], /^quackd: no duck named "helo-world" \(did you mean "hello-world"\?\)/],
       [['run', './nope.duck'], /^quackd: \.\/nope\.duck: no such file$/m],
       [['run', 'hello-world', '--sped', '3'], /^quackd: run: unknown option --sped \(did you mean "--seed"\?\)/],
-      [['run', 'hello-world', '--seed', 'x'], /^quackd: --seed: "x" is not a whole number ≥ 0/],
-      [['run', 'hello-world', '--seconds', '3000000'], /^quackd: --seconds: "3000000" is not a number from 0.1 to 86400/],
+      [['run', 'hello-world', '--seed', 'x'], /^quackd: --seed: "x" is not a whole number from 0 to 4294967295/],
+      [['run', 'hello-world', '--seconds', '3000000'], /^quackd: --seconds: "3000000" is not a number from 1 to 86400/],
       [['run'], /^quackd: run: name a duck or give --goal/],
       [['fly'], /^quackd: unknown command "fly"/],
     ];

@@ -227,14 +227,16 @@ describe('quackd memory (CLI)', () => {
     writeFileSync(script, `#!/bin/sh\n${edit}echo 'broken' >> "$1"\n`, { mode: 0o755 });
     const garbled = await q(script, 'edit');
     assert.equal(garbled.code, 2);
-    const kept = /your edit is kept in (\S+);/.exec(garbled.stderr)?.[1];
+    const kept = /your edit is kept in (\S+):/.exec(garbled.stderr)?.[1];
     assert.ok(kept !== undefined && readFileSync(kept, 'utf8').includes('broken'), garbled.stderr);
-    assert.match(garbled.stderr, /skipped 1 line \(3: not JSON\); 2 kept; nothing written/);
+    assert.match(garbled.stderr, /skipped 1 line \(3: not JSON\); 2 kept; nothing written \(your edit is kept in .*: fix that line, then 'quackd memory edit --from /);
     assert.match((await q('true', 'show')).stdout, /remove me/);
-    writeFileSync(script, `#!/bin/sh\n${edit}`, { mode: 0o755 });
-    const r = await q(script, 'edit');
+    // The person fixes the kept file and applies it, with no editor.
+    writeFileSync(kept, readFileSync(kept, 'utf8').replace('broken\n', ''));
+    const r = await q('false', 'edit', '--from', kept);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /1 changed, 1 added, 1 removed/);
+    assert.equal(existsSync(kept), false, 'the applied edit file is cleaned up');
     const shown = (await q('true', 'show')).stdout;
     assert.match(shown, /the ball is red/);
     assert.match(shown, /a note from the editor/);
@@ -249,5 +251,32 @@ describe('quackd memory (CLI)', () => {
     assert.match((await q('show')).stdout, /from the old file/);
     assert.equal(statSync(join(dir, 'microduck-sim2d.jsonl.imported')).isFile(), true);
     assert.equal((await q('show', '--raw')).stdout.trim().split('\n').length, 2);
+  });
+});
+
+describe('notes are data on the screen too', () => {
+  it('escape codes a model or a person stored are shown escaped by show, search, add and forget', async () => {
+    const { q } = setup();
+    const evil = 'ball near \u001b]0;PWNED\u0007\u001b[2J sofa';
+    const add = await q('add', evil, '--tag', 'x\u001b[5m', '--topic', 'spot');
+    assert.equal(add.code, 0, add.stderr);
+    for (const r of [add, await q('show'), await q('search', 'ball sofa')]) {
+      assert.ok(!r.stdout.includes('\u001b'), JSON.stringify(r.stdout));
+      assert.match(r.stdout, /ball near \\x1b\]0;PWNED\\x07\\x1b\[2J sofa/);
+    }
+  });
+});
+
+describe('import keeps each body its own', () => {
+  it('without --robot, exported lines go back to the body they name; with it, to that body', async () => {
+    const { home, q } = setup();
+    await q('add', 'serial note', '--robot', 'microduck:jsonrpc');
+    const file = join(home, 'm.jsonl');
+    writeFileSync(file, (await q('export', '--robot', 'microduck:jsonrpc')).stdout);
+    await q('clear', '--yes', '--robot', 'microduck:jsonrpc');
+    const back = await q('import', file);
+    assert.match(back.stdout, /imported .* into microduck:jsonrpc: 1 added/);
+    assert.doesNotMatch((await q('show')).stdout, /serial note/);
+    assert.match((await q('show', '--robot', 'microduck:jsonrpc')).stdout, /serial note/);
   });
 });

@@ -98,6 +98,25 @@ describe('confirmation gates', () => {
   });
 });
 
+describe('an unanswered gate', () => {
+  it('end of input (Ctrl-D) or a stopped run is "not confirmed", never a person\'s no', async () => {
+    const gated = duck('verbs: [turn]\nconfirm: [turn]');
+    const input = new PassThrough();
+    const h = harness(gated, { gate: ttyGate(input, new PassThrough()) });
+    const pending = h.executor.execute({ id: '1', name: 'turn', args: { degrees: 10 } });
+    input.end();
+    const ex = await pending;
+    assert.equal(ex.kind === 'denied' ? ex.reason : ex.kind, 'not confirmed: the run was stopped');
+    assert.ok(h.events.some((e) => e.type === 'gate' && e.how === 'aborted'));
+    const abort = new AbortController();
+    const h2 = harness(gated, { gate: ttyGate(new PassThrough(), new PassThrough()) });
+    const pending2 = h2.executor.execute({ id: '1', name: 'turn', args: { degrees: 10 } }, abort.signal);
+    abort.abort();
+    assert.equal((await pending2).kind, 'denied');
+    assert.equal(h2.body.performed.length + h.body.performed.length, 0);
+  });
+});
+
 describe('dry run', () => {
   it('sends no intent to the body, invents marked results, leaves the body untouched', async () => {
     const h = harness(findDuck('find-and-kick'), { dryRun: true });

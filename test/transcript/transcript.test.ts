@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findDuck } from '../../src/ducks/find.js';
@@ -94,5 +95,23 @@ describe('transcripts', () => {
     const { lines, skipped } = readTranscript(join(dir, 'torn.jsonl'));
     assert.equal(lines.length, 1);
     assert.equal(skipped, 1);
+  });
+});
+
+describe('a transcript that can no longer be written', () => {
+  // A real full disk: a 16 KiB tmpfs (mounting needs root, which CI has).
+  const canMount = process.getuid?.() === 0;
+  it('stops the run cleanly with the reason instead of crashing', { skip: canMount ? false : 'needs root to mount a small tmpfs' }, async () => {
+    const dir = tempDir();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', dir]);
+    try {
+      writeFileSync(join(dir, 'filler'), Buffer.alloc(6 * 1024));
+      const report = await startRun({ duck: findDuck('find-and-kick'), robot: 'microduck:sim2d', seed: 1, provider: createFakeProvider(), gate: noTtyGate, dryRun: false, transcriptsDir: join(dir, 't'), signal: new AbortController().signal });
+      assert.equal(report.outcome.status, 'error');
+      assert.match(report.outcome.reason, /^transcript .* cannot be written \(ENOSPC\); the run was stopped$/);
+      assert.ok(report.steps < 20, `the run went on for ${report.steps} steps`);
+    } finally {
+      execFileSync('umount', [dir]);
+    }
   });
 });

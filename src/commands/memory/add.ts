@@ -1,7 +1,7 @@
 /** `quackd memory add`: a person adds a note, under the same rules as the pilot's `remember`. */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
+import { printable, type Output } from '../../cli/output.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
@@ -33,9 +33,9 @@ export const addCommand: Command = {
         store.body(body).remember({ text, source: 'human', tags: flags.tag ?? [], ...(flags.topic !== undefined ? { topic: flags.topic } : {}) }),
       );
       const id = plan.entry?.id ?? '?';
-      if (plan.action === 'added') io.line(`remembered ${id} for ${body}: ${plan.entry?.text ?? ''}`);
+      if (plan.action === 'added') io.line(`remembered ${id} for ${body}: ${printable(plan.entry?.text ?? '')}`);
       else if (plan.action === 'refreshed') io.line(`already known: refreshed ${id} for ${body}`);
-      else io.line(`replaced ${id} for ${body} (was: ${plan.replaced ?? ''})`);
+      else io.line(`replaced ${id} for ${body} (was: ${printable(plan.replaced ?? '')})`);
       if (plan.evicted.length > 0) io.line(io.dim(`over the cap: removed ${plan.evicted.map((e) => e.id).join(', ')}`));
       return 0;
     } finally {

@@ -9,7 +9,7 @@ import { DEFAULT_BODY, findBody, listBodies } from '../../bodies/index.js';
 import { didYouMean } from '../../cli/suggest.js';
 import type { BodyKey } from '../../bodies/body.js';
 import { InputError, RuntimeError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
+import { printable, type Output } from '../../cli/output.js';
 import { memoryDir } from '../../config/paths.js';
 import { MemoryRefusal, isBodyKey, type Entry } from '../../memory/entry.js';
 import { importLegacy, pendingLegacyFiles } from '../../memory/legacy.js';
@@ -99,15 +99,15 @@ export function writerForPeople(e: Entry): string {
 
 /** One entry as a row of `memory show` and `memory search`. */
 export function entryRow(e: Entry, io: Output): string {
+  // Notes hold text a model wrote: printed only as printable(), so no note can drive the terminal.
   const extra = [
-    ...(e.topic !== undefined ? [`topic: ${e.topic}`] : []),
-    ...e.tags.map((t) => `#${t}`),
+    ...(e.topic !== undefined ? [`topic: ${printable(e.topic)}`] : []),
+    ...e.tags.map((t) => `#${printable(t)}`),
     ...(e.history.length > 0 ? [`${e.history.length} older text${e.history.length === 1 ? '' : 's'}`] : []),
   ];
-  return `  ${e.id.padEnd(8)}  ${io.dim(localTime(e.time))}  ${writerForPeople(e).padEnd(6)}  ${e.text}${extra.length > 0 ? io.dim(`  (${extra.join(', ')})`) : ''}`;
+  return `  ${printable(e.id).padEnd(8)}  ${io.dim(localTime(e.time))}  ${writerForPeople(e).padEnd(6)}  ${printable(e.text)}${extra.length > 0 ? io.dim(`  (${extra.join(', ')})`) : ''}`;
 }
 
-/** Asks on the terminal; only a y or yes counts. */
 /** Asks on the terminal; Ctrl-C at the question is a no (and says so), never a stack trace. */
 export async function askYesNo(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });

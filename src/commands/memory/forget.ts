@@ -1,7 +1,7 @@
 /** `quackd memory forget ID`: remove one entry of a body. */
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
+import { printable, type Output } from '../../cli/output.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
@@ -28,7 +28,7 @@ export const forgetCommand: Command = {
     try {
       const gone = guarded(dir, () => store.body(body).forget(id));
       if (gone === undefined) throw new InputError(`memory forget: no entry "${id}" in the memory of ${body}`, "ids are in 'quackd memory show'");
-      io.line(`forgot ${gone.id} (${gone.kind}) from ${body}: ${gone.text}`);
+      io.line(`forgot ${gone.id} (${gone.kind}) from ${body}: ${printable(gone.text)}`);
       return 0;
     } finally {
       await store.close();

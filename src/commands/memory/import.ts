@@ -1,10 +1,12 @@
-/** `quackd memory import FILE`: add a JSONL file's entries to one body, in one transaction. */
+/** `quackd memory import FILE`: add a JSONL file's entries, each body in one transaction. */
 import { readFileSync } from 'node:fs';
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
 import type { Output } from '../../cli/output.js';
 import { importLines } from '../../memory/import.js';
-import { parseJsonl, skippedWarning } from '../../memory/jsonl.js';
+import { parseJsonl, skippedWarning, type JsonlLine, type Skipped } from '../../memory/jsonl.js';
+import { isBodyKey } from '../../memory/entry.js';
+import type { BodyKey } from '../../bodies/body.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
@@ -12,7 +14,7 @@ const help = [
   'usage: quackd memory import FILE [--robot KEY] [--memory-dir DIR]',
   '',
   "Add the entries of a JSONL file (one object with a \"text\" per line, e.g. from 'memory export') to",
-  'one body. Every note passes the usual rules (300 characters, no secrets, dedupe, topics, cap).',
+  'one body (with --robot), or each line to the body it names (without). Every note passes the usual rules (300 characters, no secrets, dedupe, topics, cap).',
   'Bad lines are skipped with a warning that names them; the valid lines are kept.',
   '',
   COMMON_HELP,
@@ -35,12 +37,30 @@ export const importCommand: Command = {
       throw new InputError(`memory import: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
     const { dir, body } = target(flags);
+    const parse = parseJsonl(text);
+    // With --robot every line goes to that body (copying one robot's memory to another); without
+    // it, each exported line goes back to the body it names, so export → import is a round trip.
+    const groups = new Map<BodyKey, JsonlLine[]>();
+    const misplaced: Skipped[] = [];
+    for (const l of parse.lines) {
+      const to = flags.robot !== undefined || l.body === undefined ? body : l.body;
+      if (!isBodyKey(to)) {
+        misplaced.push({ line: l.line, reason: `body "${to}" is not an adapter:backend key` });
+        continue;
+      }
+      groups.set(to, [...(groups.get(to) ?? []), l]);
+    }
+    if (groups.size === 0) groups.set(body, []);
     const store = openForWrite(dir, io);
     try {
-      const r = guarded(dir, () => importLines(store.body(body), parseJsonl(text)));
-      const warning = skippedWarning(file, r.skipped, r.added + r.refreshed + r.superseded + r.unchanged);
-      if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);
-      io.line(`imported ${file} into ${body}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`);
+      let first = true;
+      for (const [to, lines] of groups) {
+        const r = guarded(dir, () => importLines(store.body(to), { lines, skipped: first ? [...parse.skipped, ...misplaced] : [] }));
+        first = false;
+        const warning = skippedWarning(file, r.skipped, r.added + r.refreshed + r.superseded + r.unchanged);
+        if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);
+        io.line(`imported ${file} into ${to}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`);
+      }
       return 0;
     } finally {
       await store.close();

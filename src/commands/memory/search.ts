@@ -1,7 +1,7 @@
 /** `quackd memory search QUERY`: the entries that answer a question, best first, or nothing. */
 import { numberFlag, parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
+import { printable, type Output } from '../../cli/output.js';
 import { recall } from '../../memory/recall.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, entryRow, guarded, openForRead, target } from './common.js';
@@ -37,7 +37,7 @@ export const searchCommand: Command = {
         return 0;
       }
       if (hits.length === 0) {
-        io.line(`nothing in the memory of ${body} answers "${query}"`);
+        io.line(`nothing in the memory of ${body} answers "${printable(query)}"`);
         return 0;
       }
       for (const h of hits) io.line(`${entryRow(h.entry, io)}  ${io.dim(`score ${h.score.toFixed(2)}`)}`);
