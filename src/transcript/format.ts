@@ -34,7 +34,7 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
     case 'error':
       return [`error  ${l.message}`];
     case 'end':
-      return [`end    ${l.outcome} — ${l.reason} · ${l.steps} steps, ${l.llmCalls} calls, ${l.seconds} s`];
+      return [`end    ${l.outcome} — ${l.reason} · ${l.steps} step${l.steps === 1 ? '' : 's'}, ${l.llmCalls} call${l.llmCalls === 1 ? '' : 's'}, ${l.seconds} s`];
     default:
       return [`${(l as { type: string }).type}`];
   }

@@ -35,8 +35,12 @@ export class TranscriptWriter {
   /** Opens a new transcript; a second run in the same second gets `-2`, `-3`, … */
   static create(dir: string, baseId: string): TranscriptWriter {
     // No transcript, no run: a run nobody can account for afterwards does not start.
-    const cannot = (err: unknown): RuntimeError =>
-      new RuntimeError(`cannot write transcripts in ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'check that QUACKD_HOME is a directory you can write');
+    const cannot = (err: unknown): RuntimeError => {
+      const code = (err as NodeJS.ErrnoException).code;
+      // mkdir says EEXIST when a file stands where the directory should be.
+      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'not a directory' : (code ?? String(err));
+      return new RuntimeError(`cannot write transcripts in ${dir} (${why})`, 'check that QUACKD_HOME is a directory you can write');
+    };
     try {
       ensurePrivateDir(dir);
     } catch (err) {

@@ -124,7 +124,7 @@ describe('quackd memory (CLI)', () => {
     await q('add', 'mujoco note', '--robot', 'microduck:mujoco');
     const ok = await q('doctor');
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /microduck:mujoco\s+1 notes\s+0 episodes/);
+    assert.match(ok.stdout, /microduck:mujoco\s+1 note\s+0 episodes/);
     assert.match(ok.stdout, /integrity: 2 entries read and valid/);
     chmodSync(dir, 0o755);
     assert.match((await q('doctor')).stdout, /is mode 0755, not 0700/);

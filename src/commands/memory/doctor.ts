@@ -46,7 +46,7 @@ export const doctorCommand: Command = {
     if (bodies.length > 0) io.line('bodies:');
     const width = Math.max(0, ...bodies.map((b) => b.body.length));
     for (const b of bodies) {
-      io.line(`  ${b.body.padEnd(width)}  ${String(b.notes).padStart(3)} notes  ${String(b.episodes).padStart(3)} episodes  ${io.dim(`last write ${b.lastWrite !== undefined ? localTime(b.lastWrite) : '-'}`)}`);
+      io.line(`  ${b.body.padEnd(width)}  ${String(b.notes).padStart(3)} note${b.notes === 1 ? ' ' : 's'}  ${String(b.episodes).padStart(3)} episode${b.episodes === 1 ? ' ' : 's'}  ${io.dim(`last write ${b.lastWrite !== undefined ? localTime(b.lastWrite) : '-'}`)}`);
     }
     for (const f of report.legacyPending) io.line(`legacy file waiting to be imported on the next open: ${f}`);
     if (report.problems.length === 0) {
