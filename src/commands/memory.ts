@@ -50,6 +50,12 @@ export const memoryCommand: Command = {
     }
     const entry = subcommands[sub];
     if (entry === undefined) throw new UsageError(`memory: unknown sub-command "${sub}"`, "see 'quackd memory --help'");
-    return (await entry.load()).run(rest, io);
+    const command = await entry.load();
+    // Each sub-command's own help, e.g. `quackd memory add --help`.
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.line(command.help);
+      return 0;
+    }
+    return command.run(rest, io);
   },
 };

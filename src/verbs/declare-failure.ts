@@ -1,3 +1,4 @@
+/** The `declare_failure` verb. The pilot gives up, saying why; the run ends as a failure. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

@@ -1,3 +1,4 @@
+/** The `declare_success` verb. The pilot says the goal is reached; quackd checks it against the body before believing it. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

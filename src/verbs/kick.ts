@@ -1,3 +1,4 @@
+/** The `kick` verb. Kick the ball with one foot. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

@@ -1,3 +1,4 @@
+/** The `quack` verb. Quack once: the smoke test of every body. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

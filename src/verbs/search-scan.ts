@@ -1,3 +1,4 @@
+/** The `search_scan` verb. Turn and look until the ball is in view. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

@@ -1,3 +1,4 @@
+/** The `torque` verb. Switch the joints' torque on (holding the pose) or off (limp). */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

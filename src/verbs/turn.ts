@@ -1,3 +1,4 @@
+/** The `turn` verb. Turn in place; positive is left. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

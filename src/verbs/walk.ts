@@ -1,3 +1,4 @@
+/** The `walk` verb. Walk straight ahead or back; obstacles stop it early. */
 import { z } from 'zod';
 import { defineVerb } from './verb.js';
 

@@ -22,8 +22,7 @@ export const addCommand: Command = {
   name: 'memory add',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory add', argv, { ...COMMON_FLAGS, tag: { type: 'string', multiple: true }, topic: { type: 'string' } });
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory add', argv, { ...COMMON_FLAGS, tag: { type: 'string', multiple: true }, topic: { type: 'string' } });
     const text = positionals.join(' ');
     if (text.trim() === '') throw new UsageError('memory add: the note text is missing', 'e.g. quackd memory add "the charger is under the desk"');
     const { dir, body } = target(flags);

@@ -21,8 +21,7 @@ export const clearCommand: Command = {
   name: 'memory clear',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory clear', argv, { ...COMMON_FLAGS, yes: { type: 'boolean', short: 'y' } });
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory clear', argv, { ...COMMON_FLAGS, yes: { type: 'boolean', short: 'y' } });
     if (positionals.length > 0) throw new UsageError(`memory clear: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
     const { dir, body } = target(flags);
     if (flags.yes !== true) {

@@ -26,8 +26,7 @@ export const doctorCommand: Command = {
   name: 'memory doctor',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory doctor', argv, { 'memory-dir': { type: 'string' }, json: { type: 'boolean' } });
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory doctor', argv, { 'memory-dir': { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`memory doctor: unexpected argument "${positionals[0]}"`, 'doctor checks every body at once');
     const report = await diagnose(memoryDir(flags['memory-dir']));
     const code = report.problems.length > 0 ? 3 : 0;

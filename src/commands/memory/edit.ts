@@ -40,8 +40,7 @@ export const editCommand: Command = {
   name: 'memory edit',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory edit', argv, { ...COMMON_FLAGS, from: { type: 'string' } });
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory edit', argv, { ...COMMON_FLAGS, from: { type: 'string' } });
     if (positionals.length > 0) throw new UsageError(`memory edit: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
     const { dir, body } = target(flags);
     const store = openForWrite(dir, io);

@@ -20,8 +20,7 @@ export const exportCommand: Command = {
   name: 'memory export',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory export', argv, COMMON_FLAGS);
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory export', argv, COMMON_FLAGS);
     if (positionals.length > 0) throw new UsageError(`memory export: unexpected argument "${positionals[0]}"`, 'export writes to stdout: quackd memory export > m.jsonl');
     const { dir, body } = target(flags);
     const store = openForRead(dir, io);

@@ -19,8 +19,7 @@ export const forgetCommand: Command = {
   name: 'memory forget',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory forget', argv, COMMON_FLAGS);
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory forget', argv, COMMON_FLAGS);
     const [id, extra] = positionals;
     if (id === undefined || extra !== undefined) throw new UsageError('memory forget: give exactly one id', "ids are in 'quackd memory show'");
     const { dir, body } = target(flags);

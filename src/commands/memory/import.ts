@@ -26,8 +26,7 @@ export const importCommand: Command = {
   name: 'memory import',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory import', argv, COMMON_FLAGS);
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory import', argv, COMMON_FLAGS);
     const [file, extra] = positionals;
     if (file === undefined || extra !== undefined) throw new UsageError('memory import: give exactly one FILE', 'e.g. quackd memory import m.jsonl');
     let text: string;

@@ -23,8 +23,7 @@ export const searchCommand: Command = {
   name: 'memory search',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory search', argv, { ...COMMON_FLAGS, limit: { type: 'string' }, json: { type: 'boolean' } });
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory search', argv, { ...COMMON_FLAGS, limit: { type: 'string' }, json: { type: 'boolean' } });
     const query = positionals.join(' ').trim();
     if (query === '') throw new UsageError('memory search: the query is missing', 'e.g. quackd memory search "where is the ball"');
     const limit = numberFlag('limit', flags.limit, { int: true, min: 1 }) ?? 5;

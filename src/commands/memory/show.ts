@@ -22,8 +22,7 @@ export const showCommand: Command = {
   name: 'memory show',
   help,
   async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals, help: wantHelp } = parseFlags('memory show', argv, { ...COMMON_FLAGS, raw: { type: 'boolean' } });
-    if (wantHelp) return (io.line(help), 0);
+    const { flags, positionals } = parseFlags('memory show', argv, { ...COMMON_FLAGS, raw: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`memory show: unexpected argument "${positionals[0]}"`, "see 'quackd memory show --help'");
     const { dir, body } = target(flags);
     const store = openForRead(dir, io);
