@@ -69,11 +69,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// `quackd transcript show | head` closes the pipe early: that is a normal end, not a crash.
+// `quackd run … | head -1` closes the pipe early: that is no reason to leave a body moving or a
+// transcript unfinished. Output to a closed pipe is dropped and the command ends as it would.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
+    if (err.code !== 'EPIPE') throw err;
+    stream.write = () => true;
   });
 }
 

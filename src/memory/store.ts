@@ -9,7 +9,7 @@
  * of losing or duplicating anything. lmdb-js keeps a read snapshot until the event loop turns
  * (DEPENDENCIES.md gotcha 9); reads reset it first so they see other processes' commits.
  */
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { BodyKey } from '../bodies/body.js';
@@ -102,6 +102,9 @@ export function storeExists(dir: string): boolean {
 }
 
 /** Opens (creating unless read-only) the store in `dir`. Throws StoreError, never crashes. */
+/** Room for the store to grow by a few commits' worth of pages. */
+const MIN_FREE_BYTES = 1024 * 1024;
+
 export function openMemoryStore(dir: string, options: OpenOptions = {}): MemoryStore {
   const readOnly = options.readOnly === true;
   const path = join(dir, DATA_FILE);
@@ -109,8 +112,13 @@ export function openMemoryStore(dir: string, options: OpenOptions = {}): MemoryS
   if (problem !== undefined) throw new StoreError(problem);
   let root: RootDatabase;
   try {
-    if (!readOnly) ensurePrivateDir(dir);
-    else if (!existsSync(path)) throw new StoreError(`no memory store in ${dir} yet`);
+    if (!readOnly) {
+      ensurePrivateDir(dir);
+      // lmdb-js maps the file and dies with SIGBUS/SIGSEGV when the disk cannot back the pages it
+      // touches; refuse to start a store on a (nearly) full disk instead.
+      const fs = statfsSync(dir);
+      if (fs.bavail * fs.bsize < MIN_FREE_BYTES) throw new StoreError(`the disk holding ${dir} is full (${Math.floor((fs.bavail * fs.bsize) / 1024)} KiB free)`);
+    } else if (!existsSync(path)) throw new StoreError(`no memory store in ${dir} yet`);
     else if (!statSync(dir).isDirectory()) throw new StoreError(`${dir} is not a directory`);
     // lmdb-js creates its files with the process umask; memory is private, so 0600 from birth.
     const umask = process.umask(0o077);

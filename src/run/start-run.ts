@@ -101,7 +101,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
-    await settle(body);
+    await settle(body, emit);
   }
   if (!req.dryRun && req.memory !== undefined) {
     const event = await req.memory.writeEpisode({ runId: transcript.runId, duck: req.duck.name, outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, results });
@@ -117,12 +117,14 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
 }
 
 /** Stop, then close; a body that fails to stop is logged, never left half-open. */
-async function settle(body: Body | undefined): Promise<void> {
+async function settle(body: Body | undefined, emit: (event: TranscriptEvent) => void): Promise<void> {
   if (body === undefined) return;
   try {
     await body.stop();
+    emit({ type: 'body_stop', ok: true });
   } catch (err) {
     log.error({ err }, 'body did not stop cleanly');
+    emit({ type: 'body_stop', ok: false, error: err instanceof Error ? err.message : String(err) });
   }
   try {
     await body.close();

@@ -95,3 +95,18 @@ describe('the fake pilot does not beg', () => {
     assert.match(r.stdout, /FAIL failure — I cannot go on: quack was denied: needs confirmation/);
   });
 });
+
+describe('a reader that goes away', () => {
+  it('`quackd run … | head -1` still finishes the run: body stopped, transcript ended', async () => {
+    const home = tempDir();
+    const r = await runCli(['run', 'find-and-kick', '--no-memory'], {
+      env: { QUACKD_HOME: home },
+      onSpawn: (child) => child.stdout?.once('data', () => child.stdout?.destroy()),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const list = await runCli(['transcript', 'show', 'last', '--json'], { env: { QUACKD_HOME: home } });
+    const types = list.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    assert.ok(types.includes('body_stop'));
+    assert.equal(types.at(-1), 'end');
+  });
+});

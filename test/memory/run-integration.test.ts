@@ -4,6 +4,7 @@
  * store that cannot be opened, and secret notes kept out of the transcript.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -116,6 +117,19 @@ describe('memory in quackd run (CLI)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout.split('\n')[0]!, /^memory: off for this run \(--no-memory\)$/);
     assert.equal(digest(dir), before);
+  });
+
+  it('a full disk turns memory off for the run instead of crashing it', { skip: process.getuid?.() === 0 ? false : 'needs root to mount a small tmpfs' }, async () => {
+    const disk = tempDir();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
+    try {
+      writeFileSync(join(disk, 'filler'), Buffer.alloc(60 * 1024));
+      const r = await runCli(['run', 'hello-world', '--memory-dir', join(disk, 'memory')], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+      assert.equal(r.code, 0, `${r.signal ?? ''} ${r.stdout}${r.stderr}`);
+      assert.match(r.stdout.split('\n')[0]!, /^memory: off for this run — .*the disk holding .* is full/);
+    } finally {
+      execFileSync('umount', [disk]);
+    }
   });
 
   it('a store that cannot be opened turns memory off for the run, in one line, and the run succeeds', async () => {

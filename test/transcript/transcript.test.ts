@@ -59,8 +59,11 @@ describe('transcripts', () => {
     setTimeout(() => abort.abort(), 100);
     const report = await startRun({ duck: duck('verbs: [quack]'), robot: 'microduck:sim2d', seed: 1, provider: scripted([[{ name: 'quack', args: {} }], 'hang']), gate: noTtyGate, dryRun: false, transcriptsDir: dir, signal: abort.signal });
     assert.deepEqual(report.outcome, { status: 'interrupted', reason: 'stopped by Ctrl-C' });
-    const end = readTranscript(report.transcriptPath).lines.at(-1)!;
+    const { lines } = readTranscript(report.transcriptPath);
+    const end = lines.at(-1)!;
     assert.ok(end.type === 'end' && end.outcome === 'interrupted' && end.steps === 1);
+    // The body was told to stop before the transcript closed.
+    assert.ok(lines.some((l) => l.type === 'body_stop' && l.ok));
   });
 
   it('never hold an API key, even one the model echoes back', async () => {
