@@ -10,12 +10,14 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import {
+  anthropicError,
   anthropicMessage,
   closedPort,
   openaiError,
   openaiText,
   openaiToolCalls,
   startLlmServer,
+  textBlock,
   toolUse,
   type LlmServer,
 } from '../helpers/llm-server.js';
@@ -31,11 +33,12 @@ interface Run extends CliResult {
   readonly raw: string;
 }
 
-async function run(server: LlmServer | string, extra: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+async function run(server: LlmServer | string, extra: readonly string[] = [], env: NodeJS.ProcessEnv = {}, provider: 'openai' | 'anthropic' = 'openai'): Promise<Run> {
   const home = tempDir('quackd-e2e-');
-  const base = typeof server === 'string' ? server : `${server.url}/v1`;
-  const r = await runCli(['run', 'hello-world', '--provider', 'openai', '--base-url', base, '--model', 'm', '--yes', ...extra], {
-    env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY, ...env },
+  // Anthropic's base URL is the host; OpenAI-compatible ones end in /v1.
+  const base = typeof server === 'string' ? server : provider === 'openai' ? `${server.url}/v1` : server.url;
+  const r = await runCli(['run', 'hello-world', '--provider', provider, '--base-url', base, '--model', 'm', '--yes', ...extra], {
+    env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, ...env },
     timeoutMs: 30_000,
   });
   const dir = join(home, 'transcripts');
@@ -190,6 +193,7 @@ describe('quackd run --provider anthropic, end to end', () => {
     server = await startLlmServer({ apiKey: KEY });
   });
   after(async () => server.close());
+  beforeEach(() => void server.requests.splice(0));
 
   it('flies hello-world on tool_use blocks', async () => {
     server.reply(anthropicMessage([toolUse('quack', {})], { input: 300, output: 20 }), anthropicMessage([toolUse('declare_success', { reason: 'I quacked.' })], { input: 350, output: 25 }));
@@ -203,5 +207,32 @@ describe('quackd run --provider anthropic, end to end', () => {
     const use = second.messages[1]?.content.find((b) => b.type === 'tool_use');
     assert.equal(second.messages[2]?.content[0]?.tool_use_id, use?.id);
     assert.ok(!r.stdout.includes(KEY) && !r.stderr.includes(KEY));
+  });
+
+  it('accepts a call written as JSON in a text block', async () => {
+    server.reply(anthropicMessage([textBlock('```json\n{"name": "quack", "arguments": {}}\n```')]), anthropicMessage([toolUse('declare_success', { reason: 'I quacked.' })]));
+    const r = await run(server, [], {}, 'anthropic');
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}quack +quack!$/m);
+  });
+
+  it('refuses an unknown verb and malformed input, charging the call budget; nothing reaches the body', async () => {
+    server.reply(anthropicMessage([toolUse('fly', { metres: 3 })]), anthropicMessage([toolUse('quack', 'not an object')]));
+    const r = await run(server, ['--llm-calls', '2'], {}, 'anthropic');
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.equal(events(r, 'refused').length, 2);
+    assert.equal(events(r, 'verb_result').length, 0);
+    assert.equal(events(r, 'budget')[0]?.budget, 'llm_calls');
+  });
+
+  it('retries a 429 and then flies; a wrong key is exit 3 in one line with the key nowhere', async () => {
+    server.reply(anthropicError(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }), anthropicMessage([toolUse('quack', {})]), anthropicMessage([toolUse('declare_success', { reason: 'ok' })]));
+    const ok = await run(server, [], {}, 'anthropic');
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.equal(server.requests.length, 3);
+    const denied = await run(server, [], { ANTHROPIC_API_KEY: WRONG }, 'anthropic');
+    assert.equal(denied.code, 3, denied.stdout + denied.stderr);
+    assert.match(events(denied, 'error')[0]?.message ?? '', /refused the API key \(401\)/);
+    assertNoKey(denied);
   });
 });
