@@ -15,8 +15,9 @@ export interface DeepCheckResult {
   readonly stats: Readonly<Record<string, unknown>>;
 }
 
-function check(dir: string): DeepCheckResult {
-  const store = openMemoryStore(dir, { readOnly: true });
+async function check(dir: string): Promise<DeepCheckResult> {
+  // Opened like every other reader: under the store guard (src/memory/store.ts).
+  const store = await openMemoryStore(dir, { readOnly: true });
   const invalid = store.invalid();
   let entries = invalid.length;
   const bodies = store.bodies().map((body) => {
@@ -37,9 +38,9 @@ function check(dir: string): DeepCheckResult {
     return { body, notes: notes.length, episodes: all.length - notes.length, ...(lastWrite !== undefined ? { lastWrite } : {}), problems };
   });
   const stats = store.stats();
-  void store.close();
+  await store.close();
   return { entries, invalid, bodies, stats };
 }
 
 const dir = process.argv[2];
-if (dir !== undefined) process.stdout.write(`${JSON.stringify(check(dir))}\n`);
+if (dir !== undefined) process.stdout.write(`${JSON.stringify(await check(dir))}\n`);

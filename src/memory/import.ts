@@ -7,7 +7,7 @@
 import { HISTORY_MAX, MemoryRefusal, normalizeTags, normalizeText, normalizeTopic, type Entry, type Source } from './entry.js';
 import type { JsonlLine, JsonlParse, Skipped } from './jsonl.js';
 import { checkFields, validateText } from './rules.js';
-import type { BodyMemory, BodyTx } from './store.js';
+import type { BodyTx, LmdbBody } from './lmdb-store.js';
 
 export interface ImportResult {
   readonly added: number;
@@ -38,13 +38,13 @@ function writeLine(tx: BodyTx, l: JsonlLine, source: Source) {
 }
 
 /** Adds the parsed lines to `body` in one transaction, in file order. */
-export function importLines(body: BodyMemory, parse: JsonlParse, source: Source = 'human'): ImportResult {
+export function importLines(body: LmdbBody, parse: JsonlParse, source: Source = 'human'): ImportResult {
   const skipped: Skipped[] = [...parse.skipped];
   const counts = { added: 0, refreshed: 0, superseded: 0, unchanged: 0, evicted: 0 };
   body.batch((tx) => {
     for (const l of parse.lines) {
       // Importing an export back is a no-op for entries that are still there.
-      const existing = l.id !== undefined ? tx.entries().find((e) => e.id === l.id) : undefined;
+      const existing = l.id !== undefined ? tx.get(l.id) : undefined;
       if (existing !== undefined && existing.kind === l.kind && existing.text === normalizeText(l.text)) {
         counts.unchanged += 1;
         continue;
@@ -75,7 +75,7 @@ export interface EditResult {
  * Lines with a snapshot id update that entry; lines without one are new notes; snapshot
  * entries whose line is gone are removed. Entries other processes added meanwhile are left alone.
  */
-export function applyEdit(body: BodyMemory, snapshot: readonly Entry[], parse: JsonlParse, now: () => string): EditResult {
+export function applyEdit(body: LmdbBody, snapshot: readonly Entry[], parse: JsonlParse, now: () => string): EditResult {
   const skipped: Skipped[] = [...parse.skipped];
   const before = new Map(snapshot.map((e) => [e.id, e]));
   const seen = new Set<string>();
@@ -98,7 +98,7 @@ export function applyEdit(body: BodyMemory, snapshot: readonly Entry[], parse: J
         // Only what the person changed is written: a line left as it was in the editor keeps
         // whatever another process wrote to its entry meanwhile (a refresh, a topic supersede).
         if (text === old.text && tags.join('\u0000') === old.tags.join('\u0000') && topic === old.topic) continue;
-        const current = tx.entries().find((e) => e.id === old.id);
+        const current = tx.get(old.id);
         if (current === undefined) continue;
         counts.changed += 1;
         // A note edited into another note's text or topic folds into it, as `remember` would.

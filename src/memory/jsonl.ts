@@ -3,6 +3,8 @@
  * Reading is forgiving: a line that is not JSON, or has no text, is skipped and reported by line
  * number, and the valid lines are kept, because a person edited the file by hand.
  */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { SOURCES, historySchema, type Entry, type HistoryItem, type Source } from './entry.js';
 
@@ -47,50 +49,65 @@ const lineSchema = z.object({
   history: z.array(historySchema).optional().catch(undefined),
 });
 
+/** A parse being built. */
+interface Collected {
+  readonly lines: JsonlLine[];
+  readonly skipped: Skipped[];
+}
+
 export function parseJsonl(text: string): JsonlParse {
-  const lines: JsonlLine[] = [];
-  const skipped: Skipped[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      skipped.push({ line, reason: 'not JSON' });
-      return;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      skipped.push({ line, reason: 'not a JSON object' });
-      return;
-    }
-    const parsed = lineSchema.safeParse(value);
-    if (!parsed.success) {
-      const kindBad = parsed.error.issues.some((x) => x.path[0] === 'kind');
-      skipped.push({ line, reason: kindBad ? 'kind must be "note" or "episode"' : 'no text' });
-      return;
-    }
-    const d = parsed.data;
-    if (d.text.trim() === '') {
-      skipped.push({ line, reason: 'no text' });
-      return;
-    }
-    lines.push({
-      line,
-      kind: d.kind ?? 'note',
-      text: d.text,
-      tags: d.tags ?? [],
-      ...(d.id !== undefined ? { id: d.id } : {}),
-      ...(d.topic !== undefined ? { topic: d.topic } : {}),
-      ...(d.source !== undefined ? { source: d.source } : {}),
-      ...(d.run !== undefined ? { run: d.run } : {}),
-      ...(d.body !== undefined ? { body: d.body } : {}),
-      ...(d.time !== undefined ? { time: new Date(d.time).toISOString() } : {}),
-      ...(d.created !== undefined ? { created: new Date(d.created).toISOString() } : {}),
-      ...(d.history !== undefined ? { history: d.history } : {}),
-    });
+  const into: Collected = { lines: [], skipped: [] };
+  text.split(/\r?\n/).forEach((raw, i) => parseJsonlLine(raw, i + 1, into));
+  return into;
+}
+
+/** Reads JSONL from a stream line by line, so a large import never holds the file as one string. */
+export async function readJsonl(input: Readable): Promise<JsonlParse> {
+  const into: Collected = { lines: [], skipped: [] };
+  let n = 0;
+  for await (const raw of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) parseJsonlLine(raw, (n += 1), into);
+  return into;
+}
+
+/** Parses line number `line` of a JSONL file into `into` (a blank line adds nothing). */
+function parseJsonlLine(raw: string, line: number, { lines, skipped }: Collected): void {
+  if (raw.trim() === '') return;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    skipped.push({ line, reason: 'not JSON' });
+    return;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    skipped.push({ line, reason: 'not a JSON object' });
+    return;
+  }
+  const parsed = lineSchema.safeParse(value);
+  if (!parsed.success) {
+    const kindBad = parsed.error.issues.some((x) => x.path[0] === 'kind');
+    skipped.push({ line, reason: kindBad ? 'kind must be "note" or "episode"' : 'no text' });
+    return;
+  }
+  const d = parsed.data;
+  if (d.text.trim() === '') {
+    skipped.push({ line, reason: 'no text' });
+    return;
+  }
+  lines.push({
+    line,
+    kind: d.kind ?? 'note',
+    text: d.text,
+    tags: d.tags ?? [],
+    ...(d.id !== undefined ? { id: d.id } : {}),
+    ...(d.topic !== undefined ? { topic: d.topic } : {}),
+    ...(d.source !== undefined ? { source: d.source } : {}),
+    ...(d.run !== undefined ? { run: d.run } : {}),
+    ...(d.body !== undefined ? { body: d.body } : {}),
+    ...(d.time !== undefined ? { time: new Date(d.time).toISOString() } : {}),
+    ...(d.created !== undefined ? { created: new Date(d.created).toISOString() } : {}),
+    ...(d.history !== undefined ? { history: d.history } : {}),
   });
-  return { lines, skipped };
 }
 
 /** One line for a person: `m.jsonl: skipped 2 lines (3: not JSON; 7: no text); 14 kept`. */

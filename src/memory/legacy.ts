@@ -12,7 +12,7 @@ import { listBodies } from '../bodies/index.js';
 import { isBodyKey } from './entry.js';
 import { importLines } from './import.js';
 import { parseJsonl, skippedWarning } from './jsonl.js';
-import type { MemoryStore } from './store.js';
+import type { LmdbStore } from './lmdb-store.js';
 
 export const IMPORTED_SUFFIX = '.imported';
 
@@ -43,7 +43,7 @@ export function pendingLegacyFiles(dir: string): { file: string; body: BodyKey }
 }
 
 /** Imports every pending legacy file; returns one warning line per file that had bad lines. */
-export function importLegacy(store: MemoryStore): string[] {
+export function importLegacy(store: LmdbStore): string[] {
   const warnings: string[] = [];
   for (const { file, body } of pendingLegacyFiles(store.dir)) {
     const path = join(store.dir, file);

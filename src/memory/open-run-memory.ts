@@ -11,11 +11,17 @@ import type { EpisodeFacts, MemoryEvent, RunMemory } from '../pilot/run-memory.j
 import { remember, rememberInput } from '../verbs/remember.js';
 import type { Verb } from '../verbs/verb.js';
 import { MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
-import { importLegacy } from './legacy.js';
 import { renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
 import { planNote, validateText } from './rules.js';
 import { secretReason } from './secret-check.js';
-import { StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
+import { MemoryBusy, StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
+
+/**
+ * How long a run's writes may wait for another process's hold on the store. The pilot's
+ * `remember` is answered "memory busy" soon, so the run goes on; the episode, written after the
+ * body has stopped, may wait longer.
+ */
+export const RUN_WAIT_MS = { remember: 2_000, episode: 10_000 } as const;
 
 export interface OpenRunMemoryOptions {
   readonly body: BodyKey;
@@ -37,8 +43,8 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 export async function openRunMemory(options: OpenRunMemoryOptions): Promise<OpenedRunMemory> {
   let store: MemoryStore | undefined;
   try {
-    store = openMemoryStore(options.dir, options.now !== undefined ? { now: options.now } : {});
-    const warnings = importLegacy(store);
+    store = await openMemoryStore(options.dir, options.now !== undefined ? { now: options.now } : {});
+    const warnings = await store.importLegacy();
     const memory = store.body(options.body);
     const run = new LmdbRunMemory(store, memory, options.duck, memory.promptSelection());
     return warnings.length > 0 ? { memory: run, notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : { memory: run };
@@ -94,7 +100,6 @@ class LmdbRunMemory implements RunMemory {
   }
 
   async handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
-    await Promise.resolve();
     if (verb !== remember.name) return { result: { ok: false, summary: `${verb} is not a memory verb` }, events: [] };
     const parsed = rememberInput.safeParse(args);
     if (!parsed.success) return { result: { ok: false, summary: `not saved: ${parsed.error.issues[0]?.message ?? 'bad arguments'}` }, events: [] };
@@ -109,7 +114,10 @@ class LmdbRunMemory implements RunMemory {
           events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean } }],
         };
       }
-      const plan = this.memory.remember({ text: clean, source: 'model', run: ctx.runId, ...(tags !== undefined ? { tags } : {}), ...(topic !== undefined ? { topic } : {}) });
+      const plan = await this.memory.remember(
+        { text: clean, source: 'model', run: ctx.runId, ...(tags !== undefined ? { tags } : {}), ...(topic !== undefined ? { topic } : {}) },
+        { waitMs: RUN_WAIT_MS.remember },
+      );
       const entry = plan.entry;
       const note = plan.action === 'refreshed' ? ' (already known; refreshed)' : plan.replaced !== undefined ? ` (replaces: ${plan.replaced})` : '';
       return {
@@ -136,14 +144,15 @@ class LmdbRunMemory implements RunMemory {
         return { result: { ok: false, summary: err.message.startsWith('not saved') ? err.message : `not saved: ${err.message}` }, events: [{ action: 'refused', detail: { verb: 'remember', rule: err.code } }] };
       }
       logger('memory').warn({ err: errorText(err) }, 'remember failed');
-      return { result: { ok: false, summary: `not saved: the memory store failed (${errorText(err)})` }, events: [{ action: 'error', detail: { verb: 'remember', message: errorText(err) } }] };
+      // Busy is not a failure of the store: the pilot may try again later in the run.
+      const summary = err instanceof MemoryBusy ? `not saved: ${err.message}; try again later` : `not saved: the memory store failed (${errorText(err)})`;
+      return { result: { ok: false, summary }, events: [{ action: 'error', detail: { verb: 'remember', message: errorText(err) } }] };
     }
   }
 
   async writeEpisode(facts: EpisodeFacts): Promise<MemoryEvent | undefined> {
-    await Promise.resolve();
     try {
-      const plan = this.memory.addEpisode({ text: composeEpisode(facts, this.duck), run: facts.runId });
+      const plan = await this.memory.addEpisode({ text: composeEpisode(facts, this.duck), run: facts.runId }, { waitMs: RUN_WAIT_MS.episode });
       if (plan.entry === undefined) return { action: 'episode', detail: { saved: false, reason: `memory of ${this.memory.key} is full of notes (${plan.evicted.length} over the cap)` } };
       return { action: 'episode', detail: { saved: true, id: plan.entry.id, text: plan.entry.text, ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}) } };
     } catch (err) {

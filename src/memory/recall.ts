@@ -7,7 +7,10 @@
  */
 import type { Entry } from './entry.js';
 import { newestFirst } from './rules.js';
-import type { BodyMemory } from './store.js';
+/** Anything that can list a body's entries: the store's BodyMemory, or the engine's. */
+interface BodyEntries {
+  entries(): Entry[];
+}
 
 const K1 = 1.2;
 const B = 0.75;
@@ -104,6 +107,6 @@ export function rank(entries: readonly Entry[], query: string, options: RecallOp
 }
 
 /** The library call for recall on demand: one body's entries as committed by any process. */
-export function recall(body: BodyMemory, query: string, options: RecallOptions = {}): RecallHit[] {
+export function recall(body: BodyEntries, query: string, options: RecallOptions = {}): RecallHit[] {
   return rank(body.entries(), query, options);
 }

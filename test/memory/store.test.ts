@@ -5,31 +5,36 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BODY_CAP, HISTORY_MAX, MemoryRefusal } from '../../src/memory/entry.js';
 import { lmdbFileProblem } from '../../src/memory/header-check.js';
-import { importLegacy } from '../../src/memory/legacy.js';
+import type { JsonlLine, JsonlParse } from '../../src/memory/jsonl.js';
 import { DATA_FILE, LOCK_FILE, StoreError, openMemoryStore } from '../../src/memory/store.js';
 import { tempDir } from '../helpers/tmp.js';
 import { damagePageFlags, damageValue } from './damage.js';
 
-function fresh() {
+/** Import lines as `memory import` parses them. */
+function lines(items: readonly (Omit<JsonlLine, 'line' | 'tags' | 'kind'> & { kind?: JsonlLine['kind'] })[]): JsonlParse {
+  return { lines: items.map((x, i) => ({ line: i + 1, tags: [], kind: 'note', ...x })), skipped: [] };
+}
+
+async function fresh() {
   const dir = join(tempDir('quackd-mem-'), 'memory');
-  const store = openMemoryStore(dir);
+  const store = await openMemoryStore(dir);
   return { dir, store };
 }
 
 describe('partitioning by body', () => {
   it('keeps each adapter:backend apart on every read and write', async () => {
-    const { store } = fresh();
+    const { store } = await fresh();
     const sim = store.body('microduck:sim2d');
     const mujoco = store.body('microduck:mujoco');
-    const a = sim.remember({ text: 'the ball is near the sofa', source: 'human' });
-    mujoco.remember({ text: 'the ball is near the sofa', source: 'human' });
-    mujoco.addEpisode({ text: 'find-and-kick: success' });
+    const a = await sim.remember({ text: 'the ball is near the sofa', source: 'human' });
+    await mujoco.remember({ text: 'the ball is near the sofa', source: 'human' });
+    await mujoco.addEpisode({ text: 'find-and-kick: success' });
     assert.equal(sim.entries().length, 1);
     assert.equal(mujoco.entries().length, 2);
     assert.deepEqual(store.bodies(), ['microduck:mujoco', 'microduck:sim2d']);
     // An id from one body means nothing in another.
-    assert.equal(mujoco.forget(a.entry?.id ?? ''), undefined);
-    assert.equal(mujoco.clear(), 2);
+    assert.equal(await mujoco.forget(a.entry?.id ?? ''), undefined);
+    assert.equal(await mujoco.clear(), 2);
     assert.equal(sim.entries().length, 1);
     assert.equal(mujoco.promptSelection().totalNotes, 0);
     await store.close();
@@ -38,14 +43,14 @@ describe('partitioning by body', () => {
 
 describe('rules through the store', () => {
   it('dedupes, supersedes and refuses inside one transaction each', async () => {
-    const { store } = fresh();
+    const { store } = await fresh();
     const m = store.body('microduck:sim2d');
-    m.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
-    m.remember({ text: 'the charger is under the desk', source: 'human' });
-    assert.equal(m.remember({ text: 'the  charger is under the desk ', source: 'model' }).action, 'refreshed');
-    assert.equal(m.remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' }).action, 'superseded');
-    assert.throws(() => m.remember({ text: 'password=hunter2', source: 'human' }), MemoryRefusal);
-    assert.throws(() => m.remember({ text: 'y'.repeat(301), source: 'human' }), MemoryRefusal);
+    await m.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+    await m.remember({ text: 'the charger is under the desk', source: 'human' });
+    assert.equal((await m.remember({ text: 'the  charger is under the desk ', source: 'model' })).action, 'refreshed');
+    assert.equal((await m.remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' })).action, 'superseded');
+    await assert.rejects(m.remember({ text: 'password=hunter2', source: 'human' }), MemoryRefusal);
+    await assert.rejects(m.remember({ text: 'y'.repeat(301), source: 'human' }), MemoryRefusal);
     const all = m.entries();
     assert.deepEqual(all.map((e) => e.text), ['the ball is in the hall', 'the charger is under the desk']);
     assert.ok(!JSON.stringify(all).includes('hunter2'));
@@ -54,12 +59,10 @@ describe('rules through the store', () => {
   });
 
   it('holds at most 400 entries per body, oldest episodes first, and keeps the order index whole', async () => {
-    const { store } = fresh();
+    const { store } = await fresh();
     const m = store.body('microduck:sim2d');
-    m.batch((tx) => {
-      for (let i = 0; i < 10; i += 1) tx.remember({ text: `note ${i}`, source: 'model' });
-      for (let i = 0; i < BODY_CAP; i += 1) tx.addEpisode({ text: `episode ${i}` });
-    });
+    // One transaction, as an import would write them.
+    await m.importLines(lines([...Array.from({ length: 10 }, (_, i) => ({ text: `note ${i}` })), ...Array.from({ length: BODY_CAP }, (_, i) => ({ text: `episode ${i}`, kind: 'episode' as const }))]));
     const all = m.entries();
     assert.equal(all.length, BODY_CAP);
     assert.equal(all.filter((e) => e.kind === 'note').length, 10);
@@ -73,14 +76,14 @@ describe('rules through the store', () => {
   });
 
   it('sees commits from another handle on the same files (no stale write cache)', async () => {
-    const { dir, store } = fresh();
-    const other = openMemoryStore(dir);
+    const { dir, store } = await fresh();
+    const other = await openMemoryStore(dir);
     const a = store.body('microduck:sim2d');
     const b = other.body('microduck:sim2d');
-    a.remember({ text: 'one', source: 'human' });
-    b.remember({ text: 'two', source: 'human' });
-    a.remember({ text: 'two', source: 'human' });
-    b.remember({ text: 'one', source: 'human' });
+    await a.remember({ text: 'one', source: 'human' });
+    await b.remember({ text: 'two', source: 'human' });
+    await a.remember({ text: 'two', source: 'human' });
+    await b.remember({ text: 'one', source: 'human' });
     assert.deepEqual(a.entries().map((e) => e.text), ['one', 'two']);
     assert.deepEqual(b.entries().map((e) => e.text), ['one', 'two']);
     await other.close();
@@ -90,35 +93,35 @@ describe('rules through the store', () => {
 
 describe('files', () => {
   it('creates 0600 files in a 0700 directory', async () => {
-    const { dir, store } = fresh();
-    store.body('microduck:sim2d').remember({ text: 'x marks the spot', source: 'human' });
+    const { dir, store } = await fresh();
+    await store.body('microduck:sim2d').remember({ text: 'x marks the spot', source: 'human' });
     await store.close();
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(statSync(join(dir, DATA_FILE)).mode & 0o777, 0o600);
     assert.equal(statSync(join(dir, LOCK_FILE)).mode & 0o777, 0o600);
   });
 
-  it('a read-only open creates nothing', () => {
+  it('a read-only open creates nothing', async () => {
     const dir = join(tempDir('quackd-mem-'), 'memory');
-    assert.throws(() => openMemoryStore(dir, { readOnly: true }), StoreError);
+    await assert.rejects(openMemoryStore(dir, { readOnly: true }), StoreError);
     assert.equal(existsSync(dir), false);
   });
 
-  it('refuses a data file that is not LMDB instead of crashing', () => {
+  it('refuses a data file that is not LMDB instead of crashing', async () => {
     const dir = tempDir('quackd-mem-');
     writeFileSync(join(dir, DATA_FILE), Buffer.alloc(20000, 7));
-    assert.throws(() => openMemoryStore(dir), /not an LMDB database/);
+    await assert.rejects(openMemoryStore(dir), /not an LMDB database/);
     writeFileSync(join(dir, DATA_FILE), 'hello');
-    assert.throws(() => openMemoryStore(dir), StoreError);
+    await assert.rejects(openMemoryStore(dir), StoreError);
   });
 });
 
 describe('a damaged data file', () => {
   async function withNeedle() {
-    const { dir, store } = fresh();
+    const { dir, store } = await fresh();
     const m = store.body('microduck:sim2d');
-    for (let i = 0; i < 60; i += 1) m.remember({ text: `filler note ${i} about the hallway`, source: 'human' });
-    m.remember({ text: 'the needle note sits under the sofa', source: 'human' });
+    for (let i = 0; i < 60; i += 1) await m.remember({ text: `filler note ${i} about the hallway`, source: 'human' });
+    await m.remember({ text: 'the needle note sits under the sofa', source: 'human' });
     await store.close();
     return { dir, file: join(dir, DATA_FILE) };
   }
@@ -128,25 +131,27 @@ describe('a damaged data file', () => {
     assert.equal(lmdbFileProblem(file), undefined);
     damagePageFlags(file, 'needle note');
     assert.match(lmdbFileProblem(file) ?? '', /^the data file is damaged \(page \d+: not a B-tree page\)$/);
-    assert.throws(() => openMemoryStore(dir, { readOnly: true }), StoreError);
+    await assert.rejects(openMemoryStore(dir, { readOnly: true }), StoreError);
   });
 
   it('finds nothing wrong with healthy stores of every shape: several bodies, evictions, clears, overflow pages', async () => {
-    const { dir, store } = fresh();
+    const { dir, store } = await fresh();
     const file = join(dir, DATA_FILE);
     const bodies = ['microduck:sim2d', 'microduck:mujoco', 'reachy-mini:mock'] as const;
     for (const [i, key] of bodies.entries()) {
       const m = store.body(key);
-      m.batch((tx) => {
-        for (let n = 0; n < BODY_CAP + 50; n += 1) tx.addEpisode({ text: `episode ${n} ${'x'.repeat(n % 200)}` });
-        for (let n = 0; n < 40; n += 1) tx.remember({ text: `fact ${n} ${'y'.repeat(n * 5)}`, topic: `t${n % 7}`, source: 'model' });
-      });
-      if (i === 1) m.clear();
+      await m.importLines(
+        lines([
+          ...Array.from({ length: BODY_CAP + 50 }, (_, n) => ({ text: `episode ${n} ${'x'.repeat(n % 200)}`, kind: 'episode' as const })),
+          ...Array.from({ length: 40 }, (_, n) => ({ text: `fact ${n} ${'y'.repeat(n * 5)}`, topic: `t${n % 7}` })),
+        ]),
+      );
+      if (i === 1) await m.clear();
       assert.equal(lmdbFileProblem(file), undefined, key);
     }
     // An entry with a long history is bigger than a page: LMDB puts it on overflow pages.
     const history = Array.from({ length: HISTORY_MAX }, (_, n) => ({ time: '2026-01-01T00:00:00.000Z', text: `${n} ${'z'.repeat(290)}`, source: 'human' as const }));
-    store.body('microduck:sim2d').batch((tx) => tx.remember({ text: 'a note with a long past', source: 'human' }, { history }));
+    await store.body('microduck:sim2d').importLines(lines([{ text: 'a note with a long past', history }]));
     assert.equal(lmdbFileProblem(file), undefined);
     await store.close();
     assert.equal(lmdbFileProblem(file), undefined);
@@ -156,13 +161,13 @@ describe('a damaged data file', () => {
     const { dir, file } = await withNeedle();
     damageValue(file, 'needle note');
     assert.equal(lmdbFileProblem(file), undefined);
-    const store = openMemoryStore(dir);
+    const store = await openMemoryStore(dir);
     const m = store.body('microduck:sim2d');
     assert.equal(m.entries().length, 60);
     assert.equal(m.promptSelection().notes.length, 20);
     assert.deepEqual(store.invalid().map((i) => i.problem), ['not readable (damaged JSON)']);
-    assert.equal(m.remember({ text: 'written after the damage', source: 'human' }).action, 'added');
-    assert.equal(m.clear(), 62);
+    assert.equal((await m.remember({ text: 'written after the damage', source: 'human' })).action, 'added');
+    assert.equal(await m.clear(), 62);
     assert.deepEqual(store.invalid(), []);
     assert.deepEqual(store.bodies(), []);
     await store.close();
@@ -172,19 +177,19 @@ describe('a damaged data file', () => {
 describe('legacy per-body files', () => {
   it('imports <adapter>-<backend>.jsonl once on first open, then renames it', async () => {
     const dir = join(tempDir('quackd-mem-'), 'memory');
-    const { store: first } = { store: openMemoryStore(dir) };
+    const { store: first } = { store: await openMemoryStore(dir) };
     await first.close();
     writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\nnot json\n{"text":"found the ball","kind":"episode"}\n');
-    const store = openMemoryStore(dir);
-    const warnings = importLegacy(store);
+    const store = await openMemoryStore(dir);
+    const warnings = await store.importLegacy();
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /microduck-sim2d\.jsonl: skipped 1 line \(2: not JSON\)/);
     assert.equal(store.body('microduck:sim2d').entries().length, 2);
     assert.ok(readdirSync(dir).includes('microduck-sim2d.jsonl.imported'));
-    assert.deepEqual(importLegacy(store), []);
+    assert.deepEqual(await store.importLegacy(), []);
     // Put back by hand with the same bytes: the marker recognises it and nothing is doubled.
     writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\n{"text":"found the ball","kind":"episode"}\n');
-    importLegacy(store);
+    await store.importLegacy();
     assert.equal(store.body('microduck:sim2d').entries().filter((e) => e.kind === 'note').length, 1);
     await store.close();
   });

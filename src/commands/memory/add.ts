@@ -26,9 +26,9 @@ export const addCommand: Command = {
     const text = positionals.join(' ');
     if (text.trim() === '') throw new UsageError('memory add: the note text is missing', 'e.g. quackd memory add "the charger is under the desk"');
     const { dir, body } = target(flags);
-    const store = openForWrite(dir, io);
+    const store = await openForWrite(dir, io);
     try {
-      const plan = guarded(dir, () =>
+      const plan = await guarded(dir, () =>
         store.body(body).remember({ text, source: 'human', tags: flags.tag ?? [], ...(flags.topic !== undefined ? { topic: flags.topic } : {}) }),
       );
       const id = plan.entry?.id ?? '?';

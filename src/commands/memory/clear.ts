@@ -26,15 +26,15 @@ export const clearCommand: Command = {
     const { dir, body } = target(flags);
     if (flags.yes !== true) {
       if (!isInteractive()) throw new UsageError(`memory clear: refusing to clear the memory of ${body} without a terminal to ask`, 'add --yes to clear without asking');
-      const peek = openForRead(dir, io);
-      const count = peek === undefined ? 0 : guarded(dir, () => peek.body(body).entries().length);
+      const peek = await openForRead(dir, io);
+      const count = peek === undefined ? 0 : await guarded(dir, () => peek.body(body).entries().length);
       await peek?.close();
       if (count === 0) return (io.line(`${body}: nothing to clear`), 0);
       if (!(await askYesNo(`clear ${count === 1 ? 'the 1 entry' : `all ${count} entries`} of ${body}? [y/N] `))) return (io.line('nothing cleared'), 0);
     }
-    const store = openForWrite(dir, io);
+    const store = await openForWrite(dir, io);
     try {
-      const n = guarded(dir, () => store.body(body).clear());
+      const n = await guarded(dir, () => store.body(body).clear());
       io.line(`cleared ${n} entr${n === 1 ? 'y' : 'ies'} of ${body}`);
       return 0;
     } finally {

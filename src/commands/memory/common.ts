@@ -12,7 +12,7 @@ import { InputError, RuntimeError } from '../../cli/errors.js';
 import { printable, type Output } from '../../cli/output.js';
 import { memoryDir } from '../../config/paths.js';
 import { MemoryRefusal, isBodyKey, type Entry } from '../../memory/entry.js';
-import { importLegacy, pendingLegacyFiles } from '../../memory/legacy.js';
+import { pendingLegacyFiles } from '../../memory/legacy.js';
 import { StoreError, openMemoryStore, storeExists, type MemoryStore } from '../../memory/store.js';
 
 export const COMMON_FLAGS = {
@@ -47,14 +47,14 @@ function storeFailure(dir: string, err: unknown): RuntimeError {
 }
 
 /** Opens the store for writing (creating it), importing any legacy files first. */
-export function openForWrite(dir: string, io: Output): MemoryStore {
+export async function openForWrite(dir: string, io: Output): Promise<MemoryStore> {
   let store: MemoryStore | undefined;
   try {
-    store = openMemoryStore(dir);
-    for (const w of importLegacy(store)) io.err.write(`quackd: warning: ${w}\n`);
+    store = await openMemoryStore(dir);
+    for (const w of await store.importLegacy()) io.err.write(`quackd: warning: ${w}\n`);
     return store;
   } catch (err) {
-    void store?.close();
+    await store?.close().catch(() => undefined);
     throw storeFailure(dir, err);
   }
 }
@@ -63,22 +63,22 @@ export function openForWrite(dir: string, io: Output): MemoryStore {
  * Opens the store without writing; undefined when there is none yet. A pending legacy file is the
  * one exception: the first open of any kind imports it, so it is shown where it will live.
  */
-export function openForRead(dir: string, io: Output): MemoryStore | undefined {
+export async function openForRead(dir: string, io: Output): Promise<MemoryStore | undefined> {
   // "No memory yet" must mean that, not "the memory directory is something else".
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new RuntimeError(`memory store in ${dir}: not a directory`, 'check --memory-dir or QUACKD_MEMORY_DIR');
   if (pendingLegacyFiles(dir).length > 0) return openForWrite(dir, io);
   if (!storeExists(dir)) return undefined;
   try {
-    return openMemoryStore(dir, { readOnly: true });
+    return await openMemoryStore(dir, { readOnly: true });
   } catch (err) {
     throw storeFailure(dir, err);
   }
 }
 
 /** Runs a store call, turning refusals into exit 2 and store failures into exit 3. */
-export function guarded<T>(dir: string, work: () => T): T {
+export async function guarded<T>(dir: string, work: () => T | Promise<T>): Promise<T> {
   try {
-    return work();
+    return await work();
   } catch (err) {
     if (err instanceof MemoryRefusal) throw new InputError(err.message);
     if (err instanceof StoreError) throw storeFailure(dir, err);

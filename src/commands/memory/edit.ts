@@ -10,7 +10,6 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
 import type { Output } from '../../cli/output.js';
-import { applyEdit } from '../../memory/import.js';
 import { parseJsonl, skippedWarning, toJsonl } from '../../memory/jsonl.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
@@ -43,11 +42,11 @@ export const editCommand: Command = {
     const { flags, positionals } = parseFlags('memory edit', argv, { ...COMMON_FLAGS, from: { type: 'string' } });
     if (positionals.length > 0) throw new UsageError(`memory edit: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
     const { dir, body } = target(flags);
-    const store = openForWrite(dir, io);
+    const store = await openForWrite(dir, io);
     const tmp = mkdtempSync(join(tmpdir(), 'quackd-memory-'));
     try {
       const memory = store.body(body);
-      const snapshot = guarded(dir, () => memory.entries());
+      const snapshot = await guarded(dir, () => memory.entries());
       const file = join(tmp, `${body.replace(':', '-')}.jsonl`);
       const before = toJsonl(snapshot);
       writeFileSync(file, before, { mode: 0o600 });
@@ -70,7 +69,7 @@ export const editCommand: Command = {
         writeFileSync(kept, after, { mode: 0o600 });
         throw new InputError(`memory edit: ${warning}; nothing written`, `your edit is kept in ${kept}: fix that line, then 'quackd memory edit --from ${kept}'`);
       }
-      const result = guarded(dir, () => applyEdit(memory, snapshot, parse, () => new Date().toISOString()));
+      const result = await guarded(dir, () => memory.applyEdit(snapshot, parse));
       const refused = result.skipped.filter((s) => !parse.skipped.includes(s));
       const refusedWarning = skippedWarning('edited file', refused);
       if (refusedWarning !== undefined) io.err.write(`quackd: warning: ${refusedWarning} (refused lines change nothing)\n`);

@@ -23,9 +23,9 @@ export const exportCommand: Command = {
     const { flags, positionals } = parseFlags('memory export', argv, COMMON_FLAGS);
     if (positionals.length > 0) throw new UsageError(`memory export: unexpected argument "${positionals[0]}"`, 'export writes to stdout: quackd memory export > m.jsonl');
     const { dir, body } = target(flags);
-    const store = openForRead(dir, io);
+    const store = await openForRead(dir, io);
     try {
-      io.out.write(toJsonl(store === undefined ? [] : guarded(dir, () => store.body(body).entries())));
+      io.out.write(toJsonl(store === undefined ? [] : await guarded(dir, () => store.body(body).entries())));
       return 0;
     } finally {
       await store?.close();

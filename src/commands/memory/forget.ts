@@ -23,9 +23,9 @@ export const forgetCommand: Command = {
     const [id, extra] = positionals;
     if (id === undefined || extra !== undefined) throw new UsageError('memory forget: give exactly one id', "ids are in 'quackd memory show'");
     const { dir, body } = target(flags);
-    const store = openForWrite(dir, io);
+    const store = await openForWrite(dir, io);
     try {
-      const gone = guarded(dir, () => store.body(body).forget(id));
+      const gone = await guarded(dir, () => store.body(body).forget(id));
       if (gone === undefined) throw new InputError(`memory forget: no entry "${id}" in the memory of ${body}`, "ids are in 'quackd memory show'");
       io.line(`forgot ${gone.id} (${gone.kind}) from ${body}: ${printable(gone.text)}`);
       return 0;

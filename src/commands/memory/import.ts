@@ -1,10 +1,9 @@
 /** `quackd memory import FILE`: add a JSONL file's entries, each body in one transaction. */
-import { readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
 import type { Output } from '../../cli/output.js';
-import { importLines } from '../../memory/import.js';
-import { parseJsonl, skippedWarning, type JsonlLine, type Skipped } from '../../memory/jsonl.js';
+import { readJsonl, skippedWarning, type JsonlLine, type JsonlParse, type Skipped } from '../../memory/jsonl.js';
 import { isBodyKey } from '../../memory/entry.js';
 import type { BodyKey } from '../../bodies/body.js';
 import type { Command } from '../command.js';
@@ -22,6 +21,16 @@ const help = [
   'example: quackd memory import m.jsonl --robot microduck:sim2d',
 ].join('\n');
 
+/** The file (or stdin for `-`), streamed line by line. */
+async function read(file: string): Promise<JsonlParse> {
+  const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' });
+  try {
+    return await readJsonl(input);
+  } catch (err) {
+    throw new InputError(`memory import: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
 export const importCommand: Command = {
   name: 'memory import',
   help,
@@ -29,14 +38,8 @@ export const importCommand: Command = {
     const { flags, positionals } = parseFlags('memory import', argv, COMMON_FLAGS);
     const [file, extra] = positionals;
     if (file === undefined || extra !== undefined) throw new UsageError('memory import: give exactly one FILE', 'e.g. quackd memory import m.jsonl');
-    let text: string;
-    try {
-      text = readFileSync(file === '-' ? 0 : file, 'utf8');
-    } catch (err) {
-      throw new InputError(`memory import: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-    }
     const { dir, body } = target(flags);
-    const parse = parseJsonl(text);
+    const parse = await read(file);
     // With --robot every line goes to that body (copying one robot's memory to another); without
     // it, each exported line goes back to the body it names, so export → import is a round trip.
     const groups = new Map<BodyKey, JsonlLine[]>();
@@ -47,14 +50,17 @@ export const importCommand: Command = {
         misplaced.push({ line: l.line, reason: `body "${to}" is not an adapter:backend key` });
         continue;
       }
-      groups.set(to, [...(groups.get(to) ?? []), l]);
+      // One array per body, appended to: copying it per line made a 100k-line import quadratic.
+      const group = groups.get(to);
+      if (group === undefined) groups.set(to, [l]);
+      else group.push(l);
     }
     if (groups.size === 0) groups.set(body, []);
-    const store = openForWrite(dir, io);
+    const store = await openForWrite(dir, io);
     try {
       let first = true;
       for (const [to, lines] of groups) {
-        const r = guarded(dir, () => importLines(store.body(to), { lines, skipped: first ? [...parse.skipped, ...misplaced] : [] }));
+        const r = await guarded(dir, () => store.body(to).importLines({ lines, skipped: first ? [...parse.skipped, ...misplaced] : [] }));
         first = false;
         const warning = skippedWarning(file, r.skipped, r.added + r.refreshed + r.superseded + r.unchanged);
         if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);

@@ -28,9 +28,9 @@ export const searchCommand: Command = {
     if (query === '') throw new UsageError('memory search: the query is missing', 'e.g. quackd memory search "where is the ball"');
     const limit = numberFlag('limit', flags.limit, { int: true, min: 1 }) ?? 5;
     const { dir, body } = target(flags);
-    const store = openForRead(dir, io);
+    const store = await openForRead(dir, io);
     try {
-      const hits = store === undefined ? [] : guarded(dir, () => recall(store.body(body), query, { limit }));
+      const hits = store === undefined ? [] : await guarded(dir, () => recall(store.body(body), query, { limit }));
       if (flags.json === true) {
         io.line(JSON.stringify(hits.map((h) => ({ ...h.entry, score: Number(h.score.toFixed(3)) }))));
         return 0;

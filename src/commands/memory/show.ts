@@ -25,9 +25,9 @@ export const showCommand: Command = {
     const { flags, positionals } = parseFlags('memory show', argv, { ...COMMON_FLAGS, raw: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`memory show: unexpected argument "${positionals[0]}"`, "see 'quackd memory show --help'");
     const { dir, body } = target(flags);
-    const store = openForRead(dir, io);
+    const store = await openForRead(dir, io);
     try {
-      const entries = store === undefined ? [] : guarded(dir, () => store.body(body).entries());
+      const entries = store === undefined ? [] : await guarded(dir, () => store.body(body).entries());
       if (flags.raw === true) {
         io.out.write(toJsonl(entries));
         return 0;

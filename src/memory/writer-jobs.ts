@@ -1,0 +1,64 @@
+/**
+ * What the writer worker can be asked to do, as plain data that crosses postMessage, and how it
+ * does each one against the engine inside one write transaction. Every write path (the pilot's
+ * `remember`, episodes, the memory CLI, import, edit, the legacy files) is one of these jobs, so
+ * they all obey the same rules in the same transaction discipline.
+ */
+import type { BodyKey } from '../bodies/body.js';
+import type { Entry, Source } from './entry.js';
+import { applyEdit, importLines, type EditResult, type ImportResult } from './import.js';
+import type { JsonlParse } from './jsonl.js';
+import { importLegacy } from './legacy.js';
+import type { LmdbStore } from './lmdb-store.js';
+import type { EpisodeInput, NoteInput, Plan } from './rules.js';
+
+export type WriteJob =
+  | { readonly kind: 'remember'; readonly body: BodyKey; readonly input: NoteInput }
+  | { readonly kind: 'episode'; readonly body: BodyKey; readonly input: EpisodeInput }
+  | { readonly kind: 'forget'; readonly body: BodyKey; readonly id: string }
+  | { readonly kind: 'clear'; readonly body: BodyKey }
+  | { readonly kind: 'import'; readonly body: BodyKey; readonly parse: JsonlParse; readonly source: Source }
+  | { readonly kind: 'edit'; readonly body: BodyKey; readonly snapshot: readonly Entry[]; readonly parse: JsonlParse }
+  | { readonly kind: 'legacy' };
+
+/** What each job returns. */
+export interface JobResults {
+  remember: Plan;
+  episode: Plan;
+  forget: Entry | undefined;
+  clear: number;
+  import: ImportResult;
+  edit: EditResult;
+  legacy: string[];
+}
+
+/** Runs one job; the caller has the transaction open, so nested batches join it. */
+export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults[WriteJob['kind']] {
+  switch (job.kind) {
+    case 'remember':
+      return store.body(job.body).remember(job.input);
+    case 'episode':
+      return store.body(job.body).addEpisode(job.input);
+    case 'forget':
+      return store.body(job.body).forget(job.id);
+    case 'clear':
+      return store.body(job.body).clear();
+    case 'import':
+      return importLines(store.body(job.body), job.parse, job.source);
+    case 'edit':
+      return applyEdit(store.body(job.body), job.snapshot, job.parse, () => now);
+    case 'legacy':
+      return importLegacy(store);
+  }
+}
+
+/** A job's shared state word: the main thread and the worker agree on whether it may still run. */
+export const JOB_PENDING = 0;
+/** The worker holds the guard and has begun the transaction: it will commit or fail, not vanish. */
+export const JOB_APPLYING = 1;
+/** The caller gave up waiting ("memory busy"): the worker must not write it. */
+export const JOB_ABANDONED = 2;
+
+export type JobReply =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: { readonly kind: 'refusal' | 'store' | 'busy'; readonly message: string; readonly code?: string; readonly waitedMs?: number } };
