@@ -54,9 +54,11 @@ console.log(`loop per step (incl. transcript):  ${fmt(median(loop))} µs   bare 
 console.log(`loop overhead per step:            ${fmt(overhead)} µs   (${fmt(median(loop) / median(bare))}× the bare body)`);
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+// No QUACKD_* from the caller: a QUACKD_MEMORY_DIR would have these runs write into someone's real memory.
+const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('QUACKD_'))), QUACKD_HOME: home, NO_COLOR: '1' };
 const wall = (args: string[]): number => {
   const t = performance.now();
-  const r = spawnSync(process.execPath, args, { env: { ...process.env, QUACKD_HOME: home, NO_COLOR: '1' }, stdio: 'ignore' });
+  const r = spawnSync(process.execPath, args, { env, stdio: 'ignore' });
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
   return performance.now() - t;
 };

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../cli/errors.js';
+import { printable } from '../cli/output.js';
 import { dataDir } from './paths.js';
 
 export const PilotSectionSchema = z
@@ -54,15 +55,20 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Prom
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   // Imported here so that runs without a config file never load the YAML parser.
-  const { LineCounter, parseDocument, isMap, isScalar } = await import('yaml');
+  const [{ LineCounter, parseDocument, isMap, isScalar }, { yamlValues }] = await Promise.all([import('yaml'), import('./yaml-values.js')]);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
     const line = lines.linePos(syntax.pos[0]).line;
-    throw new InputError(`${path}:${line}: ${syntax.message.split('\n')[0] ?? 'invalid YAML'}`);
+    throw new InputError(`${path}:${line}: ${printable(syntax.message.split('\n')[0] ?? 'invalid YAML')}`);
   }
-  const parsed = ConfigFileSchema.safeParse(doc.toJS() ?? {});
+  const values = yamlValues(doc);
+  if (!values.ok) {
+    const line = values.offset !== undefined ? `:${lines.linePos(values.offset).line}` : '';
+    throw new InputError(`${path}${line}: ${values.path.join('.') || '(top level)'}: ${values.message}`);
+  }
+  const parsed = ConfigFileSchema.safeParse(values.value ?? {});
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
@@ -72,7 +78,8 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Prom
       const node = (keyNode ?? doc.getIn(issue.path.map(String), true)) as { range?: [number, number, number] } | undefined;
       const line = node?.range !== undefined ? lines.linePos(node.range[0]).line : undefined;
       const field = issue.path.join('.') || '(top level)';
-      const what = keys.length > 0 ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+      // A key is the file's text: shown escaped, so a key cannot drive the terminal.
+      const what = keys.length > 0 ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${printable(k)}"`).join(', ')}` : issue.message;
       return `${path}${line !== undefined ? `:${line}` : ''}: ${field}: ${what}`;
     });
     // Every problem at once, each in the file:line: form a .duck error uses.

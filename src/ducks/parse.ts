@@ -7,7 +7,9 @@ import type { z } from 'zod';
 import type { BodyKey } from '../bodies/body.js';
 import { DEFAULT_BODY } from '../bodies/index.js';
 import { InputError } from '../cli/errors.js';
+import { printable } from '../cli/output.js';
 import { didYouMean } from '../cli/suggest.js';
+import { yamlValues } from '../config/yaml-values.js';
 import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
 import { frontMatterSchema, successCheckText } from './schema.js';
 
@@ -30,7 +32,8 @@ const FIELDS = ['description', 'robot', 'verbs', 'budgets', 'confirm', 'success_
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
     const first = issue.keys[0] ?? '';
-    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${didYouMean(first, FIELDS)}`;
+    // A key is the file's text: shown escaped, so a key cannot drive the terminal.
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${printable(k)}"`).join(', ')}${didYouMean(first, FIELDS)}`;
   }
   if (issue.code === 'invalid_type') return `expected ${issue.expected === 'int' ? 'a whole number' : issue.expected === 'array' ? 'a list, e.g. [quack, walk]' : `a ${issue.expected}`}`;
   return issue.message;
@@ -51,8 +54,10 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   // Front matter starts on line 2 of the file.
   const lineAt = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : counter.linePos(offset).line + 1);
   const firstError = doc.errors[0];
-  if (firstError !== undefined) fail(source, lineAt(firstError.pos[0]), `front matter is not valid YAML: ${firstError.message.split('\n')[0] ?? ''}`);
-  const raw: unknown = doc.toJS() ?? {};
+  if (firstError !== undefined) fail(source, lineAt(firstError.pos[0]), `front matter is not valid YAML: ${printable(firstError.message.split('\n')[0] ?? '')}`);
+  const values = yamlValues(doc);
+  if (!values.ok) fail(source, lineAt(values.offset) ?? 1, `${values.path.length > 0 ? values.path.join('.') : 'front matter'}: ${values.message}`);
+  const raw: unknown = values.value ?? {};
   const parsed = frontMatterSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

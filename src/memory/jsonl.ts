@@ -6,6 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { printable } from '../cli/output.js';
 import { SOURCES, historySchema, type Entry, type HistoryItem, type Source } from './entry.js';
 
 /** One line as read: everything but the text is optional and filled in by the store. */
@@ -113,10 +114,11 @@ function parseJsonlLine(raw: string, line: number, { lines, skipped }: Collected
 /** One line for a person: `m.jsonl: skipped 2 lines (3: not JSON; 7: no text); 14 kept`. */
 export function skippedWarning(source: string, skipped: readonly Skipped[], kept?: number): string | undefined {
   if (skipped.length === 0) return undefined;
-  const shown = skipped.slice(0, 10).map((s) => `${s.line}: ${s.reason}`);
+  // A reason may quote the file (a line's body, a rule's refusal of its text): shown escaped.
+  const shown = skipped.slice(0, 10).map((s) => `${s.line}: ${printable(s.reason)}`);
   const more = skipped.length > 10 ? `; and ${skipped.length - 10} more` : '';
   const keptPart = kept !== undefined ? `; ${kept} kept` : '';
-  return `${source}: skipped ${skipped.length} line${skipped.length === 1 ? '' : 's'} (${shown.join('; ')}${more})${keptPart}`;
+  return `${printable(source)}: skipped ${skipped.length} line${skipped.length === 1 ? '' : 's'} (${shown.join('; ')}${more})${keptPart}`;
 }
 
 /** Entries as JSONL, oldest first, so importing the file back keeps their order. */

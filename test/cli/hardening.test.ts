@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { openaiToolCalls, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { tempDir } from '../helpers/tmp.js';
+import { aliasBomb } from '../helpers/yaml.js';
 
 const KEY = 'sk-proj-HARDENINGtest0123456789abcdef';
 
@@ -34,6 +35,35 @@ describe('model text on the screen', () => {
         assert.match(r.stdout, /done\\x0a✔ success — ball displaced 9 m\\x1b\[31m key \[redacted\]/);
       }
     }
+  });
+});
+
+describe('hostile files are one printable line, exit 2', () => {
+  const oneLine = (r: CliResult, pattern: RegExp): void => {
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.equal(r.stderr.split('\n').length, 2, r.stderr); // one line and its newline
+    assert.match(r.stderr, pattern);
+    assert.doesNotMatch(r.stderr, /internal error|(?!\n)[\p{Cc}\p{Cf}]/u);
+  };
+
+  it('an alias bomb in a .duck', async () => {
+    const path = writeDuck(tempDir(), 'laughs', `verbs: [quack]\n${aliasBomb()}`);
+    const r = await runCli(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } });
+    oneLine(r, /^quackd: .*laughs\.duck:6: l3(\.\d+)*: YAML aliases expand too far/);
+  });
+
+  it('an alias bomb in config.yaml', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), aliasBomb());
+    oneLine(await runCli(['config', 'check'], { env: { QUACKD_HOME: home } }), /^quackd: .*config\.yaml:4: l3(\.\d+)*: YAML aliases expand too far/);
+  });
+
+  it('escape and bell characters in an unknown key of a .duck or config.yaml', async () => {
+    const path = writeDuck(tempDir(), 'keys', 'verbs: [quack]\n"x\\e]0;PWNED\\a\\e[2J": 1');
+    oneLine(await runCli(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } }), /keys\.duck:3: front matter: unknown field "x\\x1b\]0;PWNED\\x07\\x1b\[2J"$/m);
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), 'pilot:\n  "x\\e]0;PWNED\\a": 1\n');
+    oneLine(await runCli(['config', 'check'], { env: { QUACKD_HOME: home } }), /config\.yaml:2: pilot: unknown key "x\\x1b\]0;PWNED\\x07"$/m);
   });
 });
 

@@ -6,6 +6,7 @@ import { checkDuckForBody } from '../../src/ducks/check.js';
 import { findDuck, listDucks } from '../../src/ducks/find.js';
 import { parseDuck } from '../../src/ducks/parse.js';
 import { duck, duckText } from '../helpers/ducks.js';
+import { aliasBomb } from '../helpers/yaml.js';
 
 function parseError(text: string): string {
   try {
@@ -133,5 +134,27 @@ describe('parseDuck explains in a person\'s words', () => {
   it('wrong types say what was expected', () => {
     assert.throws(() => parseDuck(duckText('verbs: quack'), 'x.duck', 'x'), /^InputError: x\.duck:2: verbs: expected a list, e\.g\. \[quack, walk\]$/);
     assert.throws(() => parseDuck(duckText('verbs: [quack]\nbudgets: { steps: 2.5 }'), 'x.duck', 'x'), /^InputError: x\.duck:3: budgets\.steps: expected a whole number$/);
+  });
+});
+
+describe('hostile front matter is one input error', () => {
+  it('an alias bomb names its line and field instead of expanding', () => {
+    const msg = parseError(duckText(`verbs: [quack]\n${aliasBomb()}`));
+    // l0 is on line 3; l3 is the first level that expands too far on its own.
+    assert.match(msg, /^ducks\/typo\.duck:6: l3(\.\d+)*: YAML aliases expand too far \(more than 100 alias uses/);
+  });
+
+  it('an alias with no anchor is an input error on its line', () => {
+    assert.match(parseError(duckText('verbs: [quack, *nope]')), /^ducks\/typo\.duck:2: verbs\.1: Unresolved alias .*: nope$/);
+  });
+
+  it('a few aliases still work', () => {
+    const d = duck('verbs: &v [quack, walk]\nconfirm: *v');
+    assert.deepEqual(d.confirm, ['quack', 'walk']);
+  });
+
+  it('an unknown field is shown escaped: no escape or bell reaches the terminal', () => {
+    const msg = parseError(duckText('verbs: [quack]\n"x\\e[31my\\a\\u202e": 1'));
+    assert.equal(msg, 'ducks/typo.duck:3: front matter: unknown field "x\\x1b[31my\\x07\\u{202e}"');
   });
 });

@@ -24,10 +24,19 @@ export interface CliOptions {
   readonly onSpawn?: (child: ChildProcess) => void;
 }
 
+/**
+ * The caller's environment without any QUACKD_* variable: a developer's QUACKD_MEMORY_DIR or
+ * QUACKD_PROVIDER must not steer a test's child, so a test sets every variable it depends on.
+ */
+export function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('QUACKD_')));
+  return { ...inherited, ...env };
+}
+
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', QUACKD_LOG_JSON: '1', ...options.env },
+      env: childEnv({ NO_COLOR: '1', QUACKD_LOG_JSON: '1', ...options.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     });

@@ -267,6 +267,51 @@ describe('notes are data on the screen too', () => {
   });
 });
 
+describe('notes cannot forge what a person reads', () => {
+  it('a bidi override or zero-width character in a note is shown escaped by show and search', async () => {
+    const { q } = setup();
+    // On a terminal, U+202E would show "ball near the sofa" reversed after it, e.g. to hide a word.
+    const evil = 'ball near the \u202eafos\u202c\u200b door ü 日本 👩‍💻';
+    assert.equal((await q('add', evil)).code, 0);
+    for (const r of [await q('show'), await q('search', 'ball door')]) {
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /[\u202e\u202c\u200b]/);
+      assert.ok(r.stdout.includes('ball near the \\u{202e}afos\\u{202c}\\u{200b} door ü 日本 👩‍💻'), r.stdout);
+    }
+  });
+
+  it("the warning about an imported line's body shows the body escaped", async () => {
+    const { home, q } = setup();
+    const file = join(home, 'm.jsonl');
+    writeFileSync(file, `${JSON.stringify({ text: 'a note', body: '\u001b[31mx\u0007' })}\n${JSON.stringify({ text: 'kept' })}\n`);
+    const r = await q('import', file);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /(?!\n)\p{Cc}/u);
+    assert.match(r.stderr, /skipped 1 line \(1: body "\\x1b\[31mx\\x07" is not an adapter:backend key\); 1 kept/);
+  });
+});
+
+describe("the caller's environment", () => {
+  it('no QUACKD_* variable of the caller reaches a test\'s child: each test sets what it depends on', async () => {
+    const decoy = join(tempDir(), 'decoy');
+    const saved = { dir: process.env['QUACKD_MEMORY_DIR'], provider: process.env['QUACKD_PROVIDER'] };
+    process.env['QUACKD_MEMORY_DIR'] = decoy;
+    process.env['QUACKD_PROVIDER'] = 'nonsense';
+    try {
+      const home = tempDir();
+      assert.equal((await runCli(['memory', 'add', 'lands in QUACKD_HOME'], { env: { QUACKD_HOME: home } })).code, 0);
+      assert.equal(existsSync(decoy), false);
+      assert.match((await runCli(['memory', 'show', '--memory-dir', join(home, 'memory')], { env: { QUACKD_HOME: home } })).stdout, /lands in QUACKD_HOME/);
+      assert.equal((await runCli(['run', 'hello-world', '--no-memory'], { env: { QUACKD_HOME: home } })).code, 0);
+    } finally {
+      for (const [name, value] of [['QUACKD_MEMORY_DIR', saved.dir], ['QUACKD_PROVIDER', saved.provider]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});
+
 describe('import keeps each body its own', () => {
   it('without --robot, exported lines go back to the body they name; with it, to that body', async () => {
     const { home, q } = setup();

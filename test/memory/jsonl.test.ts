@@ -21,6 +21,11 @@ describe('parseJsonl', () => {
     );
     assert.equal(skippedWarning('m.jsonl', []), undefined);
   });
+
+  it('a warning shows what the file wrote escaped: a reason quoting a body, a file name', () => {
+    const w = skippedWarning('m\u202e.jsonl', [{ line: 2, reason: 'body "\u001b[31mx\u0085" is not an adapter:backend key' }], 1);
+    assert.equal(w, 'm\\u{202e}.jsonl: skipped 1 line (2: body "\\x1b[31mx\\x85" is not an adapter:backend key); 1 kept');
+  });
 });
 
 describe('import and edit', () => {

@@ -9,6 +9,7 @@ import { loadConfigFile } from '../../src/config/file.js';
 import { resolvePilotSettings } from '../../src/config/pilot.js';
 import { createProvider } from '../../src/pilot/providers/index.js';
 import { redact } from '../../src/secrets.js';
+import { aliasBomb } from '../helpers/yaml.js';
 
 describe('pilot settings: flags > environment > config file > defaults', () => {
   let home: string;
@@ -49,6 +50,21 @@ describe('pilot settings: flags > environment > config file > defaults', () => {
     });
     write('pilot: [unclosed\n');
     await assert.rejects(loadConfigFile({ QUACKD_HOME: home }), /config\.yaml:\d+: /);
+  });
+
+  it('an alias bomb or an escape in a key is one printable line, exit 2', async () => {
+    const rejects = async (yaml: string, pattern: RegExp): Promise<void> => {
+      write(yaml);
+      await assert.rejects(loadConfigFile({ QUACKD_HOME: home }), (err: unknown) => {
+        assert.ok(err instanceof InputError);
+        assert.equal(err.exitCode, 2);
+        assert.match(err.message, pattern);
+        assert.doesNotMatch(err.message, /[\p{Cc}\p{Cf}]/u);
+        return true;
+      });
+    };
+    await rejects(aliasBomb(), /config\.yaml:4: l3(\.\d+)*: YAML aliases expand too far/);
+    await rejects('pilot:\n  "x\\e[31m\\a\\u202e": 1\n"\\u009b2J": 2\n', /config\.yaml:2: pilot: unknown key "x\\x1b\[31m\\x07\\u\{202e\}".*config\.yaml:3: \(top level\): unknown key "\\x9b2J"/);
   });
 
   it('refuses bad values from flags and the environment with the name to fix', async () => {
