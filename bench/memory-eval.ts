@@ -24,18 +24,18 @@ function lcg(seed: number): () => number {
 const dir = mkdtempSync(join(tmpdir(), 'quackd-eval-'));
 try {
   let clock = Date.parse('2026-01-01T08:00:00Z');
-  const store = openMemoryStore(join(dir, 'memory'), { now: () => new Date((clock += 60_000)) });
+  const store = await openMemoryStore(join(dir, 'memory'), { now: () => new Date((clock += 60_000)) });
   const memory = store.body(BODY);
   const ids = new Map<string, string>();
   const rand = lcg(7);
   const noteAt = new Map(NOTES.map((n, k) => [Math.round(((k + 0.5) * ROUTINE_EPISODES) / NOTES.length), n]));
   for (let i = 0; i < ROUTINE_EPISODES; i += 1) {
     const special = SPECIAL_EPISODES.find((e) => e.at === i);
-    const ep = memory.addEpisode({ text: special?.text ?? routineEpisode(i, rand), run: `run-${i}` });
+    const ep = await memory.addEpisode({ text: special?.text ?? routineEpisode(i, rand), run: `run-${i}` });
     if (special !== undefined && ep.entry !== undefined) ids.set(special.id, ep.entry.id);
     const note = noteAt.get(i);
     if (note !== undefined) {
-      const plan = memory.remember({ text: note.text, source: i % 3 === 0 ? 'human' : 'model', ...(note.topic !== undefined ? { topic: note.topic } : {}), ...(note.tags !== undefined ? { tags: note.tags } : {}) });
+      const plan = await memory.remember({ text: note.text, source: i % 3 === 0 ? 'human' : 'model', ...(note.topic !== undefined ? { topic: note.topic } : {}), ...(note.tags !== undefined ? { tags: note.tags } : {}) });
       if (plan.entry !== undefined) ids.set(note.id, plan.entry.id);
     }
   }

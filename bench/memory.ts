@@ -24,9 +24,9 @@ const root = mkdtempSync(join(tmpdir(), 'quackd-bench-'));
 
 interface Backend {
   readonly name: string;
-  remember(text: string): void;
+  remember(text: string): void | Promise<unknown>;
   render(): string;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /** 40 notes and 360 episodes, planned by the real rules so every backend starts identical. */
@@ -41,11 +41,13 @@ function seed(): Entry[] {
   return entries;
 }
 
-function lmdbBackend(entries: readonly Entry[]): Backend {
-  const store = openMemoryStore(join(root, 'lmdb'));
+async function lmdbBackend(entries: readonly Entry[]): Promise<Backend> {
+  const store = await openMemoryStore(join(root, 'lmdb'));
   const body = store.body(BODY);
-  body.batch((tx) => entries.forEach((e) => tx.put(e)));
-  return { name: 'LMDB (quackd store)', remember: (text) => void body.remember({ text, source: 'model' }), render: () => renderPromptBlock(BODY, body.promptSelection()), close: () => void store.close() };
+  const lines = [...entries].sort((a, b) => a.seq - b.seq).map(({ seq: _seq, v: _v, body: _body, ...e }, i) => ({ ...e, line: i + 1 }));
+  await body.importLines({ lines, skipped: [] });
+  // A remember is a job for the writer worker: the main thread only waits for its answer.
+  return { name: 'LMDB (quackd store)', remember: (text) => body.remember({ text, source: 'model' }), render: () => renderPromptBlock(BODY, body.promptSelection()), close: () => store.close() };
 }
 
 function jsonlBackend(entries: readonly Entry[]): Backend {
@@ -105,16 +107,16 @@ function sqliteBackend(entries: readonly Entry[]): Backend {
       const total = (kind: string) => (count.get(BODY, kind) as { n: number }).n;
       return renderPromptBlock(BODY, { notes: rows('note', 20), episodes: rows('episode', 5), totalNotes: total('note'), totalEpisodes: total('episode') });
     },
-    close: () => db.close(),
+    close: () => void db.close(),
   };
 }
 
-function measure(b: Backend): { write: number[]; render: number[] } {
+async function measure(b: Backend): Promise<{ write: number[]; render: number[] }> {
   const write: number[] = [];
   const render: number[] = [];
   for (let i = 0; i < WRITES; i += 1) {
     const t0 = process.hrtime.bigint();
-    b.remember(`the ball was seen near the sofa, sighting ${i}`);
+    await b.remember(`the ball was seen near the sofa, sighting ${i}`);
     write.push(Number(process.hrtime.bigint() - t0) / 1e3);
   }
   for (let i = 0; i < RENDERS; i += 1) {
@@ -127,13 +129,14 @@ function measure(b: Backend): { write: number[]; render: number[] } {
 
 try {
   const entries = seed();
-  const results = [lmdbBackend, jsonlBackend, sqliteBackend].map((make) => {
-    const b = make(entries);
-    measure(b); // warm-up pass: JIT, page cache
-    const r = measure(b);
-    b.close();
-    return { name: b.name, ...r };
-  });
+  const results = [];
+  for (const make of [lmdbBackend, jsonlBackend, sqliteBackend]) {
+    const b = await make(entries);
+    await measure(b); // warm-up pass: JIT, page cache
+    const r = await measure(b);
+    await b.close();
+    results.push({ name: b.name, ...r });
+  }
   const us = (n: number) => (n >= 1000 ? `${fmt(n / 1000, 2)} ms` : `${fmt(n, 0)} µs`);
   console.log(`memory at the cap (${BODY_CAP} entries per body) · ${WRITES} durable remembers, ${RENDERS} prompt renders per backend`);
   console.log('backend                        remember p50   p95        render p50   p95');
@@ -143,11 +146,11 @@ try {
   // A process's first write reads the whole body; later ones reuse it while no other process commits.
   const cold: number[] = [];
   for (let i = 0; i < 30; i += 1) {
-    const store = openMemoryStore(join(root, 'lmdb'));
+    const store = await openMemoryStore(join(root, 'lmdb'));
     const t0 = process.hrtime.bigint();
-    store.body(BODY).remember({ text: `cold write ${i}`, source: 'model' });
+    await store.body(BODY).remember({ text: `cold write ${i}`, source: 'model' });
     cold.push(Number(process.hrtime.bigint() - t0) / 1e3);
-    void store.close();
+    await store.close();
   }
   console.log(`LMDB first remember after opening the store (no write cache yet): p50 ${us(median(cold))}`);
   // Every open first walks the data file's B-trees (src/memory/header-check.ts), so damage cannot crash LMDB.

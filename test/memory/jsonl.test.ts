@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { applyEdit, importLines } from '../../src/memory/import.js';
 import { parseJsonl, skippedWarning, toJsonl } from '../../src/memory/jsonl.js';
 import { openMemoryStore } from '../../src/memory/store.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -30,34 +29,34 @@ describe('parseJsonl', () => {
 
 describe('import and edit', () => {
   it('imports through the rules, refuses secrets by line, and re-importing an export changes nothing', async () => {
-    const store = openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
+    const store = await openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
     const body = store.body('microduck:sim2d');
-    const r = importLines(body, parseJsonl('{"text":"the charger is under the desk"}\n{"text":"api_key=abcdef123456"}\n{"text":"found it","kind":"episode"}\nbroken\n'));
+    const r = await body.importLines(parseJsonl('{"text":"the charger is under the desk"}\n{"text":"api_key=abcdef123456"}\n{"text":"found it","kind":"episode"}\nbroken\n'));
     assert.deepEqual([r.added, r.skipped.map((s) => s.line)], [2, [2, 4]]);
     assert.match(r.skipped[0]?.reason ?? '', /secret/);
     assert.ok(!JSON.stringify(r).includes('abcdef123456'));
     const exported = toJsonl(body.entries());
-    const again = importLines(body, parseJsonl(exported));
+    const again = await body.importLines(parseJsonl(exported));
     assert.deepEqual([again.added, again.unchanged], [0, 2]);
     assert.equal(toJsonl(body.entries()), exported);
     await store.close();
   });
 
   it('writes an edit back in one transaction: change, add, remove; entries added meanwhile survive', async () => {
-    const store = openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
+    const store = await openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
     const body = store.body('microduck:sim2d');
-    body.remember({ text: 'keep me', source: 'human' });
-    const change = body.remember({ text: 'change me', source: 'human' }).entry;
-    body.remember({ text: 'remove me', source: 'human' });
+    await body.remember({ text: 'keep me', source: 'human' });
+    const change = (await body.remember({ text: 'change me', source: 'human' })).entry;
+    await body.remember({ text: 'remove me', source: 'human' });
     const snapshot = body.entries();
-    body.remember({ text: 'written by a run meanwhile', source: 'model' });
+    await body.remember({ text: 'written by a run meanwhile', source: 'model' });
     const edited = toJsonl(snapshot)
       .split('\n')
       .filter((l) => !l.includes('remove me'))
       .map((l) => l.replace('"change me"', '"changed"'))
       .join('\n')
       .concat('{"text":"a new note"}\n{"text":"sk-ant-api03-abcdefghijklmnopqrstuv"}\n');
-    const r = applyEdit(body, snapshot, parseJsonl(edited), () => '2026-11-30T02:00:00.000Z');
+    const r = await body.applyEdit(snapshot, parseJsonl(edited));
     assert.deepEqual([r.changed, r.added, r.removed, r.skipped.length], [1, 1, 1, 1]);
     assert.deepEqual(body.entries().map((e) => e.text).sort(), ['a new note', 'changed', 'keep me', 'written by a run meanwhile']);
     assert.deepEqual(body.entries().find((e) => e.id === change?.id)?.history.map((h) => h.text), ['change me']);
@@ -66,36 +65,36 @@ describe('import and edit', () => {
 
   it('an edit writes only the lines the person changed: what another process wrote meanwhile survives', async () => {
     const dir = join(tempDir('quackd-mem-'), 'memory');
-    const store = openMemoryStore(dir);
+    const store = await openMemoryStore(dir);
     const body = store.body('microduck:sim2d');
-    body.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
-    body.remember({ text: 'the rug is slippery', source: 'human' });
+    await body.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+    await body.remember({ text: 'the rug is slippery', source: 'human' });
     const snapshot = body.entries();
     // A run, in another process, supersedes the ball note while the editor is open.
-    const run = openMemoryStore(dir);
-    run.body('microduck:sim2d').remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' });
+    const run = await openMemoryStore(dir);
+    await run.body('microduck:sim2d').remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' });
     await run.close();
     const edited = toJsonl(snapshot).replace('"the rug is slippery"', '"the rug is very slippery"');
-    const r = applyEdit(body, snapshot, parseJsonl(edited), () => '2026-11-30T02:00:00.000Z');
+    const r = await body.applyEdit(snapshot, parseJsonl(edited));
     assert.deepEqual([r.changed, r.added, r.removed], [1, 0, 0]);
     assert.deepEqual(body.entries().map((e) => e.text).sort(), ['the ball is in the hall', 'the rug is very slippery']);
     await store.close();
   });
 
   it('a note edited into another note\'s text or topic folds into it; a secret tag is refused', async () => {
-    const store = openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
+    const store = await openMemoryStore(join(tempDir('quackd-mem-'), 'memory'));
     const body = store.body('microduck:sim2d');
-    body.remember({ text: 'the charger is under the desk', source: 'human' });
-    body.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
-    body.remember({ text: 'the ball was seen in the hall', source: 'model' });
-    body.remember({ text: 'the desk has a charger under it', source: 'model' });
+    await body.remember({ text: 'the charger is under the desk', source: 'human' });
+    await body.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+    await body.remember({ text: 'the ball was seen in the hall', source: 'model' });
+    await body.remember({ text: 'the desk has a charger under it', source: 'model' });
     const snapshot = body.entries();
     const edited = toJsonl(snapshot)
       .replace('"the desk has a charger under it"', '"the charger is under the desk"')
       .replace('"the ball was seen in the hall","tags":[]', '"the ball was seen in the hall","tags":[],"topic":"ball"')
       // The first line (the oldest note) gets a secret tag: refused, and the note stays as it was.
       .replace('"the charger is under the desk","tags":[]', '"the charger is under the desk","tags":["password=hunter2"]');
-    const r = applyEdit(body, snapshot, parseJsonl(edited), () => '2026-11-30T02:00:00.000Z');
+    const r = await body.applyEdit(snapshot, parseJsonl(edited));
     assert.equal(r.skipped.length, 1);
     assert.match(r.skipped[0]?.reason ?? '', /in a tag/);
     const notes = body.entries();

@@ -60,7 +60,7 @@ describe('openRunMemory', () => {
     assert.equal(r.result.ok, true);
     assert.match(r.result.summary, /not saved: dry run$/);
     await memory.close();
-    const store = openMemoryStore(dir, { readOnly: true });
+    const store = await openMemoryStore(dir, { readOnly: true });
     assert.equal(store.body('microduck:sim2d').entries().length, 0);
     await store.close();
   });
