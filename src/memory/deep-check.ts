@@ -4,9 +4,11 @@
  * (SIGSEGV), and doctor must report that rather than die of it. Prints one JSON object
  * (DeepCheckResult) on stdout. Usage: node deep-check.js DIR
  */
+import { join } from 'node:path';
+import { open, type Database, type Key } from 'lmdb';
 import type { BodyKey } from '../bodies/body.js';
 import { BODY_CAP } from './entry.js';
-import { openMemoryStore } from './store.js';
+import { DATA_FILE, openMemoryStore } from './store.js';
 
 export interface DeepCheckResult {
   readonly entries: number;
@@ -15,9 +17,45 @@ export interface DeepCheckResult {
   readonly stats: Readonly<Record<string, unknown>>;
 }
 
+/** How a key that is not text reads in a problem line. */
+function describeKey(key: unknown): string {
+  if (Buffer.isBuffer(key) || key instanceof Uint8Array) return `0x${Buffer.from(key).toString('hex').slice(0, 32)}`;
+  const text = JSON.stringify(key) ?? String(key);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/**
+ * Keys of the entries and order databases that are not strings (a number, binary, an array
+ * someone wrote with another tool). The store's readers take every key for a string, so these
+ * are found first, with the same decoding the store uses (lmdb-js shares the open environment).
+ */
+function oddKeys(dir: string): { key: string; problem: string }[] {
+  const out: { key: string; problem: string }[] = [];
+  const root = open({ path: join(dir, DATA_FILE), encoding: 'json', maxDbs: 4, readOnly: true, overlappingSync: false });
+  try {
+    for (const [name, label] of [['entries', 'the entries database'], ['order', 'the order index']] as const) {
+      const db = root.openDB<string, Key>({ name, encoding: 'string' }) as Database<string, Key> | undefined;
+      for (const key of db?.getKeys({}) ?? []) {
+        if (typeof key !== 'string') out.push({ key: describeKey(key), problem: `a key in ${label} that is ${Array.isArray(key) ? 'an array' : `a ${typeof key === 'object' ? 'binary value' : typeof key}`}, not text (not written by quackd)` });
+      }
+    }
+  } finally {
+    void root.close();
+  }
+  return out;
+}
+
 async function check(dir: string): Promise<DeepCheckResult> {
-  // Opened like every other reader: under the store guard (src/memory/store.ts).
+  // Opened like every other reader: under the store guard (src/memory/store.ts). oddKeys opens
+  // after it, so lmdb-js hands it the environment already open in this process.
   const store = await openMemoryStore(dir, { readOnly: true });
+  const odd = oddKeys(dir);
+  // The store's scans stop at such a key; the keys themselves are the finding.
+  if (odd.length > 0) {
+    const stats = store.stats();
+    await store.close();
+    return { entries: odd.length, invalid: odd, bodies: [], stats };
+  }
   const invalid = store.invalid();
   let entries = invalid.length;
   const bodies = store.bodies().map((body) => {

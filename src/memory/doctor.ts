@@ -75,7 +75,8 @@ export async function diagnose(dir: string): Promise<DoctorReport> {
     if (m !== '0600') problems.push(`${name} is mode ${m}, not 0600`);
     return { name, bytes: statSync(path).size, mode: m };
   });
-  const header = lmdbFileProblem(data);
+  // The integrity check opens read-only, so an empty file is a problem here, not a new store.
+  const header = lmdbFileProblem(data, { readOnly: true });
   if (header !== undefined) return { dir, exists: true, dirMode, files, legacyPending, problems: [...problems, header] };
   const { result, failure } = await runDeepCheck(dir);
   if (failure !== undefined) problems.push(failure);

@@ -1,15 +1,16 @@
 /**
  * A look at the LMDB data file before lmdb-js maps it. The native code trusts every page it
  * reads: a file that is not LMDB (garbage, zeroes, truncated) or a damaged B-tree page takes the
- * process down with SIGSEGV, SIGBUS or an abort, and a corrupt store must never crash a run. So we
- * read the two meta pages ourselves (magic, version, page size), then walk every tree the newest
- * one names (the free list, the main tree, each named database) and check what LMDB would follow
- * blindly: page numbers, page kinds, free-space bounds, node offsets and sizes, overflow runs,
- * depth. It costs a read of the file and a few milliseconds (bench/memory.ts). Damage inside a
- * value is not structural and does not crash LMDB; `quackd memory doctor` finds that by reading
- * every entry in a separate process.
+ * process down with SIGSEGV, SIGBUS or an abort, and so does ANY failed open (lmdb-js deletes its
+ * env twice on that path). A corrupt store must never crash a run, so we refuse every file LMDB's
+ * open would refuse, then walk every tree the newest meta page names (the free list, the main
+ * tree, each named database) and check what LMDB would follow blindly: page numbers, page kinds,
+ * free-space bounds, node offsets and sizes, overflow runs, depth. It costs a read of the file and
+ * a few milliseconds (bench/memory.ts). Damage inside a value is not structural and does not crash
+ * LMDB; `quackd memory doctor` finds that by reading every entry in a separate process.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const MAGIC = 0xbeefc0de;
 /** The data version of the LMDB that lmdb-js 3 bundles (mdb.c MDB_DATA_VERSION). */
@@ -23,8 +24,15 @@ const P_KINDS = P_BRANCH | P_LEAF | P_OVERFLOW | P_META | 0x20 | 0x40;
 /** Page header: pgno (8), txnid (8), pad (2), flags (2), lower/upper (4) or overflow page count. */
 const PAGE_HEADER = 24;
 const FLAGS_AT = 18;
-/** Offsets inside MDB_meta, which follows the page header. */
-const META = { magic: 0, version: 4, psize: 24, freeRoot: 64, mainRoot: 112, txnid: 128 } as const;
+/** Offsets inside MDB_meta, which follows the page header; psize and flags live in the free DB's record. */
+const META = { magic: 0, version: 4, psize: 24, flags: 28, freeRoot: 64, mainRoot: 112, lastPage: 120, txnid: 128 } as const;
+/** sizeof(MDB_metabuf): what mdb_env_read_header reads of each meta page; a shorter read refuses. */
+const META_READ = PAGE_HEADER + 144;
+/** mdb.c MDB_ENCRYPT, kept in the meta's flags by an encrypted environment (quackd's is not). */
+const MDB_ENCRYPT = 0x2000;
+/** mdb_env_set_pagesize's bounds (mdb.c MAX_PAGESIZE is 64 KiB with PAGEBASE). */
+const MIN_PAGESIZE = 256;
+const MAX_PAGESIZE = 0x10000;
 const NO_PAGE = 0xffffffffffffffffn;
 /** A node: data size lo/hi (or a branch's child page), flags, key size (2 bytes each), then key and data. */
 const NODE_HEADER = 8;
@@ -40,7 +48,13 @@ const MAX_DEPTH = 32;
 interface Meta {
   readonly psize: number;
   readonly txnid: bigint;
+  readonly lastPage: bigint;
   readonly roots: readonly bigint[];
+}
+
+export interface FileCheckOptions {
+  /** The open will be read-only: LMDB cannot then initialise an empty file. */
+  readonly readOnly?: boolean;
 }
 
 function readAt(fd: number, offset: number, length: number): Buffer {
@@ -49,41 +63,86 @@ function readAt(fd: number, offset: number, length: number): Buffer {
   return buf.subarray(0, n);
 }
 
-function parseMeta(page: Buffer): Meta | undefined {
-  if (page.length < PAGE_HEADER + META.txnid + 8) return undefined;
-  if ((page.readUInt16LE(FLAGS_AT) & P_META) === 0) return undefined;
+/**
+ * Meta page `n` (at `offset`), or why LMDB cannot use it. mdb_env_read_header refuses a file whose
+ * page 0 lacks P_META, the magic or the data version (low 16 bits), and a short read of either meta
+ * page. lmdb-js's fork checks page 1 no further and adopts it when its txnid is higher, with
+ * whatever page size it claims, so page 1 must pass the same tests.
+ */
+function parseMeta(page: Buffer, n: number): Meta | string {
+  const bad = (why: string) => `the data file is not an LMDB database (meta page ${n}: ${why})`;
+  if (page.length < META_READ) return 'the data file is truncated (a meta page is cut short)';
+  if ((page.readUInt16LE(FLAGS_AT) & P_META) === 0) return bad('not a meta page');
   const m = PAGE_HEADER;
-  if (page.readUInt32LE(m + META.magic) !== MAGIC || page.readUInt32LE(m + META.version) !== DATA_VERSION) return undefined;
+  if (page.readUInt32LE(m + META.magic) !== MAGIC) return bad('no LMDB magic number');
+  const version = page.readUInt32LE(m + META.version) & 0xffff;
+  if (version !== DATA_VERSION) return `the data file is LMDB data version ${version}, not ${DATA_VERSION} (meta page ${n})`;
+  // mdb_env_open2: an environment opened without encryption refuses a file flagged as encrypted.
+  if ((page.readUInt16LE(m + META.flags) & MDB_ENCRYPT) !== 0) return bad('flagged as encrypted');
+  // The fork takes the page size unchecked (a zero divides by zero in mdb_env_open2).
   const psize = page.readUInt32LE(m + META.psize);
-  if (psize < 512 || psize > 65536 || (psize & (psize - 1)) !== 0) return undefined;
+  if (psize < MIN_PAGESIZE || psize > MAX_PAGESIZE || (psize & (psize - 1)) !== 0) return bad(`page size ${psize}`);
+  const lastPage = page.readBigUInt64LE(m + META.lastPage);
+  if (lastPage < 1n) return bad('no pages in use');
   return {
     psize,
     txnid: page.readBigUInt64LE(m + META.txnid),
+    lastPage,
     roots: [page.readBigUInt64LE(m + META.freeRoot), page.readBigUInt64LE(m + META.mainRoot)],
   };
 }
 
-/** The newest valid meta page of the file open as `fd`. */
-function newestMeta(fd: number): Meta | undefined {
-  const first = parseMeta(readAt(fd, 0, 256));
-  const sizes = first !== undefined ? [first.psize] : [4096, 8192, 16384, 32768, 65536];
-  let second: Meta | undefined;
-  for (const psize of sizes) {
-    second = parseMeta(readAt(fd, psize, 256));
-    if (second !== undefined && second.psize === psize) break;
-    second = undefined;
-  }
-  const metas = [first, second].filter((m): m is Meta => m !== undefined);
-  return metas.sort((a, b) => (a.txnid > b.txnid ? -1 : 1))[0];
+/** The meta page LMDB opens the file at (`fd`, `size` bytes long), or why it refuses the file. */
+function newestMeta(fd: number, size: number): Meta | string {
+  const first = parseMeta(readAt(fd, 0, META_READ), 0);
+  if (typeof first === 'string') return first;
+  // mdb_env_read_header reads meta page 1 at page 0's page size.
+  const second = parseMeta(readAt(fd, first.psize, META_READ), 1);
+  if (typeof second === 'string') return second;
+  if (second.psize !== first.psize) return 'the data file is not an LMDB database (its meta pages disagree on the page size)';
+  // mdb_pick_meta: the higher txnid, page 0 on a tie.
+  const meta = second.txnid > first.txnid ? second : first;
+  // mdb_env_open2 maps (last page + 1) * page size; a sound file holds every page up to the last.
+  if ((meta.lastPage + 1n) * BigInt(meta.psize) > BigInt(size)) return 'the data file is truncated (its last page in use lies past its end)';
+  return meta;
 }
 
 type Tree = 'free' | 'main' | 'named';
 
+/**
+ * The pages a free-list record lists (a writer may reuse each), or a problem. The fork's record is
+ * a slot count, then slots (midl.c mdb_midl_print): a page number, 0 for a gap left for growth, or
+ * -n followed by the first page of a run of n pages.
+ */
+function freePages(value: Buffer, lastPage: bigint, into: Set<number>): string | undefined {
+  if (value.length < 8 || value.readBigUInt64LE(0) * 8n + 8n > BigInt(value.length)) return 'a free-list record longer than its space';
+  const slots = Number(value.readBigUInt64LE(0));
+  for (let i = 1; i <= slots; i += 1) {
+    const entry = value.readBigInt64LE(i * 8);
+    if (entry === 0n) continue;
+    let run = 1n;
+    let first = entry;
+    if (entry < 0n) {
+      if (i === slots) return 'a free-list record cut short';
+      run = -entry;
+      i += 1;
+      first = value.readBigInt64LE(i * 8);
+    }
+    // mdb_page_alloc trusts the list: a page out of range would overwrite a meta page or lie past the map.
+    if (first < 2n || first + run - 1n > lastPage) return 'a free-list record naming a page out of range';
+    for (let p = 0n; p < run; p += 1n) into.add(Number(first + p));
+  }
+  return undefined;
+}
+
 /** Walks every page reachable from the meta's roots in `file`; the first problem found, if any. */
 function treeProblem(file: Buffer, meta: Meta): string | undefined {
-  const { psize } = meta;
+  const { psize, lastPage } = meta;
   const pages = Math.floor(file.length / psize);
   const seen = new Set<number>();
+  /** Pages of the main and named trees and their overflow runs: none may be listed as free. */
+  const live = new Set<number>();
+  const free = new Set<number>();
   const todo: { pgno: bigint; depth: number; tree: Tree }[] = [];
   meta.roots.forEach((root, i) => todo.push({ pgno: root, depth: 1, tree: i === 0 ? 'free' : 'main' }));
   for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
@@ -92,9 +151,11 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
     const pgno = Number(big);
     const bad = (why: string) => `the data file is damaged (page ${pgno}: ${why})`;
     if (big >= BigInt(pages)) return 'the data file is truncated (a page lies past its end)';
+    if (big > lastPage) return bad('past the last page in use');
     if (seen.has(pgno)) return bad('reached twice');
     if (depth > MAX_DEPTH) return bad('the tree is deeper than LMDB allows');
     seen.add(pgno);
+    if (tree !== 'free') live.add(pgno);
     const at = pgno * psize;
     const end = at + psize;
     const kind = file.readUInt16LE(at + FLAGS_AT) & P_KINDS;
@@ -126,11 +187,13 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
         if (data + 8 > end) return bad('a node outside the page');
         const ov = file.readBigUInt64LE(data);
         if (ov >= BigInt(pages)) return 'the data file is truncated (an overflow page lies past its end)';
+        if (ov > lastPage) return bad('a value past the last page in use');
         const ovAt = Number(ov) * psize;
         const run = file.readUInt32LE(ovAt + 20);
         if (file.readBigUInt64LE(ovAt) !== ov || (file.readUInt16LE(ovAt + FLAGS_AT) & P_KINDS) !== P_OVERFLOW) return bad('a value on a page that is not an overflow page');
-        if (Number(ov) + run > pages || run * psize < PAGE_HEADER + size) return bad('an overflow run of the wrong length');
+        if (Number(ov) + run > pages || BigInt(Number(ov) + run - 1) > lastPage || run * psize < PAGE_HEADER + size) return bad('an overflow run of the wrong length');
         value = file.subarray(ovAt + PAGE_HEADER, ovAt + PAGE_HEADER + size);
+        if (tree !== 'free') for (let p = 0; p < run; p += 1) live.add(Number(ov) + p);
       } else {
         if (data + size > end) return bad('a value outside the page');
         value = file.subarray(data, data + size);
@@ -139,47 +202,119 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
         if (tree !== 'main' || size !== DB_RECORD) return bad('a misplaced database record');
         todo.push({ pgno: value.readBigUInt64LE(DB_ROOT_AT), depth: 1, tree: 'named' });
       }
-      // A free-list record is a count followed by that many page numbers; a writer reads them all.
-      if (tree === 'free' && (size < 8 || value.readBigUInt64LE(0) * 8n + 8n > BigInt(size))) return bad('a free-list record longer than its space');
+      const freeProblem = tree === 'free' ? freePages(value, lastPage, free) : undefined;
+      if (freeProblem !== undefined) return bad(freeProblem);
     }
   }
+  // A writer would take a page still in use for a new one (mdb_page_touch asserts and aborts).
+  for (const p of live) if (free.has(p)) return `the data file is damaged (page ${p}: in use and listed as free)`;
   return undefined;
 }
 
 /**
- * Why the LMDB file at `path` must not be opened, or undefined when it looks sound (or does not
- * exist yet, or is empty: LMDB initialises those).
+ * Why LMDB's open of the file at `path` would fail before it reads a byte (mdb_env_open,
+ * mdb_env_setup_locks), 'absent' when there is no data file yet, or undefined. Either file being a
+ * directory fails any open; a write open also needs to write both, creating what is missing. A
+ * read-only open goes on without the lock file when it may not write it.
  */
+function accessProblem(path: string, readOnly: boolean): string | undefined {
+  const lock = `${path}-lock`;
+  const data = kindProblem(path, 'the data file');
+  const lockKind = kindProblem(lock, 'the lock file');
+  if (data !== undefined && data !== 'absent') return data;
+  if (lockKind !== undefined && lockKind !== 'absent') return lockKind;
+  if (readOnly) return data;
+  const dataAccess = data === 'absent' ? creatable(path) : writable(path, 'the data file');
+  return dataAccess ?? (lockKind === 'absent' ? creatable(lock) : writable(lock, 'the lock file')) ?? data;
+}
+
+/** 'absent', a one-line problem when `path` is there but not a regular file, or undefined. */
+function kindProblem(path: string, what: string): string | undefined {
+  try {
+    const st = statSync(path);
+    if (st.isFile()) return undefined;
+    return `${what} ${path} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}`;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'absent' : `cannot look at ${what} ${path} (${code ?? String(err)})`;
+  }
+}
+
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? String(err);
+
+function writable(path: string, what: string): string | undefined {
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+    return undefined;
+  } catch (err) {
+    return `cannot open ${what} ${path} for writing (${errCode(err)})`;
+  }
+}
+
+/** A file LMDB will create in a directory that exists: the directory must take it. */
+function creatable(path: string): string | undefined {
+  try {
+    accessSync(dirname(path), constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (err) {
+    // A directory still to come is made (0700, ours) before LMDB opens.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return `cannot create ${path} (${errCode(err)})`;
+  }
+}
+
 const GROWTH_RETRIES = 8;
 /** A synchronous 10 ms pause: opening the store is synchronous, and this path is rare. */
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+export const EMPTY_FILE = "the data file is empty (its creation was cut short); 'quackd memory add' starts it afresh";
 
-export function lmdbFileProblem(path: string): string | undefined {
+/**
+ * Why the LMDB file at `path` must not be opened, or undefined when LMDB's open will succeed on
+ * it and no page it names is damaged. A missing file is fine (LMDB creates it), and so is an empty
+ * one unless `readOnly`: LMDB initialises an empty file, which a read-only open cannot.
+ */
+export function lmdbFileProblem(path: string, options: FileCheckOptions = {}): string | undefined {
+  const readOnly = options.readOnly === true;
+  const access = accessProblem(path, readOnly);
+  if (access === 'absent') return undefined;
+  if (access !== undefined) return access;
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // Non-blocking: a FIFO swapped in after the check above must not hang the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    return `cannot read ${path} (${code ?? String(err)})`;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return `cannot read ${path} (${errCode(err)})`;
   }
   try {
-    // Another process may commit while we read. LMDB reuses a page of the tree we walk only two
-    // commits later, so a problem seen while the newest transaction id moved is looked at again.
-    // A file another process is creating or growing can, for a moment, name pages past its end:
-    // that kind of problem is looked at again a few times before it counts as damage.
-    for (let attempt = 1; ; attempt += 1) {
-      const size = fstatSync(fd).size;
-      if (size === 0) return undefined;
-      const meta = newestMeta(fd);
-      if (meta === undefined) return 'the data file is not an LMDB database (no valid meta page)';
-      const problem = size < 2 * meta.psize ? 'the data file is truncated' : treeProblem(readAt(fd, 0, size), meta);
-      if (problem === undefined || attempt >= GROWTH_RETRIES) return problem;
-      const growing = /truncated|past its end/.test(problem);
-      if (!growing && (attempt >= 3 || newestMeta(fd)?.txnid === meta.txnid)) return problem;
-      if (growing) Atomics.wait(SLEEPER, 0, 0, 10);
-    }
+    return fileProblem(fd, readOnly);
+  } catch (err) {
+    // A read that fails (EIO on a bad sector, EISDIR after a swap) is one line, never a stack trace.
+    return `cannot read ${path} (${errCode(err)})`;
   } finally {
     closeSync(fd);
+  }
+}
+
+function fileProblem(fd: number, readOnly: boolean): string | undefined {
+  // Another process may commit while we read. LMDB reuses a page of the tree we walk only two
+  // commits later, so a problem seen while the newest transaction id moved is looked at again.
+  // A file another process is creating or growing can, for a moment, name pages past its end:
+  // that kind of problem is looked at again a few times before it counts as damage.
+  for (let attempt = 1; ; attempt += 1) {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return 'the data file is not a regular file';
+    const size = st.size;
+    // mdb_env_read_header: an empty file is a new environment, which only a write open can initialise.
+    if (size === 0) return readOnly ? EMPTY_FILE : undefined;
+    const meta = newestMeta(fd, size);
+    const problem = typeof meta === 'string' ? meta : treeProblem(readAt(fd, 0, size), meta);
+    if (problem === undefined || attempt >= GROWTH_RETRIES) return problem;
+    const growing = /truncated|past its end/.test(problem);
+    const again = newestMeta(fd, fstatSync(fd).size);
+    // A meta page LMDB refuses is not a commit in flight (commits never rewrite magic or flags).
+    const moved = typeof meta !== 'string' && (typeof again === 'string' || again.txnid !== meta.txnid);
+    if (!growing && (attempt >= 3 || !moved)) return problem;
+    if (growing) Atomics.wait(SLEEPER, 0, 0, 10);
   }
 }

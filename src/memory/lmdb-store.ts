@@ -115,7 +115,7 @@ const MIN_FREE_BYTES = 1024 * 1024;
 export function openLmdbStore(dir: string, options: OpenOptions = {}): LmdbStore {
   const readOnly = options.readOnly === true;
   const path = join(dir, DATA_FILE);
-  const problem = lmdbFileProblem(path);
+  const problem = lmdbFileProblem(path, { readOnly });
   if (problem !== undefined) throw new StoreError(problem);
   let root: RootDatabase;
   try {
@@ -193,6 +193,7 @@ class LmdbMemoryStore implements LmdbStore {
     if (this.db === undefined) return out;
     this.fresh();
     for (const { key, value } of this.db.getRange({})) {
+      if (typeof key !== 'string') continue;
       const [body, id] = key.split(SEP);
       let json: unknown;
       try {
@@ -207,6 +208,7 @@ class LmdbMemoryStore implements LmdbStore {
       else if (this.order?.get(orderKey(parsed.data)) !== parsed.data.id) out.push({ key: key.replace(SEP, ' '), problem: 'missing from the order index' });
     }
     for (const { key, value } of this.order?.getRange({}) ?? []) {
+      if (typeof key !== 'string') continue;
       const [body] = key.split(SEP);
       const raw = this.db.get(entryKey(body ?? '', value));
       const e = decode(raw);
@@ -253,7 +255,8 @@ class LmdbMemoryStore implements LmdbStore {
   keys(): string[] {
     if (this.db === undefined) return [];
     this.fresh();
-    return [...this.db.getKeys({})];
+    // A key some other tool wrote as a number or bytes is no body's; doctor names it.
+    return [...this.db.getKeys({})].filter((k): k is string => typeof k === 'string');
   }
 
   /** One entry of `body` inside a write transaction, from the cache when it is current. */

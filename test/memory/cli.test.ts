@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { open } from 'lmdb';
 import { DATA_FILE } from '../../src/memory/store.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -137,6 +138,19 @@ describe('quackd memory (CLI)', () => {
     const show = await q('show');
     assert.equal(show.code, 3);
     assert.match(show.stderr, /^quackd: memory store in .*: the data file is not an LMDB database/);
+  });
+
+  it('doctor names a key that is not text (written by another tool) instead of failing', async () => {
+    const { dir, q } = setup();
+    assert.equal((await q('add', 'a note quackd wrote')).code, 0);
+    const root = open({ path: join(dir, DATA_FILE), encoding: 'json', maxDbs: 4, overlappingSync: false });
+    await root.openDB<string, number>({ name: 'entries', encoding: 'string' }).put(42, 'not ours');
+    await root.close();
+    const doctor = await q('doctor');
+    assert.equal(doctor.code, 3, doctor.stderr);
+    assert.equal(doctor.signal, null);
+    assert.match(doctor.stdout, /entry 42: a key in the entries database that is a number, not text/);
+    assert.doesNotMatch(doctor.stdout, /TypeError|check failed/);
   });
 
   it('a damaged inner page: memory commands fail in one line and a run goes on without memory, nothing crashes', async () => {

@@ -28,3 +28,73 @@ export function damageValue(file: string, marker: string): void {
   for (let at = data.indexOf(marker); at >= 0; at = data.indexOf(marker, at + 1)) data.write('{{\u0001', at, 'latin1');
   writeFileSync(file, data);
 }
+
+/** The meta-page damage from issue 8: bytes 24–31 (magic and version) of page 0 zeroed. */
+export function zeroRange(file: string, from: number, to: number): void {
+  const data = readFileSync(file);
+  data.fill(0, from, Math.min(to, data.length));
+  writeFileSync(file, data);
+}
+
+/** mulberry32: a small deterministic PRNG, so a failing fuzz case reproduces from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface FuzzCase {
+  readonly index: number;
+  /** What was done to the copy, for the failure message. */
+  readonly what: string;
+  readonly bytes: Buffer;
+}
+
+/** Bytes of the meta pages LMDB reads (the page header and MDB_meta). */
+const META_BYTES = 24 + 144;
+
+/**
+ * Damaged copy number `index` of `base` for fuzz seed `seed`: byte flips, zeroed ranges and
+ * random bytes in a meta page or a tree page, or a truncation. Each case draws from its own
+ * PRNG (seed, index), so one case reproduces without the ones before it.
+ */
+export function fuzzCase(base: Buffer, seed: number, index: number): FuzzCase {
+  const rand = prng((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+  const int = (n: number) => Math.floor(rand() * n);
+  const data = Buffer.from(base);
+  const pages = Math.floor(base.length / PAGE);
+  const kind = int(7);
+  if (kind === 0) {
+    // A truncation: to nothing, inside a meta page, between pages, or inside a tree page.
+    const cuts = [0, 1 + int(META_BYTES), PAGE + int(META_BYTES), PAGE * (2 + int(pages - 2)), int(base.length)];
+    const length = cuts[int(cuts.length)] ?? 0;
+    return { index, what: `truncated to ${length} bytes`, bytes: data.subarray(0, length) };
+  }
+  const meta = kind <= 3;
+  const page = meta ? int(2) : 2 + int(pages - 2);
+  const span = meta ? META_BYTES : PAGE;
+  const at = page * PAGE + int(span);
+  if (kind === 1 || kind === 4) {
+    const flips = 1 + int(4);
+    const offsets: number[] = [];
+    for (let i = 0; i < flips; i += 1) {
+      const o = page * PAGE + int(span);
+      data[o] = (data[o] ?? 0) ^ (1 << int(8));
+      offsets.push(o);
+    }
+    return { index, what: `bit flips at ${offsets.join(', ')} (page ${page})`, bytes: data };
+  }
+  if (kind === 2 || kind === 5) {
+    const length = 1 + int(meta ? 32 : 512);
+    data.fill(0, at, Math.min(at + length, (page + 1) * PAGE));
+    return { index, what: `zeroed ${length} bytes at ${at} (page ${page})`, bytes: data };
+  }
+  const length = 1 + int(16);
+  for (let i = 0; i < length && at + i < (page + 1) * PAGE; i += 1) data[at + i] = int(256);
+  return { index, what: `random bytes ${at}..${at + length - 1} (page ${page})`, bytes: data };
+}

@@ -1,10 +1,10 @@
 /** The LMDB store, for real in a temp dir: partitioning, rules through transactions, the cap, files, legacy import. */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BODY_CAP, HISTORY_MAX, MemoryRefusal } from '../../src/memory/entry.js';
-import { lmdbFileProblem } from '../../src/memory/header-check.js';
+import { EMPTY_FILE, lmdbFileProblem } from '../../src/memory/header-check.js';
 import type { JsonlLine, JsonlParse } from '../../src/memory/jsonl.js';
 import { DATA_FILE, LOCK_FILE, StoreError, openMemoryStore } from '../../src/memory/store.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -155,6 +155,39 @@ describe('a damaged data file', () => {
     assert.equal(lmdbFileProblem(file), undefined);
     await store.close();
     assert.equal(lmdbFileProblem(file), undefined);
+  });
+
+  it('refuses a file LMDB would refuse on open: either meta page bad, encrypted, page size, truncated, empty read-only, a directory', async () => {
+    const { file } = await withNeedle();
+    const good = readFileSync(file);
+    const newer = good.readBigUInt64LE(4096 + 152) > good.readBigUInt64LE(152) ? 1 : 0;
+    const cases: [string, (b: Buffer) => Buffer, RegExp][] = [
+      ['newer meta: magic and version zeroed', (b) => b.fill(0, newer * 4096 + 24, newer * 4096 + 32), new RegExp(`^the data file is not an LMDB database \\(meta page ${newer}: no LMDB magic number\\)$`)],
+      ['page 0 zeroed', (b) => b.fill(0, 0, 4096), /meta page 0: not a meta page/],
+      ['page 1 zeroed', (b) => b.fill(0, 4096, 8192), /meta page 1: not a meta page/],
+      ['data version 3', (b) => (b.writeUInt16LE(3, 24 + 4), b), /LMDB data version 3, not 2/],
+      ['flagged as encrypted', (b) => (b.writeUInt16LE(b.readUInt16LE(24 + 28) | 0x2000, 24 + 28), b), /flagged as encrypted/],
+      ['page size 0', (b) => (b.writeUInt32LE(0, 24 + 24), b), /page size 0/],
+      ['cut inside a meta page', (b) => b.subarray(0, 100), /truncated \(a meta page is cut short\)/],
+      ['the last page cut off', (b) => b.subarray(0, b.length - 4096), /truncated/],
+    ];
+    for (const [label, damage, expected] of cases) {
+      writeFileSync(file, damage(Buffer.from(good)));
+      assert.match(lmdbFileProblem(file) ?? '', expected, label);
+      assert.match(lmdbFileProblem(file, { readOnly: true }) ?? '', expected, label);
+    }
+    // LMDB compares only the low 16 bits of the version.
+    const high = Buffer.from(good);
+    high.writeUInt16LE(1, 24 + 6);
+    writeFileSync(file, high);
+    assert.equal(lmdbFileProblem(file), undefined);
+    writeFileSync(file, '');
+    assert.equal(lmdbFileProblem(file), undefined);
+    assert.equal(lmdbFileProblem(file, { readOnly: true }), EMPTY_FILE);
+    const dir = tempDir('quackd-mem-');
+    mkdirSync(join(dir, DATA_FILE));
+    assert.match(lmdbFileProblem(join(dir, DATA_FILE)) ?? '', /^the data file .* is a directory$/);
+    await assert.rejects(openMemoryStore(dir, { readOnly: true }), /is a directory/);
   });
 
   it('skips an entry whose JSON is damaged: the rest reads, doctor names it, clear removes it', async () => {
