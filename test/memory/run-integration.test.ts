@@ -4,11 +4,12 @@
  * store that cannot be opened, and secret notes kept out of the transcript.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { openRunMemory } from '../../src/memory/open-run-memory.js';
 import { startRun } from '../../src/run/start-run.js';
 import { noTtyGate } from '../../src/safety/gate.js';
@@ -49,6 +50,31 @@ describe('remember in the pilot loop', () => {
     const obs = provider.requests[1]!.messages.at(-1);
     assert.match(obs?.role === 'user' ? obs.content : '', /^last verb remember: ok — remembered for future runs: the ball hides behind the sofa/m);
     assert.ok(h.events.some((e) => e.type === 'memory'));
+    await memory.close();
+  });
+
+  it('answers "memory busy" when another process holds the store, and the run goes on', async () => {
+    const dir = join(tempDir(), 'memory');
+    const memory = await memoryIn(dir);
+    // Another quackd process holds the store (a large import's commit) for longer than a remember may wait.
+    const holder = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./memory-child.ts', import.meta.url)), 'hold', dir, '3500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    const h = harness(duck('verbs: [quack]'), { memory });
+    const provider = scripted([
+      [{ name: 'remember', args: { text: 'the rug by the door is slippery' } }],
+      [{ name: 'quack', args: {} }],
+      [{ name: 'declare_success', args: { reason: 'done' } }],
+    ]);
+    const result = await h.fly(provider);
+    assert.equal(result.outcome.status, 'success');
+    const obs = provider.requests[1]!.messages.at(-1);
+    assert.match(obs?.role === 'user' ? obs.content : '', /last verb remember: failed — not saved: memory busy: another quackd process has held the memory store for \d+\.\d s; try again later/);
+    await new Promise((resolve) => holder.once('close', resolve));
+    // The abandoned note was not written once the holder let go; the episode still was.
+    assert.equal((await memory.writeEpisode({ duck: 'test', outcome: 'success', reason: 'done', steps: 1, results: [], runId: 'r1' }))?.detail['saved'], true);
+    const show = await runCli(['memory', 'show', '--memory-dir', dir]);
+    assert.doesNotMatch(show.stdout, /slippery/);
+    assert.match(show.stdout, /test: success/);
     await memory.close();
   });
 
