@@ -13,21 +13,14 @@
  * guess about. Binding is synchronous; waiting polls, asynchronously, so a wait never blocks the
  * event loop (the serial link's heartbeats, the control loop). Two threads of one process exclude
  * each other like two processes. Scope: processes sharing a network namespace (a host, a
- * container); README says so. quackd runs on Linux; elsewhere (a developer's Mac) the guard only
- * excludes the threads of one process.
+ * container); README says so. quackd runs on Linux; elsewhere (a developer's Mac) the guard is
+ * only a flag within one thread and excludes nothing across processes.
  */
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** How long the guard may be waited for is the caller's; it is told how long it waited. */
-export class GuardTimeout extends Error {
-  override readonly name = 'GuardTimeout';
-  constructor(readonly waitedMs: number) {
-    super(`memory busy: another quackd process has held the memory store for ${(waitedMs / 1000).toFixed(1)} s`);
-  }
-}
+import { MemoryBusy } from './errors.js';
 
 /** The address of the guard of the memory directory `dir` (which must exist). */
 export function guardAddress(dir: string): string {
@@ -44,10 +37,6 @@ export class StoreGuard {
   private held: Server | undefined;
 
   constructor(private readonly address: string) {}
-
-  get isHeld(): boolean {
-    return this.held !== undefined;
-  }
 
   /** Takes the guard if nobody holds it; never waits. */
   tryAcquire(): boolean {
@@ -69,13 +58,13 @@ export class StoreGuard {
 
   /**
    * Waits for the guard, polling every few milliseconds (rising to 20 ms), until `waitMs` have
-   * passed (GuardTimeout) or `abandoned()` says the caller has given up (GuardTimeout too).
+   * passed (MemoryBusy) or `abandoned()` says the caller has given up (MemoryBusy too).
    */
   async acquire(waitMs: number, abandoned: () => boolean = () => false): Promise<void> {
     const start = Date.now();
     for (let pause = 1; !this.tryAcquire(); pause = Math.min(pause * 2, 20)) {
       const waited = Date.now() - start;
-      if (waited >= waitMs || abandoned()) throw new GuardTimeout(waited);
+      if (waited >= waitMs || abandoned()) throw new MemoryBusy(waited);
       await sleep(pause);
     }
   }

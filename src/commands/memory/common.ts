@@ -13,7 +13,7 @@ import { printable, type Output } from '../../cli/output.js';
 import { memoryDir } from '../../config/paths.js';
 import { MemoryRefusal, isBodyKey, type Entry } from '../../memory/entry.js';
 import { pendingLegacyFiles } from '../../memory/legacy.js';
-import { StoreError, openMemoryStore, storeExists, type MemoryStore } from '../../memory/store.js';
+import { MemoryBusy, StoreError, openMemoryStore, storeExists, type MemoryStore } from '../../memory/store.js';
 
 export const COMMON_FLAGS = {
   'memory-dir': { type: 'string' },
@@ -43,6 +43,8 @@ export function target(flags: { 'memory-dir'?: string | undefined; robot?: strin
 
 function storeFailure(dir: string, err: unknown): RuntimeError {
   const msg = err instanceof Error ? err.message : String(err);
+  // Busy is not damage: the store is fine and another process (a run, an import) is using it.
+  if (err instanceof MemoryBusy) return new RuntimeError(`memory store in ${dir}: ${msg}; nothing was written`, 'try again when it is done');
   return new RuntimeError(`memory store in ${dir}: ${msg}`, 'quackd memory doctor checks it');
 }
 
