@@ -4,6 +4,7 @@
  * page LMDB will read (and on stale copies of it, which is harmless).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { seededRandom } from '../../src/bodies/microduck/sim2d/arena.js';
 
 const PAGE = 4096;
 
@@ -36,17 +37,8 @@ export function zeroRange(file: string, from: number, to: number): void {
   writeFileSync(file, data);
 }
 
-/** mulberry32: a small deterministic PRNG, so a failing fuzz case reproduces from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The sim's seeded mulberry32, so a failing fuzz case reproduces from its seed. */
+export const prng = seededRandom;
 
 export interface FuzzCase {
   readonly index: number;
