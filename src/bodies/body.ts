@@ -49,6 +49,12 @@ export interface Body {
   frame(): Frame;
   /** Ground-truth (sim) or measured (real) facts used to verify a declared success. */
   metrics(): Metrics;
+  /**
+   * A new run leases this body (held open across runs by the runtime): per-run counters start
+   * again, so `success_when` measures this run, never an earlier one. Optional: a body opened per
+   * run has nothing to reset.
+   */
+  beginRun?(): void;
   /** Halt any motion now (Ctrl-C, budget end). Idempotent. */
   stop(): Promise<void>;
   /** Release the hardware or simulator. Idempotent. */

@@ -2,7 +2,9 @@
  * The body catalog: which `adapter:backend` keys exist, which verbs each can perform, and a lazy
  * loader per backend so `quackd ducks` never loads a simulator, serialport or onnxruntime.
  */
+import { z } from 'zod';
 import type { Body, BodyKey, BodyOptions } from './body.js';
+import { jsonRpcSettings } from './microduck/jsonrpc/settings.js';
 
 export interface BodyEntry {
   readonly key: BodyKey;
@@ -15,8 +17,13 @@ export interface BodyEntry {
   readonly pending?: Readonly<Record<string, string>>;
   /** A simulator whose layout `--seed` picks. */
   readonly seeded?: boolean;
-  /** Settings a run must give (e.g. `port` for a serial body), checked before anything opens. */
-  readonly requires?: readonly string[];
+  /** The robot's settings (fleet config and flags fill them), checked before anything opens. */
+  readonly settings: z.ZodType<Record<string, unknown>>;
+  /**
+   * Opened for each run and closed after it (a simulator's world is the run's, seeded), rather
+   * than held open by the runtime across runs (a serial link).
+   */
+  readonly perRun?: boolean;
   readonly load: (options: BodyOptions) => Promise<Body>;
 }
 
@@ -29,6 +36,8 @@ const entries: readonly BodyEntry[] = [
     verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack'],
     metrics: ['ball_displaced_m', 'quacks'],
     seeded: true,
+    settings: z.object({}).strict(),
+    perRun: true,
     load: async (o) => (await import('./microduck/sim2d/sim2d-body.js')).createSim2dBody(o),
   },
   {
@@ -39,7 +48,7 @@ const entries: readonly BodyEntry[] = [
     // `firmware_quacks` and `targets_applied` are reported in frames but never checkable.
     metrics: ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames'],
     pending: Object.fromEntries(['walk', 'turn', 'kick', 'search_scan'].map((v) => [v, 'needs the policy control loop, not yet available'])),
-    requires: ['port'],
+    settings: jsonRpcSettings,
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },
 ];

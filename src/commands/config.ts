@@ -5,12 +5,15 @@
  */
 import { parseFlags } from '../cli/args.js';
 import { EXIT, QuackdError, UsageError } from '../cli/errors.js';
-import type { Output } from '../cli/output.js';
+import { printable, type Output } from '../cli/output.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
 import { loadConfigFile } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
+import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
+import { WAIT_MS } from '../memory/store.js';
+import { Fleet } from '../runtime/fleet.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd config check [--json]
@@ -36,6 +39,7 @@ export const configCommand: Command = {
     const [sub = 'check'] = positionals;
     if (sub !== 'check') throw new UsageError(`config: unknown subcommand "${sub}"`, "use 'check'");
     const file = await loadConfigFile();
+    const fleet = new Fleet(file.config.robots ?? {});
     const pilot = await resolvePilotSettings({});
     // The same checks a run makes before it starts (known provider, a model, a key for a cloud).
     const problem = await createProvider({}).then(
@@ -50,7 +54,10 @@ export const configCommand: Command = {
       dataDir: dataDir(),
       transcripts: transcriptsDir(),
       memory: memoryDir(),
+      memoryFrom: process.env['QUACKD_MEMORY_DIR'] ? 'QUACKD_MEMORY_DIR' : 'default',
+      memoryWaitS: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 },
       ducks: userDucksDir(),
+      robots: fleet.list().map((r) => ({ name: r.name, body: r.key, settings: Object.fromEntries(Object.entries(r.settings).map(([k, v]) => [k, { value: v, from: r.sources[k] ?? 'default' }])) })),
       pilot: {
         provider: { value: pilot.provider, from: pilot.sources.provider },
         model: { value: pilot.model ?? null, from: pilot.sources.model },
@@ -72,8 +79,15 @@ export const configCommand: Command = {
     io.line('paths');
     row('data', report.dataDir);
     row('transcripts', report.transcripts);
-    row('memory', report.memory);
+    row('memory', report.memory, report.memoryFrom);
     row('ducks', report.ducks);
+    const w = report.memoryWaitS;
+    row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, 'built in');
+    io.line(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`);
+    for (const r of report.robots) {
+      const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(String(v.value))}${io.dim(` (${v.from})`)}`);
+      row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}`);
+    }
     io.line('pilot');
     row('provider', pilot.provider, pilot.sources.provider);
     row('model', pilot.model ?? '-', pilot.sources.model);

@@ -7,10 +7,12 @@ import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
 import { didYouMean } from '../cli/suggest.js';
-import type { BodyKey } from '../bodies/body.js';
-import { DEFAULT_BODY, findBody, listBodies } from '../bodies/index.js';
+import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
+import { loadConfigFile } from '../config/file.js';
 import { memoryDir, transcriptsDir } from '../config/paths.js';
-import { openRunMemory } from '../memory/open-run-memory.js';
+import type { RunMemory } from '../pilot/run-memory.js';
+import { RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import type { Duck } from '../ducks/duck.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import { findDuck } from '../ducks/find.js';
@@ -18,7 +20,7 @@ import { goalDuck } from '../ducks/goal.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { chooseGate } from '../safety/gate.js';
 import { printHeader, printOutcome, stepPrinter } from '../run/printer.js';
-import { startRun, type RunReport } from '../run/start-run.js';
+import type { RunReport } from '../run/start-run.js';
 import type { Command } from './command.js';
 
 const flags = {
@@ -50,7 +52,8 @@ Runs one deliberation of a duck on a body: the pilot reads observations and call
 safety executor admits only the duck's verbs, within its budgets, behind its confirmation gates.
 
 options:
-  --robot ADAPTER:BACKEND  the body (default: the duck's robot, else ${DEFAULT_BODY})
+  --robot NAME             a robot of the fleet (robots: in config.yaml) or a body key
+                           (adapter:backend; default: the duck's robot, else ${DEFAULT_BODY})
   --seed N                 the simulator's layout (default 7)
   --port PATH, --baud N    the serial link of a real body (microduck:jsonrpc), e.g.
                            --port /dev/serial/by-id/usb-…-if00 (baud default 1000000)
@@ -74,15 +77,25 @@ examples:
   quackd run ./my.duck --robot microduck:sim2d --seed 3 --json
   quackd run find-and-kick --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b`;
 
-function resolveRobot(flag: string | undefined, duck: Duck | undefined): BodyKey {
-  const key = flag ?? duck?.robot ?? DEFAULT_BODY;
-  const entry = findBody(key);
-  if (entry === undefined) {
-    // Say where the name came from: the flag, or the duck's own `robot:` line.
-    const where = flag === undefined && duck !== undefined ? `${duck.source}:${duck.lines.robot ?? 1}: robot: ` : '';
-    throw new InputError(`${where}unknown body "${key}"${didYouMean(key, listBodies().map((b) => b.key))}`, "'quackd bodies' lists them");
+/** The robot of this run: --robot (a fleet name or a body key), else the duck's, else the default. */
+function resolveRobot(runtime: Runtime, flag: string | undefined, duck: Duck | undefined, settings: Record<string, unknown>): Robot {
+  const name = flag ?? duck?.robot ?? DEFAULT_BODY;
+  try {
+    return runtime.robot(name, settings);
+  } catch (err) {
+    if (err instanceof UnknownRobot) {
+      // Say where the name came from: the flag, or the duck's own `robot:` line.
+      const where = flag === undefined && duck !== undefined ? `${duck.source}:${duck.lines.robot ?? 1}: robot: ` : '';
+      const known = [...runtime.fleet.list().map((r) => r.name), ...listBodies().map((b) => b.key)];
+      throw new InputError(`${where}unknown body "${name}"${didYouMean(name, known)}`, "'quackd bodies' lists them");
+    }
+    if (err instanceof RobotSettingsError) {
+      if (err.problem === 'missing') throw new UsageError(`run: ${err.robot} needs --${err.setting}`, err.setting === 'port' ? 'e.g. --port /dev/serial/by-id/usb-…-if00' : undefined);
+      if (err.problem === 'not-taken') throw new UsageError(`run: --${err.setting} is for a serial body; ${err.robot} takes none`, 'e.g. --robot microduck:jsonrpc');
+      throw new UsageError(`run: --${err.setting}: ${err.message}`);
+    }
+    throw err;
   }
-  return entry.key;
 }
 
 function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
@@ -121,20 +134,16 @@ export const runCommand: Command = {
     if (f.goal !== undefined && f.goal.trim() === '') throw new UsageError('run: --goal needs words: what should the robot do?');
 
     const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0]) : undefined;
-    const robot = resolveRobot(f.robot, fileDuck);
-    const base = fileDuck ?? goalDuck(f.goal ?? '', findBody(robot)!);
+    if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('run: --memory-dir and --no-memory contradict each other');
+    const config = await loadConfigFile();
+    // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
+    const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir']) }) });
+    const flagSettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
+    const robot = resolveRobot(runtime, f.robot, fileDuck, flagSettings);
+    const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry);
     const duck = withBudgets(base, f);
-    checkDuckForBody(duck, findBody(robot)!);
+    checkDuckForBody(duck, robot.entry);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
-    const bodySettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
-    const requires = findBody(robot)?.requires ?? [];
-    for (const needed of requires) {
-      if (!(needed in bodySettings)) throw new UsageError(`run: ${robot} needs --${needed}`, needed === 'port' ? 'e.g. --port /dev/serial/by-id/usb-…-if00' : undefined);
-    }
-    for (const given of Object.keys(bodySettings)) {
-      if (!requires.includes(given) && given !== 'baud') throw new UsageError(`run: --${given} is for a serial body; ${robot} takes none`, 'e.g. --robot microduck:jsonrpc');
-      if (given === 'baud' && !requires.includes('port')) throw new UsageError(`run: --baud is for a serial body; ${robot} takes none`, 'e.g. --robot microduck:jsonrpc');
-    }
     const timeout = numberFlag('timeout', f.timeout, { min: 0.1, max: 3600 });
     // Unset flags stay undefined so the environment and the config file can fill them.
     const provider = await createProvider({
@@ -150,33 +159,29 @@ export const runCommand: Command = {
     if (provider.name === 'fake' && pilotOnly !== undefined) {
       throw new UsageError(`run: --${pilotOnly} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
     }
-    if (f.seed !== undefined && findBody(robot)?.seeded !== true) throw new UsageError(`run: --seed picks a simulator's layout; ${robot} has none`);
-    if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('run: --memory-dir and --no-memory contradict each other');
+    if (f.seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`run: --seed picks a simulator's layout; ${robot.name} has none`);
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;
 
     const stop = onStopSignals();
-    // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
-    const opened = f['no-memory'] === true ? {} : await openRunMemory({ body: robot, dir: memoryDir(f['memory-dir']), duck: duck.name });
-    const memory = opened.memory;
-    try {
-      if (opened.notice !== undefined && json) io.err.write(`quackd: ${opened.notice}\n`);
-      if (opened.notice !== undefined && !json) io.line(io.dim(opened.notice));
+    const onMemory = ({ memory, notice }: { memory?: RunMemory; notice?: string }): void => {
+      if (notice !== undefined && json) io.err.write(`quackd: ${notice}\n`);
+      if (notice !== undefined && !json) io.line(io.dim(notice));
       if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
       if (!json && f['no-memory'] === true) io.line(io.dim(`memory: off for this run (--no-memory)`));
-      if (!json) printHeader(io, duck, robot, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
-      const report = await startRun({
+      if (!json) printHeader(io, duck, robot.key, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
+    };
+    try {
+      const report = await runtime.run({
         duck,
         robot,
+        onMemory,
         seed,
         provider,
         // The question goes to stderr: stdout may be a pipe (--json) while a person is at the keyboard.
         gate: chooseGate({ yes: f.yes === true, stdin: process.stdin, stdout: process.stderr }),
         dryRun,
-        ...(memory !== undefined ? { memory } : {}),
-        transcriptsDir: transcriptsDir(),
         signal: stop.signal,
-        bodySettings,
         ...(json ? {} : { onEvent: stepPrinter(io) }),
       });
       if (json) {
@@ -187,7 +192,7 @@ export const runCommand: Command = {
       return report.outcome.status === 'interrupted' ? (stop.exitCode() ?? EXIT.interrupted) : exitCodeFor(report);
     } finally {
       stop.dispose();
-      await memory?.close();
+      await runtime.stop();
     }
   },
 };

@@ -1,14 +1,15 @@
 /**
  * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`. One zod schema is both the type
  * and the documentation; a bad file is reported all at once, each problem with its line, and
- * exits 2. A missing file is the common case and means built-in defaults. Only the `pilot:`
- * section is defined so far; other top-level sections are left for their owners to add.
+ * exits 2. A missing file is the common case and means built-in defaults. Sections: `pilot:` (the
+ * LLM) and `robots:` (the fleet).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../cli/errors.js';
 import { printable } from '../cli/output.js';
+import { RobotsSectionSchema } from '../runtime/fleet.js';
 import { dataDir } from './paths.js';
 
 export const PilotSectionSchema = z
@@ -29,7 +30,8 @@ export const PilotSectionSchema = z
   .strict();
 
 // Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
-export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional() }).strict();
+// `robots:` is the fleet (src/runtime/fleet.ts): name → { body: adapter:backend, ...settings }.
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -45,8 +45,7 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
   try {
     store = await openMemoryStore(options.dir, options.now !== undefined ? { now: options.now } : {});
     const warnings = await store.importLegacy();
-    const memory = store.body(options.body);
-    const run = new LmdbRunMemory(store, memory, options.duck, memory.promptSelection());
+    const run = runMemoryFor(store, options.body, options.duck, { ownsStore: true });
     return warnings.length > 0 ? { memory: run, notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : { memory: run };
   } catch (err) {
     await store?.close().catch(() => undefined);
@@ -54,6 +53,15 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
     logger('memory').info({ dir: options.dir, err: errorText(err) }, 'memory store unavailable');
     return { notice: `memory: off for this run — the store in ${options.dir} cannot be opened (${errorText(err)})` };
   }
+}
+
+/**
+ * A run's memory on a store someone else keeps open (the runtime's, shared by its runs): closing
+ * the run memory leaves the store open unless `ownsStore`.
+ */
+export function runMemoryFor(store: MemoryStore, body: BodyKey, duck: string, options: { ownsStore?: boolean } = {}): RunMemory {
+  const memory = store.body(body);
+  return new LmdbRunMemory(store, memory, duck, memory.promptSelection(), options.ownsStore === true);
 }
 
 /** The episode line: `find-and-kick: success — ball displaced 0.49 m (4 steps) · search_scan: …; kick: …`. */
@@ -94,6 +102,7 @@ class LmdbRunMemory implements RunMemory {
     private readonly memory: BodyMemory,
     private readonly duck: string,
     selection: PromptSelection,
+    private readonly ownsStore: boolean,
   ) {
     this.promptBlock = renderPromptBlock(memory.key, selection);
     this.summaryLine = summaryLine(memory.key, selection);
@@ -165,6 +174,6 @@ class LmdbRunMemory implements RunMemory {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.store.close();
+    if (this.ownsStore) await this.store.close();
   }
 }

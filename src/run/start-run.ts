@@ -4,6 +4,9 @@
  * transcript with the outcome. Whatever happens, the body is stopped and the transcript closed.
  */
 import type { Body, BodyKey } from '../bodies/body.js';
+import { BodyPool, type Lease } from '../runtime/body-pool.js';
+import { EventBus } from '../runtime/events.js';
+import { Fleet } from '../runtime/fleet.js';
 import { findBody } from '../bodies/index.js';
 import { InputError } from '../cli/errors.js';
 import { checkDuckForBody } from '../ducks/check.js';
@@ -32,6 +35,11 @@ export interface RunRequest {
   readonly transcriptsDir: string;
   readonly signal: AbortSignal;
   readonly bodySettings?: Readonly<Record<string, unknown>>;
+  /**
+   * The body, leased from the runtime's pool (src/runtime): the run stops its motion at the end
+   * but does not close a held body. Without one, the run leases from a pool of its own.
+   */
+  readonly lease?: () => Promise<Lease>;
   /** Every event, as it happens (the terminal printer listens here). */
   readonly onEvent?: (event: TranscriptEvent) => void;
   /** Called once the transcript exists, before the body opens. */
@@ -72,7 +80,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   let outcome: Outcome = { status: 'error', reason: 'the run did not start' };
   let results: readonly string[] = [];
   let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  let body: Body | undefined;
+  let lease: Lease | undefined;
   try {
     emit({
       type: 'start',
@@ -88,7 +96,8 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
       quackd: VERSION,
       node: process.version,
     });
-    body = await entry.load({ seed: req.seed, ...(req.bodySettings ? { settings: req.bodySettings } : {}) });
+    lease = await (req.lease ?? (() => ownLease(req)))();
+    const body = lease.body;
     const registry = defaultVerbs.with(req.memory?.verbs ?? []);
     const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}) });
     const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: AbortSignal.any([req.signal, unrecorded.signal]) });
@@ -101,7 +110,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
-    await settle(body, emit);
+    await settle(lease, emit);
   }
   if (!req.dryRun && req.memory !== undefined) {
     const event = await req.memory.writeEpisode({ runId: transcript.runId, duck: req.duck.name, outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, results });
@@ -116,9 +125,18 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
 }
 
-/** Stop, then close; a body that fails to stop is logged, never left half-open. */
-async function settle(body: Body | undefined, emit: (event: TranscriptEvent) => void): Promise<void> {
-  if (body === undefined) return;
+/** A run started without a runtime leases from a pool of its own, for this run alone. */
+async function ownLease(req: RunRequest): Promise<Lease> {
+  const pool = new BodyPool(new EventBus());
+  const robot = new Fleet().resolve(req.robot, req.bodySettings ?? {});
+  const lease = await pool.lease(robot, req.seed);
+  return { ...lease, release: async () => (await lease.release(), await pool.closeAll()) };
+}
+
+/** Stop, then end the lease; a body that fails to stop is logged, never left half-open. */
+async function settle(lease: Lease | undefined, emit: (event: TranscriptEvent) => void): Promise<void> {
+  if (lease === undefined) return;
+  const body: Body = lease.body;
   try {
     await body.stop();
     emit({ type: 'body_stop', ok: true });
@@ -127,7 +145,7 @@ async function settle(body: Body | undefined, emit: (event: TranscriptEvent) => 
     emit({ type: 'body_stop', ok: false, error: err instanceof Error ? err.message : String(err) });
   }
   try {
-    await body.close();
+    await lease.release();
   } catch (err) {
     log.error({ err }, 'body did not close cleanly');
   }

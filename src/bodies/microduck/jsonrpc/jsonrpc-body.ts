@@ -14,6 +14,7 @@ import { PROTOCOL_VERSION, type BridgeState, type Hello } from '../../../bridge/
 import { DEFAULT_BAUD, SerialLink } from '../../../bridge/serial.js';
 import { BodyError, type Body, type BodyKey, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { describeState, stateMetrics } from './describe-state.js';
+import { jsonRpcSettings } from './settings.js';
 
 export const JSONRPC_KEY: BodyKey = 'microduck:jsonrpc';
 
@@ -25,11 +26,6 @@ const HELLO_TIMEOUT_MS = 1000;
 /** A streamed state older than this is stale; observe() asks for a fresh one. */
 const STALE_STATE_MS = 250;
 
-const settingsSchema = z.object({
-  port: z.string().min(1),
-  // The run command may pass the flag's text; "115200" and 115200 mean the same.
-  baud: z.coerce.number().int().positive().optional(),
-});
 
 const torqueArgs = z.object({ on: z.boolean() });
 
@@ -91,6 +87,10 @@ export class JsonRpcBody implements Body {
       throw this.bodyError(err);
     }
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
+  }
+
+  beginRun(): void {
+    this.quacks = 0;
   }
 
   frame(): Frame {
@@ -178,7 +178,7 @@ export async function greet(client: BridgeClient, label: string): Promise<Hello>
 }
 
 export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
-  const settings = settingsSchema.safeParse(options.settings ?? {});
+  const settings = jsonRpcSettings.safeParse(options.settings ?? {});
   if (!settings.success) {
     if (settings.error.issues.some((i) => i.path[0] === 'baud')) {
       throw new BodyError(`${JSONRPC_KEY}: --baud must be a positive whole number (default ${DEFAULT_BAUD})`);

@@ -1,0 +1,139 @@
+/**
+ * The body pool: bodies are opened once and leased to runs. A lease's end stops motion but keeps
+ * a held body open, so a serial link (and later a control loop) stays up across runs; a per-run
+ * body (a seeded simulator's world) is opened for its lease and closed after it. One lease at a
+ * time per robot; leases of different robots go on side by side.
+ */
+import type { Body } from '../bodies/body.js';
+import type { EventBus } from './events.js';
+import type { Robot } from './fleet.js';
+
+/** A second run asked for a robot that is already running one. */
+export class RobotBusy extends Error {
+  override readonly name = 'RobotBusy';
+  constructor(readonly robot: string) {
+    super(`${robot} is already running a duck; one run at a time per robot`);
+  }
+}
+
+export interface Lease {
+  readonly robot: Robot;
+  readonly body: Body;
+  /** Ends the lease: a per-run body closes, a held one stays open for the next run. */
+  release(): Promise<void>;
+}
+
+/** A robot claimed for a run whose body is not open yet. */
+export interface Reservation {
+  open(seed: number): Promise<Lease>;
+  /** Gives the claim back when the run never opened the body. */
+  cancel(): void;
+}
+
+interface Held {
+  readonly robot: Robot;
+  body: Promise<Body> | undefined;
+}
+
+export class BodyPool {
+  private readonly held = new Map<string, Held>();
+  private readonly leased = new Set<string>();
+  private closing = false;
+
+  constructor(private readonly events: EventBus) {}
+
+  /** Leases `robot`'s body for one run; `seed` picks a simulator's world. Throws RobotBusy. */
+  lease(robot: Robot, seed: number): Promise<Lease> {
+    return this.reserve(robot).open(seed);
+  }
+
+  /**
+   * Claims `robot` for one run at once (throws RobotBusy), before anything opens; the body opens
+   * later, with `open`, once the run has a transcript to report a failure to.
+   */
+  reserve(robot: Robot): Reservation {
+    if (this.closing) throw new Error('the runtime is stopping');
+    if (this.leased.has(robot.name)) throw new RobotBusy(robot.name);
+    this.leased.add(robot.name);
+    let opened = false;
+    return {
+      open: (seed) => {
+        opened = true;
+        return this.openLease(robot, seed);
+      },
+      cancel: () => {
+        if (!opened) this.leased.delete(robot.name);
+      },
+    };
+  }
+
+  private async openLease(robot: Robot, seed: number): Promise<Lease> {
+    let body: Body;
+    try {
+      body = robot.entry.perRun === true ? await this.open(robot, seed) : await this.heldBody(robot, seed);
+      body.beginRun?.();
+    } catch (err) {
+      this.leased.delete(robot.name);
+      throw err;
+    }
+    let released = false;
+    return {
+      robot,
+      body,
+      release: async () => {
+        if (released) return;
+        released = true;
+        try {
+          if (robot.entry.perRun === true) await this.close(robot, body);
+        } finally {
+          this.leased.delete(robot.name);
+        }
+      },
+    };
+  }
+
+  /** Robots whose body is open now (held across runs, or leased). */
+  openRobots(): string[] {
+    return [...new Set([...this.held.keys(), ...this.leased])];
+  }
+
+  /** Stops and closes every held body (the runtime's stop). */
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    const held = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(
+      held.map(async (h) => {
+        const body = await h.body?.catch(() => undefined);
+        if (body === undefined) return;
+        await body.stop().catch(() => undefined);
+        await this.close(h.robot, body);
+      }),
+    );
+  }
+
+  private heldBody(robot: Robot, seed: number): Promise<Body> {
+    const h = this.held.get(robot.name) ?? { robot, body: undefined };
+    this.held.set(robot.name, h);
+    // A body that failed to open (port missing) is tried afresh by the next run.
+    h.body ??= this.open(robot, seed).catch((err: unknown) => {
+      h.body = undefined;
+      throw err;
+    });
+    return h.body;
+  }
+
+  private async open(robot: Robot, seed: number): Promise<Body> {
+    const body = await robot.entry.load({ seed, settings: robot.settings });
+    this.events.emit('body:open', { robot: robot.name, key: robot.key });
+    return body;
+  }
+
+  private async close(robot: Robot, body: Body): Promise<void> {
+    try {
+      await body.close();
+    } finally {
+      this.events.emit('body:close', { robot: robot.name, key: robot.key });
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The fleet: named robots, each an `adapter:backend` body with its settings. Read from the config
+ * file's `robots:` section, checked by each backend's own settings schema, and filled in by flags
+ * (--port, --baud) through the same schema, so a run and a service see one truth. Memory stays
+ * keyed by body, never by a robot's name.
+ */
+import { z } from 'zod';
+import type { BodyKey } from '../bodies/body.js';
+import { findBody, listBodies, type BodyEntry } from '../bodies/index.js';
+import { didYouMean } from '../cli/suggest.js';
+
+export const ROBOT_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** Where a robot's setting came from, for `quackd config check`. */
+export type SettingSource = 'file' | 'flag';
+
+export interface Robot {
+  /** The fleet name (`kitchen-duck`), or the body key itself for a robot not in the fleet. */
+  readonly name: string;
+  readonly key: BodyKey;
+  readonly entry: BodyEntry;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly sources: Readonly<Record<string, SettingSource>>;
+}
+
+/** One robot as the config file writes it: `{ body: adapter:backend, ...settings }`. */
+const robotSchema = z.object({ body: z.string().min(1) }).catchall(z.unknown());
+
+/** The `robots:` section; each robot's settings checked by its backend's schema, issues on their lines. */
+export const RobotsSectionSchema = z.record(z.string().regex(ROBOT_NAME, 'a robot name is lower case letters, digits, - or _ (e.g. kitchen-duck)'), robotSchema).superRefine((robots, ctx) => {
+  for (const [name, { body, ...settings }] of Object.entries(robots)) {
+    const entry = findBody(body);
+    if (entry === undefined) {
+      ctx.addIssue({ code: 'custom', path: [name, 'body'], message: `unknown body "${body}"${didYouMean(body, listBodies().map((b) => b.key))}` });
+      continue;
+    }
+    const parsed = entry.settings.safeParse(settings);
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+      const field = String(issue.path[0] ?? '');
+      // A missing setting is reported at the robot's own line, where it should be added.
+      if (keys.length === 0 && settings[field] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: `${entry.key} needs a ${field}` });
+      else ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? `${entry.key} takes no setting "${keys[0] ?? ''}"` : issue.message });
+    }
+  }
+});
+
+export type RobotsSection = z.infer<typeof RobotsSectionSchema>;
+
+/** A name or a key that is neither in the fleet nor a body. */
+export class UnknownRobot extends Error {
+  override readonly name = 'UnknownRobot';
+}
+
+/** Settings a flag gave that the robot's backend does not take, or a required one missing. */
+export class RobotSettingsError extends Error {
+  override readonly name = 'RobotSettingsError';
+  constructor(
+    message: string,
+    readonly robot: string,
+    /** The setting at fault (`port`), so the CLI can say which flag to pass. */
+    readonly setting: string,
+    readonly problem: 'missing' | 'not-taken' | 'invalid',
+  ) {
+    super(message);
+  }
+}
+
+export class Fleet {
+  private readonly robots: ReadonlyMap<string, Robot>;
+
+  constructor(section: RobotsSection = {}) {
+    const robots = new Map<string, Robot>();
+    for (const [name, { body, ...settings }] of Object.entries(section)) {
+      const entry = findBody(body);
+      // The config loader refused unknown bodies already; this only keeps the types honest.
+      if (entry === undefined) continue;
+      robots.set(name, { name, key: entry.key, entry, settings, sources: Object.fromEntries(Object.keys(settings).map((k) => [k, 'file' as const])) });
+    }
+    this.robots = robots;
+  }
+
+  list(): Robot[] {
+    return [...this.robots.values()];
+  }
+
+  get(name: string): Robot | undefined {
+    return this.robots.get(name);
+  }
+
+  /**
+   * The robot a run names: a fleet name, or an `adapter:backend` key (the fleet member with that
+   * body when there is exactly one, else a robot of that body with no settings of its own), with
+   * `flags` laid over its settings and the whole checked by the backend's schema.
+   */
+  resolve(nameOrKey: string, flags: Readonly<Record<string, unknown>> = {}): Robot {
+    const base = this.robots.get(nameOrKey) ?? this.byKey(nameOrKey);
+    if (base === undefined) {
+      const known = [...this.robots.keys(), ...listBodies().map((b) => b.key)];
+      throw new UnknownRobot(`unknown robot "${nameOrKey}"${didYouMean(nameOrKey, known)}`);
+    }
+    const settings = { ...base.settings, ...flags };
+    const parsed = base.entry.settings.safeParse(settings);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const key = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : String(issue?.path[0] ?? '');
+      const problem = issue?.code === 'unrecognized_keys' ? 'not-taken' : settings[key] === undefined ? 'missing' : 'invalid';
+      const what = problem === 'not-taken' ? `${base.key} takes no setting "${key}"` : problem === 'missing' ? `${base.name} needs a ${key}` : `${key}: ${issue?.message ?? 'invalid'}`;
+      throw new RobotSettingsError(what, base.name, key, problem);
+    }
+    const sources = { ...base.sources, ...Object.fromEntries(Object.keys(flags).map((k) => [k, 'flag' as const])) };
+    return { ...base, settings: parsed.data, sources };
+  }
+
+  private byKey(key: string): Robot | undefined {
+    const entry = findBody(key);
+    if (entry === undefined) return undefined;
+    const members = this.list().filter((r) => r.key === entry.key);
+    return members.length === 1 ? members[0] : { name: entry.key, key: entry.key, entry, settings: {}, sources: {} };
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The composition root every front door shares (the CLI's `quackd run` today; `quackd serve` and
+ * the MCP server next): the fleet, the body pool, the memory store, where transcripts go, the verb
+ * registry and the event bus, with start() and stop(). A front door asks the runtime for a run;
+ * it never opens a body, a store or a transcript of its own.
+ *
+ * Invariants: one run at a time per robot (RobotBusy), runs on different robots side by side;
+ * bodies are opened once and leased (src/runtime/body-pool.ts); the memory store is opened once
+ * per runtime and shared by its runs, each body's memory apart; a store that cannot be opened
+ * turns memory off with a notice, never the runtime.
+ */
+import type { BodyKey } from '../bodies/body.js';
+import { logger } from '../log.js';
+import { runMemoryFor } from '../memory/open-run-memory.js';
+import { openMemoryStore, type MemoryStore } from '../memory/store.js';
+import type { RunMemory } from '../pilot/run-memory.js';
+import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
+import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
+import { BodyPool } from './body-pool.js';
+import { EventBus } from './events.js';
+import { Fleet, type Robot, type RobotsSection } from './fleet.js';
+
+export interface RuntimeConfig {
+  readonly robots?: RobotsSection;
+  /** The memory directory, or undefined for no memory at all (`--no-memory`). */
+  readonly memoryDir?: string;
+  readonly transcriptsDir: string;
+  readonly now?: () => Date;
+}
+
+/** A run as a front door asks for it: which robot, and everything about the run but the body. */
+export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 'memory' | 'transcriptsDir' | 'bodySettings'> {
+  readonly robot: Robot;
+  /** Called with the run's memory line (or why memory is off) before the run starts. */
+  readonly onMemory?: (info: { memory?: RunMemory; notice?: string }) => void;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+export class Runtime {
+  readonly fleet: Fleet;
+  readonly events = new EventBus();
+  readonly bodies: BodyPool;
+  readonly verbs: VerbRegistry = defaultVerbs;
+  private store: Promise<{ store?: MemoryStore; notice?: string }> | undefined;
+  private stopping = false;
+
+  constructor(readonly config: RuntimeConfig) {
+    this.fleet = new Fleet(config.robots ?? {});
+    this.bodies = new BodyPool(this.events);
+  }
+
+  get transcriptsDir(): string {
+    return this.config.transcriptsDir;
+  }
+
+  /** Nothing moves at start: bodies open with their first run, the store with the first that needs it. */
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The memory store, opened once (legacy files imported then), or why there is none. */
+  memory(): Promise<{ store?: MemoryStore; notice?: string }> {
+    const dir = this.config.memoryDir;
+    if (dir === undefined) return Promise.resolve({});
+    this.store ??= (async () => {
+      let store: MemoryStore | undefined;
+      try {
+        store = await openMemoryStore(dir, this.config.now !== undefined ? { now: this.config.now } : {});
+        const warnings = await store.importLegacy();
+        return { store, ...(warnings.length > 0 ? { notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : {}) };
+      } catch (err) {
+        await store?.close().catch(() => undefined);
+        logger('memory').info({ dir, err: errorText(err) }, 'memory store unavailable');
+        // Asked again by the next run: a busy or full store may have recovered.
+        this.store = undefined;
+        return { notice: `memory: off for this run — the store in ${dir} cannot be opened (${errorText(err)})` };
+      }
+    })();
+    return this.store;
+  }
+
+  /** One run of a duck on `req.robot`; RobotBusy when that robot is already running one. */
+  async run(req: RuntimeRunRequest): Promise<RunReport> {
+    if (this.stopping) throw new Error('the runtime is stopping');
+    const { robot, onMemory, ...rest } = req;
+    // Claimed before anything else, so a second run on the robot is refused before it opens
+    // anything; the body opens inside the run, so a port that fails is in its transcript.
+    const claim = this.bodies.reserve(robot);
+    try {
+      const { store, notice } = await this.memory();
+      const memory = store !== undefined ? runMemoryFor(store, robot.key, req.duck.name) : undefined;
+      onMemory?.({ ...(memory !== undefined ? { memory } : {}), ...(notice !== undefined ? { notice } : {}) });
+      let runId = '';
+      const report = await startRun({
+        ...rest,
+        robot: robot.key,
+        transcriptsDir: this.config.transcriptsDir,
+        ...(memory !== undefined ? { memory } : {}),
+        lease: () => claim.open(req.seed),
+        onStart: (info) => {
+          runId = info.runId;
+          this.events.emit('run:start', { robot: robot.name, key: robot.key, runId, duck: req.duck.name });
+          rest.onStart?.(info);
+        },
+      });
+      this.events.emit('run:end', { robot: robot.name, key: robot.key, runId: report.runId, outcome: report.outcome });
+      return report;
+    } finally {
+      // The run ended its lease itself (src/run/start-run.ts settle); this frees a claim it never used.
+      claim.cancel();
+    }
+  }
+
+  /** Stops every held body and closes the store; the runtime takes no more runs. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.bodies.closeAll();
+    const opened = await this.store;
+    await opened?.store?.close();
+  }
+
+  /** The robot a front door names (a fleet name or a body key), flags laid over its settings. */
+  robot(nameOrKey: string, flags: Readonly<Record<string, unknown>> = {}): Robot {
+    return this.fleet.resolve(nameOrKey, flags);
+  }
+
+  /** Keys of the bodies in the fleet: memory is per body. */
+  bodyKeys(): BodyKey[] {
+    return [...new Set(this.fleet.list().map((r) => r.key))];
+  }
+}
+
+export function createRuntime(config: RuntimeConfig): Runtime {
+  return new Runtime(config);
+}

@@ -1,0 +1,50 @@
+/** The fleet in config.yaml: validated by each backend's schema on its own lines, named by --robot. */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfigFile } from '../../src/config/file.js';
+import { Fleet } from '../../src/runtime/fleet.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function home(config: string): string {
+  const dir = tempDir('quackd-fleet-');
+  writeFileSync(join(dir, 'config.yaml'), config);
+  return dir;
+}
+
+describe('robots: in config.yaml', () => {
+  it('reads named robots with their settings', async () => {
+    const h = home('robots:\n  bench:\n    body: microduck:jsonrpc\n    port: /dev/ttyACM0\n    baud: 115200\n  den:\n    body: microduck:sim2d\n');
+    const { config } = await loadConfigFile({ QUACKD_HOME: h });
+    const fleet = new Fleet(config.robots);
+    assert.deepEqual(fleet.list().map((r) => [r.name, r.key]), [['bench', 'microduck:jsonrpc'], ['den', 'microduck:sim2d']]);
+    assert.deepEqual(fleet.resolve('bench').settings, { port: '/dev/ttyACM0', baud: 115200 });
+  });
+
+  it('refuses an unknown body, a setting the body does not take and a missing one, each on its line', async () => {
+    const h = home('robots:\n  bench:\n    body: microduck:jsonrpcc\n  den:\n    body: microduck:sim2d\n    port: x\n  hall:\n    body: microduck:jsonrpc\n');
+    await assert.rejects(loadConfigFile({ QUACKD_HOME: h }), (err: Error) => {
+      assert.match(err.message, /config\.yaml:3: robots\.bench\.body: unknown body "microduck:jsonrpcc" \(did you mean "microduck:jsonrpc"\?\)/);
+      assert.match(err.message, /config\.yaml:6: robots\.den\.port: microduck:sim2d takes no setting "port"/);
+      assert.match(err.message, /config\.yaml:7: robots\.hall: microduck:jsonrpc needs a port/);
+      return true;
+    });
+  });
+
+  it('quackd run --robot takes a fleet name, and --port fills the same schema', async () => {
+    const h = home('robots:\n  den:\n    body: microduck:sim2d\n  bench:\n    body: microduck:jsonrpc\n');
+    const ok = await runCli(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: h } });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /hello-world on microduck:sim2d/);
+    const noPort = await runCli(['run', 'hello-world', '--robot', 'bench'], { env: { QUACKD_HOME: h } });
+    assert.equal(noPort.code, 2);
+    assert.match(noPort.stderr, /run: bench needs --port/);
+    const typo = await runCli(['run', 'hello-world', '--robot', 'dne'], { env: { QUACKD_HOME: h } });
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /unknown body "dne" \(did you mean "den"\?\)/);
+    const check = await runCli(['config', 'check'], { env: { QUACKD_HOME: h } });
+    assert.match(check.stdout, /robots\n\s+den\s+microduck:sim2d\n\s+bench\s+microduck:jsonrpc/);
+  });
+});

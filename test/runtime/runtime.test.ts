@@ -1,0 +1,92 @@
+/**
+ * One runtime, several robots: runs on different robots go on side by side, a second run on a
+ * busy robot is refused, a serial link is opened once and stays up across runs (the firmware over
+ * a real pty), and each run's success is measured on that run alone.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { findDuck } from '../../src/ducks/find.js';
+import { createFakeProvider } from '../../src/pilot/providers/fake.js';
+import { RobotBusy } from '../../src/runtime/body-pool.js';
+import { RobotSettingsError, UnknownRobot } from '../../src/runtime/fleet.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { noTtyGate } from '../../src/safety/gate.js';
+import { Rig, missingTools } from '../bridge/rig.js';
+import { duck } from '../helpers/ducks.js';
+import { scripted } from '../helpers/scripted-provider.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const never = new AbortController().signal;
+
+describe('the runtime', { skip: missingTools() }, () => {
+  let rig: Rig;
+  let runtime: Runtime;
+  const opened: string[] = [];
+  const closed: string[] = [];
+
+  before(async () => {
+    rig = await Rig.start(['--watchdog-ms', '5000']);
+    const home = tempDir('quackd-runtime-');
+    runtime = createRuntime({
+      robots: { den: { body: 'microduck:sim2d' }, hall: { body: 'microduck:sim2d' }, bench: { body: 'microduck:jsonrpc', port: rig.hostPath } },
+      memoryDir: join(home, 'memory'),
+      transcriptsDir: join(home, 'transcripts'),
+    });
+    runtime.events.on('body:open', (e) => opened.push(e.robot));
+    runtime.events.on('body:close', (e) => closed.push(e.robot));
+    await runtime.start();
+  });
+
+  after(async () => {
+    await runtime?.stop();
+    await rig?.cleanup();
+  });
+
+  const run = (robot: string, d = findDuck('hello-world'), provider = createFakeProvider(), signal = never) =>
+    runtime.run({ duck: d, robot: runtime.robot(robot), seed: 7, provider, gate: noTtyGate, dryRun: false, signal });
+
+  it('runs ducks on two robots at once, the serial one and a simulator', async () => {
+    const [kick, hello] = await Promise.all([run('den', findDuck('find-and-kick')), run('bench')]);
+    assert.equal(kick.outcome.status, 'success', kick.outcome.reason);
+    assert.equal(hello.outcome.status, 'success', hello.outcome.reason);
+    assert.equal(kick.robot, 'microduck:sim2d');
+    assert.equal(hello.robot, 'microduck:jsonrpc');
+  });
+
+  it('refuses a second run on a robot that is running one, and takes it once the first ends', async () => {
+    const abort = new AbortController();
+    const first = run('hall', duck('verbs: [quack]'), scripted(['hang']), abort.signal);
+    await assert.rejects(run('hall'), (err: unknown) => err instanceof RobotBusy && /hall is already running a duck/.test(err.message));
+    // Another robot is not held up by it.
+    assert.equal((await run('den')).outcome.status, 'success');
+    abort.abort();
+    assert.equal((await first).outcome.status, 'interrupted');
+    assert.equal((await run('hall')).outcome.status, 'success');
+  });
+
+  it('keeps the serial link up across runs: opened once, never closed between runs', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const r = await run('bench');
+      assert.equal(r.outcome.status, 'success', r.outcome.reason);
+      // hello-world's success_when is `quacks >= 1`: the count is this run's, not the link's.
+      assert.match(r.outcome.reason, /quacks 1 ≥ 1/);
+    }
+    assert.equal(opened.filter((r) => r === 'bench').length, 1);
+    assert.deepEqual(closed.filter((r) => r === 'bench'), []);
+    // A simulator's world is the run's: opened and closed with each.
+    assert.equal(opened.filter((r) => r === 'den').length, closed.filter((r) => r === 'den').length);
+  });
+
+  it('names robots by fleet name or body key, and checks their settings with the backend schema', () => {
+    assert.equal(runtime.robot('bench').settings['port'], rig.hostPath);
+    assert.equal(runtime.robot('microduck:jsonrpc').name, 'bench');
+    assert.equal(runtime.robot('bench', { baud: '115200' }).settings['baud'], 115200);
+    assert.equal(runtime.robot('bench', { baud: '115200' }).sources['baud'], 'flag');
+    assert.equal(runtime.robot('bench').sources['port'], 'file');
+    assert.throws(() => runtime.robot('bnech'), (err: unknown) => err instanceof UnknownRobot && /did you mean "bench"/.test(err.message));
+    assert.throws(() => runtime.robot('den', { port: '/dev/x' }), (err: unknown) => err instanceof RobotSettingsError && err.problem === 'not-taken');
+    // Two sim2d robots: the key alone does not say which, so it is a robot of its own (memory is per body anyway).
+    assert.equal(runtime.robot('microduck:sim2d').name, 'microduck:sim2d');
+  });
+});
