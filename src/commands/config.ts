@@ -13,7 +13,7 @@ import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
-import { Fleet } from '../runtime/fleet.js';
+import { Fleet, RobotSettingsError } from '../runtime/fleet.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd config check [--json]
@@ -29,6 +29,16 @@ function keyStatus(provider: string, keyFile: string | undefined, fromFlag: bool
   if (provider !== 'openai' && provider !== 'anthropic') return 'not needed';
   const { key, source } = loadApiKey(provider as KeyedProvider, keyFile, fromFlag, process.env);
   return key === undefined ? 'none found' : `found (${source})`;
+}
+
+/** The setting a fleet robot still lacks (its file entry left it to a flag), if any. */
+function incomplete(fleet: Fleet, name: string): { missing?: string } {
+  try {
+    fleet.resolve(name);
+    return {};
+  } catch (err) {
+    return err instanceof RobotSettingsError && err.problem === 'missing' ? { missing: err.setting } : {};
+  }
 }
 
 export const configCommand: Command = {
@@ -57,7 +67,7 @@ export const configCommand: Command = {
       memoryFrom: process.env['QUACKD_MEMORY_DIR'] ? 'QUACKD_MEMORY_DIR' : 'default',
       memoryWaitS: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 },
       ducks: userDucksDir(),
-      robots: fleet.list().map((r) => ({ name: r.name, body: r.key, settings: Object.fromEntries(Object.entries(r.settings).map(([k, v]) => [k, { value: v, from: r.sources[k] ?? 'default' }])) })),
+      robots: fleet.list().map((r) => ({ name: r.name, body: r.key, ...incomplete(fleet, r.name), settings: Object.fromEntries(Object.entries(r.settings).map(([k, v]) => [k, { value: v, from: r.sources[k] ?? 'default' }])) })),
       pilot: {
         provider: { value: pilot.provider, from: pilot.sources.provider },
         model: { value: pilot.model ?? null, from: pilot.sources.model },
@@ -86,7 +96,7 @@ export const configCommand: Command = {
     io.line(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`);
     for (const r of report.robots) {
       const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(String(v.value))}${io.dim(` (${v.from})`)}`);
-      row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}`);
+      row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}${r.missing !== undefined ? io.yellow(`  needs ${r.missing}: give --${r.missing} to a run`) : ''}`);
     }
     io.line('pilot');
     row('provider', pilot.provider, pilot.sources.provider);

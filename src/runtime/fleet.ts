@@ -38,9 +38,9 @@ export const RobotsSectionSchema = z.record(z.string().regex(ROBOT_NAME, 'a robo
     for (const issue of parsed.success ? [] : parsed.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
       const field = String(issue.path[0] ?? '');
-      // A missing setting is reported at the robot's own line, where it should be added.
-      if (keys.length === 0 && settings[field] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: `${entry.key} needs a ${field}` });
-      else ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? `${entry.key} takes no setting "${keys[0] ?? ''}"` : issue.message });
+      // A missing setting may come from a flag (--port); a run without it is refused then.
+      if (keys.length === 0 && settings[field] === undefined) continue;
+      ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? `${entry.key} takes no setting "${keys[0] ?? ''}"` : issue.message });
     }
   }
 });

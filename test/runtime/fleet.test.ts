@@ -23,12 +23,12 @@ describe('robots: in config.yaml', () => {
     assert.deepEqual(fleet.resolve('bench').settings, { port: '/dev/ttyACM0', baud: 115200 });
   });
 
-  it('refuses an unknown body, a setting the body does not take and a missing one, each on its line', async () => {
-    const h = home('robots:\n  bench:\n    body: microduck:jsonrpcc\n  den:\n    body: microduck:sim2d\n    port: x\n  hall:\n    body: microduck:jsonrpc\n');
+  it('refuses an unknown body, a setting the body does not take and a bad value, each on its line', async () => {
+    const h = home('robots:\n  bench:\n    body: microduck:jsonrpcc\n  den:\n    body: microduck:sim2d\n    port: x\n  hall:\n    body: microduck:jsonrpc\n    baud: fast\n');
     await assert.rejects(loadConfigFile({ QUACKD_HOME: h }), (err: Error) => {
       assert.match(err.message, /config\.yaml:3: robots\.bench\.body: unknown body "microduck:jsonrpcc" \(did you mean "microduck:jsonrpc"\?\)/);
       assert.match(err.message, /config\.yaml:6: robots\.den\.port: microduck:sim2d takes no setting "port"/);
-      assert.match(err.message, /config\.yaml:7: robots\.hall: microduck:jsonrpc needs a port/);
+      assert.match(err.message, /config\.yaml:9: robots\.hall\.baud: /);
       return true;
     });
   });
@@ -45,6 +45,6 @@ describe('robots: in config.yaml', () => {
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /unknown body "dne" \(did you mean "den"\?\)/);
     const check = await runCli(['config', 'check'], { env: { QUACKD_HOME: h } });
-    assert.match(check.stdout, /robots\n\s+den\s+microduck:sim2d\n\s+bench\s+microduck:jsonrpc/);
+    assert.match(check.stdout, /robots\n\s+den\s+microduck:sim2d\n\s+bench\s+microduck:jsonrpc\s+needs port: give --port to a run/);
   });
 });

@@ -1,0 +1,36 @@
+/**
+ * The written invariants, enforced on the source: only the safety layer sends intents to a body,
+ * and only the runtime's body pool opens one (every front door leases from it).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sources(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+}
+
+/** Files (relative to src/) whose code, comments aside, matches `pattern`. */
+function filesMatching(pattern: RegExp): string[] {
+  return sources()
+    .filter((f) => pattern.test(readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+    .map((f) => relative(SRC, f))
+    .sort();
+}
+
+describe('invariants', () => {
+  it('Body.perform is called only from src/safety/', () => {
+    assert.deepEqual(
+      filesMatching(/\.perform\(/).filter((f) => !f.startsWith('safety/')),
+      [],
+    );
+  });
+
+  it('only the runtime body pool opens a body', () => {
+    assert.deepEqual(filesMatching(/\.load\(\{/), ['runtime/body-pool.ts']);
+  });
+});
