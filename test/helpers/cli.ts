@@ -3,9 +3,31 @@
  * QUACKD_HOME. `npm test` builds dist before the tests run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+function newestMtime(dir: string): number {
+  return Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((d) => (d.isDirectory() ? newestMtime(join(dir, d.name)) : statSync(join(dir, d.name)).mtimeMs)));
+}
+
+let fresh: boolean | undefined;
+/** A test of the built CLI must test today's code: a dist older than src fails, it does not pass on stale code. */
+function assertFreshBuild(): void {
+  fresh ??= (() => {
+    let built: number;
+    try {
+      built = statSync(MAIN).mtimeMs;
+    } catch {
+      return false;
+    }
+    return built >= newestMtime(SRC);
+  })();
+  if (!fresh) throw new Error(`${MAIN} is missing or older than src/: run 'npm run build' (npm test does)`);
+}
 
 export interface CliResult {
   readonly code: number | null;
@@ -34,6 +56,7 @@ export function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  assertFreshBuild();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       env: childEnv({ NO_COLOR: '1', QUACKD_LOG_JSON: '1', ...options.env }),
