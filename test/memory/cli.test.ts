@@ -54,7 +54,7 @@ describe('quackd memory (CLI)', () => {
     assert.equal(raw[1]?.history.length, 1);
     assert.match((await q('search', 'where is the charging dock')).stdout, new RegExp(`${id}.*the charger is under the desk`));
     assert.match((await q('search', 'what is the weather')).stdout, /nothing in the memory of microduck:sim2d answers/);
-    assert.equal((await q('show', '--robot', 'microduck:mujoco')).stdout.trim().startsWith('microduck:mujoco: no memory yet'), true);
+    assert.equal((await q('show', '--robot', 'microduck:jsonrpc')).stdout.trim().startsWith('microduck:jsonrpc: no memory yet'), true);
 
     const secret = await q('add', 'the wifi password=hunter2');
     assert.equal(secret.code, 2);
@@ -65,10 +65,10 @@ describe('quackd memory (CLI)', () => {
     assert.match(long.stderr, /at most 300 characters \(this one has 301\)/);
     assert.equal((await q('forget', 'n-nope')).code, 2);
     assert.equal((await q('show', '--robot', 'nocolon')).code, 2);
-    // A key no body of this quackd has is allowed (fleet members, backends to come), with a note.
+    // A key no body of this quackd (or robot of the fleet) has is a typo, refused with the closest.
     const typo = await q('add', 'typo note', '--robot', 'microduck:sim3d');
-    assert.equal(typo.code, 0);
-    assert.match(typo.stderr, /note: microduck:sim3d is not a body this quackd drives \(did you mean "microduck:sim2d"\?\)/);
+    assert.equal(typo.code, 2);
+    assert.equal(typo.stderr.trim(), `quackd: --robot: unknown body "microduck:sim3d" (did you mean "microduck:sim2d"?) ('quackd bodies' lists them)`);
     assert.equal((await q('frobnicate')).code, 2);
     for (const r of [secret, long]) assert.equal(r.stderr.trim().split('\n').length, 1);
 
@@ -80,7 +80,7 @@ describe('quackd memory (CLI)', () => {
   it('clear asks, refuses without a TTY, and with --yes clears only that body', async () => {
     const { q } = setup();
     await q('add', 'sim note');
-    await q('add', 'mujoco note', '--robot', 'microduck:mujoco');
+    await q('add', 'serial-body note', '--robot', 'microduck:jsonrpc');
     const refused = await q('clear');
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /without a terminal.*--yes/);
@@ -88,7 +88,7 @@ describe('quackd memory (CLI)', () => {
     const cleared = await q('clear', '--yes');
     assert.equal(cleared.code, 0);
     assert.match(cleared.stdout, /cleared 1 entry of microduck:sim2d/);
-    assert.match((await q('show', '--robot', 'microduck:mujoco')).stdout, /mujoco note/);
+    assert.match((await q('show', '--robot', 'microduck:jsonrpc')).stdout, /serial-body note/);
   });
 
   it('export and import round-trip; bad lines are skipped with a warning naming them', async () => {
@@ -98,11 +98,11 @@ describe('quackd memory (CLI)', () => {
     const exported = (await q('export')).stdout;
     const file = join(home, 'm.jsonl');
     writeFileSync(file, `${exported}not json\n{"text":"the rug is slippery"}\n{"nope":1}\n`);
-    const imp = await q('import', file, '--robot', 'microduck:mujoco');
+    const imp = await q('import', file, '--robot', 'microduck:jsonrpc');
     assert.equal(imp.code, 0, imp.stderr);
     assert.match(imp.stdout, /3 added/);
     assert.match(imp.stderr, /skipped 2 lines \(3: not JSON; 5: no text\); 3 kept/);
-    const again = await q('import', file, '--robot', 'microduck:mujoco');
+    const again = await q('import', file, '--robot', 'microduck:jsonrpc');
     assert.match(again.stdout, /0 added, 1 refreshed, 0 replaced, 2 already there/);
     assert.equal((await q('import', join(home, 'missing.jsonl'))).code, 2);
   });
@@ -122,10 +122,10 @@ describe('quackd memory (CLI)', () => {
   it('doctor reports counts per body and integrity; a damaged store is exit 3, not a crash', async () => {
     const { dir, q } = setup();
     await q('add', 'sim note');
-    await q('add', 'mujoco note', '--robot', 'microduck:mujoco');
+    await q('add', 'serial-body note', '--robot', 'microduck:jsonrpc');
     const ok = await q('doctor');
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /microduck:mujoco\s+1 note\s+0 episodes/);
+    assert.match(ok.stdout, /microduck:jsonrpc\s+1 note\s+0 episodes/);
     assert.match(ok.stdout, /integrity: 2 entries read and valid/);
     chmodSync(dir, 0o755);
     assert.match((await q('doctor')).stdout, /is mode 0755, not 0700/);
@@ -337,5 +337,16 @@ describe('import keeps each body its own', () => {
     assert.match(back.stdout, /imported .* into microduck:jsonrpc: 1 added/);
     assert.doesNotMatch((await q('show')).stdout, /serial note/);
     assert.match((await q('show', '--robot', 'microduck:jsonrpc')).stdout, /serial note/);
+  });
+
+  it('names the lines of a body that is neither this quackd\'s nor the fleet\'s, and imports the rest', async () => {
+    const { home, q } = setup();
+    const file = join(home, 'odd.jsonl');
+    writeFileSync(file, '{"text":"for a typo","body":"microduck:sim3d"}\n{"text":"for the sim"}\n');
+    const r = await q('import', file);
+    assert.equal(r.code, 0);
+    assert.match(r.stderr, /skipped 1 line \(1: body "microduck:sim3d" is no body of this quackd \(did you mean "microduck:sim2d"\?\)\); 1 kept/);
+    assert.match((await q('show')).stdout, /for the sim/);
+    assert.doesNotMatch((await q('show')).stdout, /for a typo/);
   });
 });

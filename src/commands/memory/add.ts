@@ -25,7 +25,7 @@ export const addCommand: Command = {
     const { flags, positionals } = parseFlags('memory add', argv, { ...COMMON_FLAGS, tag: { type: 'string', multiple: true }, topic: { type: 'string' } });
     const text = positionals.join(' ');
     if (text.trim() === '') throw new UsageError('memory add: the note text is missing', 'e.g. quackd memory add "the charger is under the desk"');
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     const store = await openForWrite(dir, io);
     try {
       const plan = await guarded(dir, () =>

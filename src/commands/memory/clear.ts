@@ -23,7 +23,7 @@ export const clearCommand: Command = {
   async run(argv: readonly string[], io: Output): Promise<number> {
     const { flags, positionals } = parseFlags('memory clear', argv, { ...COMMON_FLAGS, yes: { type: 'boolean', short: 'y' } });
     if (positionals.length > 0) throw new UsageError(`memory clear: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     if (flags.yes !== true) {
       if (!isInteractive()) throw new UsageError(`memory clear: refusing to clear the memory of ${body} without a terminal to ask`, 'add --yes to clear without asking');
       const peek = await openForRead(dir, io);

@@ -5,7 +5,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { DEFAULT_BODY, findBody, listBodies } from '../../bodies/index.js';
+import { DEFAULT_BODY, listBodies } from '../../bodies/index.js';
+import { loadConfigFile } from '../../config/file.js';
+import { Fleet } from '../../runtime/fleet.js';
 import { didYouMean } from '../../cli/suggest.js';
 import type { BodyKey } from '../../bodies/body.js';
 import { InputError, RuntimeError } from '../../cli/errors.js';
@@ -21,24 +23,36 @@ export const COMMON_FLAGS = {
 } as const;
 
 export const COMMON_HELP = [
-  '  --robot KEY        the body whose memory to use (adapter:backend; default microduck:sim2d)',
+  '  --robot NAME       the robot (a fleet name) or body (adapter:backend) whose memory to use (default microduck:sim2d)',
   '  --memory-dir DIR   the memory directory (default $QUACKD_MEMORY_DIR or ~/.quackd/memory)',
 ].join('\n');
 
 export interface Target {
   readonly dir: string;
   readonly body: BodyKey;
+  /** Every body key a memory may belong to here. */
+  readonly known: readonly BodyKey[];
 }
 
-export function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }): Target {
+/**
+ * The body whose memory a command uses: --robot names a fleet robot (its body) or a body key.
+ * A key that is neither a body of this quackd nor a fleet robot's is refused with the closest one:
+ * a typo must not quietly start a memory no run reads.
+ */
+export async function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }): Promise<Target> {
   const robot = flags.robot ?? DEFAULT_BODY;
-  if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is not an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
-  // A typo would quietly start a memory no run reads; a body this quackd lacks (another fleet
-  // member's, a backend still to come) is still a valid key, so say so and go on.
-  if (findBody(robot) === undefined) {
-    process.stderr.write(`quackd: note: ${robot} is not a body this quackd drives${didYouMean(robot, listBodies().map((b) => b.key))}\n`);
-  }
-  return { dir: memoryDir(flags['memory-dir']), body: robot };
+  const fleet = new Fleet((await loadConfigFile()).config.robots ?? {});
+  const member = fleet.get(robot);
+  if (member !== undefined) return { dir: memoryDir(flags['memory-dir']), body: member.key, known: knownBodies(fleet) };
+  if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is neither a robot of the fleet nor an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
+  const known = knownBodies(fleet);
+  if (!known.includes(robot)) throw new InputError(`--robot: unknown body "${robot}"${didYouMean(robot, [...known, ...fleet.list().map((r) => r.name)])}`, "'quackd bodies' lists them");
+  return { dir: memoryDir(flags['memory-dir']), body: robot, known };
+}
+
+/** Body keys a memory may belong to: this quackd's bodies and the fleet's. */
+function knownBodies(fleet: Fleet): BodyKey[] {
+  return [...new Set([...listBodies().map((b) => b.key), ...fleet.list().map((r) => r.key)])];
 }
 
 function storeFailure(dir: string, err: unknown): RuntimeError {

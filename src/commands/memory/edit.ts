@@ -41,7 +41,7 @@ export const editCommand: Command = {
   async run(argv: readonly string[], io: Output): Promise<number> {
     const { flags, positionals } = parseFlags('memory edit', argv, { ...COMMON_FLAGS, from: { type: 'string' } });
     if (positionals.length > 0) throw new UsageError(`memory edit: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     const store = await openForWrite(dir, io);
     const tmp = mkdtempSync(join(tmpdir(), 'quackd-memory-'));
     try {

@@ -22,7 +22,7 @@ export const exportCommand: Command = {
   async run(argv: readonly string[], io: Output): Promise<number> {
     const { flags, positionals } = parseFlags('memory export', argv, COMMON_FLAGS);
     if (positionals.length > 0) throw new UsageError(`memory export: unexpected argument "${positionals[0]}"`, 'export writes to stdout: quackd memory export > m.jsonl');
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     const store = await openForRead(dir, io);
     try {
       io.out.write(toJsonl(store === undefined ? [] : await guarded(dir, () => store.body(body).entries())));

@@ -22,7 +22,7 @@ export const forgetCommand: Command = {
     const { flags, positionals } = parseFlags('memory forget', argv, COMMON_FLAGS);
     const [id, extra] = positionals;
     if (id === undefined || extra !== undefined) throw new UsageError('memory forget: give exactly one id', "ids are in 'quackd memory show'");
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     const store = await openForWrite(dir, io);
     try {
       const gone = await guarded(dir, () => store.body(body).forget(id));

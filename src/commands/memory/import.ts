@@ -6,6 +6,7 @@ import type { Output } from '../../cli/output.js';
 import { readJsonl, skippedWarning, type JsonlLine, type JsonlParse, type Skipped } from '../../memory/jsonl.js';
 import { isBodyKey } from '../../memory/entry.js';
 import type { BodyKey } from '../../bodies/body.js';
+import { didYouMean } from '../../cli/suggest.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
@@ -38,7 +39,7 @@ export const importCommand: Command = {
     const { flags, positionals } = parseFlags('memory import', argv, COMMON_FLAGS);
     const [file, extra] = positionals;
     if (file === undefined || extra !== undefined) throw new UsageError('memory import: give exactly one FILE', 'e.g. quackd memory import m.jsonl');
-    const { dir, body } = target(flags);
+    const { dir, body, known } = await target(flags);
     const parse = await read(file);
     // With --robot every line goes to that body (copying one robot's memory to another); without
     // it, each exported line goes back to the body it names, so export → import is a round trip.
@@ -48,6 +49,11 @@ export const importCommand: Command = {
       const to = flags.robot !== undefined || l.body === undefined ? body : l.body;
       if (!isBodyKey(to)) {
         misplaced.push({ line: l.line, reason: `body "${to}" is not an adapter:backend key` });
+        continue;
+      }
+      if (!known.includes(to)) {
+        // Named, not imported: a memory for a body no run here can use is a mistake to see.
+        misplaced.push({ line: l.line, reason: `body "${to}" is no body of this quackd${didYouMean(to, known)}` });
         continue;
       }
       // One array per body, appended to: copying it per line made a 100k-line import quadratic.

@@ -27,7 +27,7 @@ export const searchCommand: Command = {
     const query = positionals.join(' ').trim();
     if (query === '') throw new UsageError('memory search: the query is missing', 'e.g. quackd memory search "where is the ball"');
     const limit = numberFlag('limit', flags.limit, { int: true, min: 1 }) ?? 5;
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     const store = await openForRead(dir, io);
     try {
       const hits = store === undefined ? [] : await guarded(dir, () => recall(store.body(body), query, { limit }));

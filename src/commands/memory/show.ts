@@ -24,7 +24,7 @@ export const showCommand: Command = {
   async run(argv: readonly string[], io: Output): Promise<number> {
     const { flags, positionals } = parseFlags('memory show', argv, { ...COMMON_FLAGS, raw: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`memory show: unexpected argument "${positionals[0]}"`, "see 'quackd memory show --help'");
-    const { dir, body } = target(flags);
+    const { dir, body } = await target(flags);
     const store = await openForRead(dir, io);
     try {
       const entries = store === undefined ? [] : await guarded(dir, () => store.body(body).entries());
