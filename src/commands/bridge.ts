@@ -10,6 +10,7 @@ import { BridgeClient, type ClientCounters } from '../bridge/client.js';
 import { BridgeError, RequestTimeoutError } from '../bridge/errors.js';
 import type { BridgeState, Hello } from '../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink, portHint } from '../bridge/serial.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 
 const HELP = `usage: quackd bridge probe --port PATH [--baud N] [--pings N] [--json]
@@ -116,9 +117,12 @@ export const bridgeCommand: Command = {
       return 0;
     }
     const [sub, ...extra] = positionals;
-    if (sub !== 'probe' || extra.length > 0) {
-      throw new UsageError(sub === undefined ? 'bridge: missing subcommand' : `bridge: unknown subcommand "${[sub, ...extra].join(' ')}"`, "try 'quackd bridge probe --port PATH'");
+    if (sub === undefined) throw new UsageError('bridge: missing sub-command', "try 'quackd bridge probe --port PATH'");
+    if (sub !== 'probe') {
+      const hint = didYouMean(sub, ['probe']);
+      throw new UsageError(`bridge: unknown sub-command "${sub}"${hint}`, hint === '' ? "try 'quackd bridge probe --port PATH'" : undefined);
     }
+    if (extra.length > 0) throw new UsageError(`bridge probe: unexpected argument "${extra.join(' ')}"`, "try 'quackd bridge probe --port PATH'");
     const port = flags.port;
     if (port === undefined || port === '') {
       throw new UsageError('bridge probe: --port is required', `e.g. --port /dev/serial/by-id/...; ${await portHint()}`);

@@ -11,6 +11,7 @@ import { loadConfigFile } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd config check [--json]
@@ -34,7 +35,10 @@ export const configCommand: Command = {
   async run(argv: readonly string[], io: Output): Promise<number> {
     const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' } });
     const [sub = 'check'] = positionals;
-    if (sub !== 'check') throw new UsageError(`config: unknown subcommand "${sub}"`, "use 'check'");
+    if (sub !== 'check') {
+      const hint = didYouMean(sub, ['check']);
+      throw new UsageError(`config: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'check'" : undefined);
+    }
     const file = await loadConfigFile();
     const pilot = await resolvePilotSettings({});
     // The same checks a run makes before it starts (known provider, a model, a key for a cloud).

@@ -5,6 +5,7 @@ import { printable, type Output } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
 import { printTranscript } from '../transcript/format.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 import { join } from 'node:path';
 
@@ -51,6 +52,7 @@ export const transcriptCommand: Command = {
       if (skipped > 0) io.err.write(`quackd: ${skipped} unreadable line${skipped > 1 ? 's' : ''} skipped in ${id}\n`);
       return Promise.resolve(EXIT.ok);
     }
-    throw new UsageError(`transcript: unknown subcommand "${sub}"`, "use 'list' or 'show'");
+    const hint = didYouMean(sub, ['list', 'show']);
+    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list' or 'show'" : undefined);
   },
 };
