@@ -31,7 +31,8 @@ function usage(): string {
 async function main(argv: string[]): Promise<number> {
   const io = createOutput();
   const debug = argv.includes('--debug');
-  if (debug) process.env['QUACKD_LOG_LEVEL'] ??= 'debug';
+  // --debug wins over a QUACKD_LOG_LEVEL set for everyday use: the flag was typed just now.
+  if (debug) process.env['QUACKD_LOG_LEVEL'] = 'debug';
   const args = argv.filter((a) => a !== '--debug');
   const [verb, ...rest] = args;
   // `quackd help run` is `quackd run --help`.
