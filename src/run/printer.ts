@@ -71,9 +71,10 @@ export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
         break;
       case 'gate':
         if (!e.allowed) row('', e.label, GATE_DENIED[e.how], { result: io.yellow });
-        // The question (`  5  kick right — confirm? [y/N] y`) is on screen already; the step line
-        // that follows takes its place, so the verb shows once.
-        else if (e.how === 'tty' && io.interactive) io.out.write('\u001b[1A\r\u001b[2K');
+        // The question (`  5  kick right — confirm? [y/N] y`, asked on stderr) is on screen
+        // already; the step line that follows takes its place, so the verb shows once. Only when
+        // both streams are this terminal: else the line above is not the question.
+        else if (e.how === 'tty' && io.interactive && (io.err as { isTTY?: boolean }).isTTY === true) io.out.write('\u001b[1A\r\u001b[2K');
         break;
       case 'budget':
         row('', 'budget', `${e.budget} ${e.used}/${e.limit}`, { text: io.dim, result: io.dim });

@@ -10,9 +10,11 @@ function capture(tty: boolean, columns?: number) {
   const out = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   if (tty) out.isTTY = true;
   if (columns !== undefined) out.columns = columns;
+  const err = new PassThrough() as PassThrough & { isTTY?: boolean };
+  if (tty) err.isTTY = true;
   let text = '';
   out.on('data', (d: Buffer) => (text += d.toString()));
-  return { io: createOutput(out, new PassThrough()), text: () => text };
+  return { io: createOutput(out, err), text: () => text };
 }
 
 describe('the step printer', () => {
@@ -53,6 +55,16 @@ describe('the step printer', () => {
     print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: true, how: 'tty' });
     print({ type: 'verb_result', step: 1, verb: 'kick', label: 'kick right', ok: true, summary: 'ball moved 0.49 m', invented: false });
     assert.equal(text(), '\u001b[1A\r\u001b[2K  1  kick right         ball moved 0.49 m\n');
+  });
+
+  it('erases nothing when stderr (where the question was asked) is not the terminal', () => {
+    const out = new PassThrough() as PassThrough & { isTTY?: boolean };
+    out.isTTY = true;
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    const print = stepPrinter(createOutput(out, new PassThrough()));
+    print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: true, how: 'tty' });
+    assert.equal(text, '');
   });
 
   it('says "dry run" once on a dry run\'s verb line', () => {
