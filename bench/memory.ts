@@ -9,7 +9,7 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { BODY_CAP, type Entry } from '../src/memory/entry.js';
 import { renderPromptBlock, selectForPrompt } from '../src/memory/render.js';
 import { newestFirst, planEpisode, planNote } from '../src/memory/rules.js';
@@ -76,7 +76,20 @@ function jsonlBackend(entries: readonly Entry[]): Backend {
   };
 }
 
-function sqliteBackend(entries: readonly Entry[]): Backend {
+/**
+ * better-sqlite3 is an optional dependency (its native build may need a download from outside
+ * npm): without it the SQLite baseline is skipped, and the bench says so.
+ */
+async function loadSqlite(): Promise<typeof BetterSqlite3 | undefined> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (err) {
+    console.log(`SQLite baseline skipped: better-sqlite3 cannot be loaded (${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''})`);
+    return undefined;
+  }
+}
+
+function sqliteBackend(Database: typeof BetterSqlite3, entries: readonly Entry[]): Backend {
   const db = new Database(join(root, 'memory.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -130,7 +143,10 @@ async function measure(b: Backend): Promise<{ write: number[]; render: number[] 
 try {
   const entries = seed();
   const results = [];
-  for (const make of [lmdbBackend, jsonlBackend, sqliteBackend]) {
+  const Database = await loadSqlite();
+  const makers: ((e: readonly Entry[]) => Backend | Promise<Backend>)[] = [lmdbBackend, jsonlBackend];
+  if (Database !== undefined) makers.push((e) => sqliteBackend(Database, e));
+  for (const make of makers) {
     const b = await make(entries);
     await measure(b); // warm-up pass: JIT, page cache
     const r = await measure(b);

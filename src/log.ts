@@ -11,19 +11,73 @@ let root: Logger | undefined;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** What pino hands a formatter: the record's fields, after serializers (an error is an object). */
+type Record_ = Readonly<Record<string, unknown>>;
+
+const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'module', 'msg']);
+
+function fact(value: unknown): string | undefined {
+  if (typeof value === 'string') return /\s/.test(value) || value === '' ? JSON.stringify(value) : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * The terminal's one line for a record: `module: message` and its facts as `key=value`, never a
+ * JSON tail. An error shows its message (its stack with --debug is in QUACKD_LOG_JSON=1's lines);
+ * other objects are left to the JSON logs.
+ */
+export function terminalLine(log: Record_): string {
+  const module = typeof log['module'] === 'string' ? `${log['module']}: ` : '';
+  const facts: string[] = [];
+  for (const [key, value] of Object.entries(log)) {
+    if (HIDDEN.has(key)) continue;
+    if (key === 'err' && typeof value === 'object' && value !== null) {
+      const message = (value as { message?: unknown }).message;
+      if (typeof message === 'string') facts.push(`err=${JSON.stringify(message.split('\n')[0] ?? '')}`);
+      continue;
+    }
+    const shown = fact(value);
+    if (shown !== undefined) facts.push(`${key}=${shown}`);
+  }
+  return `${module}${String(log['msg'] ?? '')}${facts.length > 0 ? ` ${facts.join(' ')}` : ''}`;
+}
+
+/** pino-pretty's options for a terminal (exported for tests, which give it a stream). */
+export function prettyOptions(destination: number | NodeJS.WritableStream): Record<string, unknown> {
+  return {
+    destination,
+    sync: true,
+    colorize: !process.env['NO_COLOR'],
+    // hideObject: the facts are in the message line already (and singleLine with hideObject
+    // would drop pino-pretty's end of line).
+    hideObject: true,
+    messageFormat: terminalLine,
+    ignore: 'pid,hostname,module',
+    translateTime: 'HH:MM:ss',
+  };
+}
+
+export function createLogger(level: string, destination: DestinationStream): Logger {
+  return pino({ level, base: { pid: process.pid }, hooks: { streamWrite: redact } }, destination);
+}
+
 function createRoot(): Logger {
   const asked = process.env['QUACKD_LOG_LEVEL']?.toLowerCase();
   const level = asked !== undefined && LEVELS.includes(asked) ? asked : 'warn';
   if (asked !== undefined && asked !== level) process.stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using warn\n`);
   const pretty = process.stderr.isTTY === true && process.env['QUACKD_LOG_JSON'] === undefined;
-  const options = { level, base: { pid: process.pid }, hooks: { streamWrite: redact } };
   if (pretty) {
     // Synchronous and one line per record: on a terminal a log line sits between a run's step
     // lines, in the order things happened (a transport's worker thread would print it later).
-    const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
-    return pino(options, pretty({ destination: 2, sync: true, colorize: !process.env['NO_COLOR'], singleLine: true, errorLikeObjectKeys: [], ignore: 'pid,hostname', translateTime: 'HH:MM:ss' }));
+    return createLogger(level, prettyStream(2));
   }
-  return pino(options, pino.destination({ fd: 2, sync: true }));
+  return createLogger(level, pino.destination({ fd: 2, sync: true }));
+}
+
+export function prettyStream(destination: number | NodeJS.WritableStream): DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
+  return pretty(prettyOptions(destination));
 }
 
 /** A child logger for one module, e.g. `logger('bridge')`. */

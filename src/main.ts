@@ -6,6 +6,7 @@
 import { QuackdError, EXIT } from './cli/errors.js';
 import { createOutput } from './cli/output.js';
 import { commands } from './commands/index.js';
+import { didYouMean } from './cli/suggest.js';
 import { VERSION } from './version.js';
 
 function usage(): string {
@@ -30,11 +31,13 @@ function usage(): string {
 async function main(argv: string[]): Promise<number> {
   const io = createOutput();
   const debug = argv.includes('--debug');
-  if (debug) process.env['QUACKD_LOG_LEVEL'] ??= 'debug';
+  // --debug wins over a QUACKD_LOG_LEVEL set for everyday use: the flag was typed just now.
+  if (debug) process.env['QUACKD_LOG_LEVEL'] = 'debug';
   const args = argv.filter((a) => a !== '--debug');
   const [verb, ...rest] = args;
   // `quackd help run` is `quackd run --help`.
-  if (verb === 'help' && rest[0] !== undefined && commands[rest[0]] !== undefined) return main([rest[0], '--help']);
+  // `quackd help rnu` gets the same "did you mean" as `quackd rnu`.
+  if (verb === 'help' && rest[0] !== undefined && !rest[0].startsWith('-')) return main([rest[0], '--help']);
   if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
     io.line(usage());
     return verb === undefined ? EXIT.usage : EXIT.ok;
@@ -45,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const entry = commands[verb];
   if (entry === undefined) {
-    io.err.write(`quackd: unknown command "${verb}" (see 'quackd --help')\n`);
+    const hint = didYouMean(verb, Object.keys(commands));
+    io.err.write(`quackd: unknown command "${verb}"${hint === '' ? " (see 'quackd --help')" : hint}\n`);
     return EXIT.usage;
   }
   try {

@@ -44,6 +44,8 @@ export interface Output {
   readonly color: boolean;
   /** stdout is a terminal: transient progress lines may be drawn and erased. */
   readonly interactive: boolean;
+  /** The terminal's width in columns, read afresh (it may be resized); undefined for a pipe. */
+  width(): number | undefined;
   line(text?: string): void;
   dim(text: string): string;
   bold(text: string): string;
@@ -65,6 +67,7 @@ export function createOutput(out: Writable = process.stdout, err: Writable = pro
     err,
     color,
     interactive: isTty,
+    width: () => (isTty ? (out as { columns?: number }).columns : undefined),
     line: (text = '') => void out.write(`${redact(text)}\n`),
     dim: wrap(color, 2, 22),
     bold: wrap(color, 1, 22),

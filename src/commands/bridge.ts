@@ -3,20 +3,23 @@
  * prints what it announced, the frame error counters on both ends and a live round-trip time
  * (median of --pings heartbeats). Never switches torque on.
  */
-import { UsageError, RuntimeError } from '../cli/errors.js';
+import { EXIT, UsageError, RuntimeError } from '../cli/errors.js';
 import { numberFlag, parseFlags } from '../cli/args.js';
 import type { Output } from '../cli/output.js';
+import { plural } from '../cli/plural.js';
 import { BridgeClient, type ClientCounters } from '../bridge/client.js';
 import { BridgeError, RequestTimeoutError } from '../bridge/errors.js';
 import type { BridgeState, Hello } from '../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink, portHint } from '../bridge/serial.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 
 const HELP = `usage: quackd bridge probe --port PATH [--baud N] [--pings N] [--json]
 
 Say hello to a duck's firmware over serial and report what it says, the frame error
 counters on both ends and the round-trip time (median of N heartbeats). Read-only:
-torque is never switched on.
+torque is never switched on. A link that counted CRC or framing errors (on either end) is
+a warning on stderr and exit 3: check the cable, the port and --baud.
 
 options:
   --port PATH   the serial device; prefer the stable /dev/serial/by-id/... name
@@ -79,6 +82,16 @@ async function probe(port: string, baud: number, pings: number): Promise<ProbeRe
   }
 }
 
+/**
+ * The link's damage in this report: CRC errors and framing errors (malformed, overlong, runt),
+ * counted on the host and on the duck. Bad JSON in an intact frame is the firmware's, not the
+ * link's, and is not counted here.
+ */
+export function linkErrors(r: ProbeReport): { readonly crc: number; readonly framing: number } {
+  const framing = (c: { malformed: number; overlong: number; runt: number }): number => c.malformed + c.overlong + c.runt;
+  return { crc: r.host_rx.crc + r.state.rx.crc, framing: framing(r.host_rx) + framing(r.state.rx) };
+}
+
 function print(io: Output, r: ProbeReport): void {
   const h = r.hello;
   const s = r.state;
@@ -116,9 +129,12 @@ export const bridgeCommand: Command = {
       return 0;
     }
     const [sub, ...extra] = positionals;
-    if (sub !== 'probe' || extra.length > 0) {
-      throw new UsageError(sub === undefined ? 'bridge: missing subcommand' : `bridge: unknown subcommand "${[sub, ...extra].join(' ')}"`, "try 'quackd bridge probe --port PATH'");
+    if (sub === undefined) throw new UsageError('bridge: missing sub-command', "try 'quackd bridge probe --port PATH'");
+    if (sub !== 'probe') {
+      const hint = didYouMean(sub, ['probe']);
+      throw new UsageError(`bridge: unknown sub-command "${sub}"${hint}`, hint === '' ? "try 'quackd bridge probe --port PATH'" : undefined);
     }
+    if (extra.length > 0) throw new UsageError(`bridge probe: unexpected argument "${extra.join(' ')}"`, "try 'quackd bridge probe --port PATH'");
     const port = flags.port;
     if (port === undefined || port === '') {
       throw new UsageError('bridge probe: --port is required', `e.g. --port /dev/serial/by-id/...; ${await portHint()}`);
@@ -126,8 +142,14 @@ export const bridgeCommand: Command = {
     const baud = numberFlag('baud', flags.baud, { int: true, min: 1 }) ?? DEFAULT_BAUD;
     const pings = numberFlag('pings', flags.pings, { int: true, min: 1 }) ?? 20;
     const report = await probe(port, baud, pings);
-    if (flags.json === true) io.line(JSON.stringify(report));
+    const errors = linkErrors(report);
+    if (flags.json === true) io.line(JSON.stringify({ ...report, link_errors: errors }));
     else print(io, report);
-    return 0;
+    // The probe answered, but over a damaged link: a maintenance script must not read "all well".
+    if (errors.crc + errors.framing > 0) {
+      io.err.write(`quackd: warning: the link to ${port} counted ${plural(errors.crc, 'CRC error')} and ${plural(errors.framing, 'framing error')} (check the cable, the port and --baud ${baud})\n`);
+      return EXIT.runtime;
+    }
+    return EXIT.ok;
   },
 };

@@ -14,6 +14,7 @@ import { createProvider } from '../pilot/providers/index.js';
 import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
 import { Fleet, RobotSettingsError } from '../runtime/fleet.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd config check [--json]
@@ -47,7 +48,10 @@ export const configCommand: Command = {
   async run(argv: readonly string[], io: Output): Promise<number> {
     const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' } });
     const [sub = 'check'] = positionals;
-    if (sub !== 'check') throw new UsageError(`config: unknown subcommand "${sub}"`, "use 'check'");
+    if (sub !== 'check') {
+      const hint = didYouMean(sub, ['check']);
+      throw new UsageError(`config: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'check'" : undefined);
+    }
     const file = await loadConfigFile();
     const fleet = new Fleet(file.config.robots ?? {});
     const pilot = await resolvePilotSettings({});

@@ -1,6 +1,7 @@
 /** `quackd ducks`: the bundled starters and the user's own ducks. */
 import { parseFlags } from '../cli/args.js';
 import { EXIT } from '../cli/errors.js';
+import { fitLine } from '../cli/fit.js';
 import type { Output } from '../cli/output.js';
 import { userDucksDir } from '../config/paths.js';
 import { listDucks } from '../ducks/find.js';
@@ -9,6 +10,7 @@ import type { Command } from './command.js';
 const help = `usage: quackd ducks [--json]
 
 Lists the ducks 'quackd run NAME' can find: your own (in ${userDucksDir()}) and the bundled starters.
+A duck of yours with a starter's name is listed once, marked: it is the one 'quackd run' uses.
 
 example:
   quackd ducks`;
@@ -23,8 +25,10 @@ export const ducksCommand: Command = {
       io.line(JSON.stringify(ducks));
       return Promise.resolve(EXIT.ok);
     }
+    const origin = (d: (typeof ducks)[number]): string => (d.shadows === 'starter' ? 'yours (wins over the starter)' : d.origin);
     const width = Math.max(...ducks.map((d) => d.name.length));
-    for (const d of ducks) io.line(`${d.name.padEnd(width)}  ${io.dim(d.origin === 'starter' ? 'starter' : 'yours  ')}  ${d.title}`);
+    const originWidth = Math.max(...ducks.map((d) => origin(d).length));
+    for (const d of ducks) io.line(fitLine(`${d.name.padEnd(width)}  ${io.dim(origin(d).padEnd(originWidth))}  ${d.title}`, io.width(), width + originWidth + 4));
     return Promise.resolve(EXIT.ok);
   },
 };

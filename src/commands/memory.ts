@@ -4,6 +4,7 @@
  */
 import { UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 
 const subcommands: Readonly<Record<string, { summary: string; load: () => Promise<Command> }>> = {
@@ -49,7 +50,10 @@ export const memoryCommand: Command = {
       return sub === undefined ? 2 : 0;
     }
     const entry = subcommands[sub];
-    if (entry === undefined) throw new UsageError(`memory: unknown sub-command "${sub}"`, "see 'quackd memory --help'");
+    if (entry === undefined) {
+      const hint = didYouMean(sub, Object.keys(subcommands));
+      throw new UsageError(`memory: unknown sub-command "${sub}"${hint}`, hint === '' ? "see 'quackd memory --help'" : undefined);
+    }
     const command = await entry.load();
     // Each sub-command's own help, e.g. `quackd memory add --help`.
     if (rest.includes('--help') || rest.includes('-h')) {

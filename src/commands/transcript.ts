@@ -1,24 +1,29 @@
 /** `quackd transcript list | show [ID|last]`: a run's record, for people and scripts. */
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
+import { fitLine } from '../cli/fit.js';
 import { printable, type Output } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
 import { printTranscript } from '../transcript/format.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
+import { didYouMean } from '../cli/suggest.js';
 import type { Command } from './command.js';
 import { join } from 'node:path';
 
-const help = `usage: quackd transcript list [--json] [--limit N]
+const help = `usage: quackd transcript list [--json] [--limit N | --all]
        quackd transcript show [ID|last] [--frames] [--json]
 
 Transcripts live in ${transcriptsDir()} (QUACKD_HOME moves them), one JSONL file per run.
-'show' takes a run id, a unique prefix of one, or 'last' (the default).
+'list' shows the newest 20 runs (--limit N for more or fewer, --all for every one) and says how
+many there are when it shows fewer. 'show' takes a run id, a unique prefix of one, or 'last'
+(the default).
 
 examples:
   quackd transcript list
   quackd transcript show last --frames`;
 
-const flags = { json: { type: 'boolean' }, frames: { type: 'boolean' }, limit: { type: 'string' } } as const;
+const flags = { json: { type: 'boolean' }, frames: { type: 'boolean' }, limit: { type: 'string' }, all: { type: 'boolean' } } as const;
+const DEFAULT_LIMIT = 20;
 
 export const transcriptCommand: Command = {
   name: 'transcript',
@@ -28,8 +33,10 @@ export const transcriptCommand: Command = {
     const [sub = 'list', ref = 'last', ...extra] = positionals;
     const dir = transcriptsDir();
     if (sub === 'list') {
-      const limit = numberFlag('limit', f.limit, { int: true, min: 1 }) ?? 20;
-      const rows = listTranscriptIds(dir).slice(0, limit).map((id) => summarize(dir, id));
+      if (f.all === true && f.limit !== undefined) throw new UsageError('transcript list: --all and --limit contradict each other');
+      const limit = f.all === true ? Infinity : (numberFlag('limit', f.limit, { int: true, min: 1 }) ?? DEFAULT_LIMIT);
+      const ids = listTranscriptIds(dir);
+      const rows = ids.slice(0, limit).map((id) => summarize(dir, id));
       if (f.json === true) io.line(JSON.stringify(rows));
       else if (rows.length === 0) io.line(io.dim('no transcripts yet'));
       else {
@@ -37,8 +44,10 @@ export const transcriptCommand: Command = {
         const bodyWidth = Math.max(...rows.map((r) => (r.body ?? '').length));
         for (const r of rows) {
           const outcome = `${r.outcome ?? 'unfinished'}${r.dryRun === true ? ' (dry)' : ''}`;
-          io.line(`${r.id.padEnd(idWidth)}  ${outcome.padEnd(17)} ${(r.body ?? '').padEnd(bodyWidth)}  ${io.dim(printable(r.reason ?? ''))}`);
+          io.line(fitLine(`${r.id.padEnd(idWidth)}  ${outcome.padEnd(17)} ${(r.body ?? '').padEnd(bodyWidth)}  ${io.dim(printable(r.reason ?? ''))}`, io.width(), idWidth + 2 + 18 + bodyWidth + 2));
         }
+        // Said after the table only: --json stays a plain array for scripts.
+        if (rows.length < ids.length) io.line(io.dim(`showing ${rows.length} of ${ids.length}; --all or --limit N`));
       }
       return Promise.resolve(EXIT.ok);
     }
@@ -51,6 +60,7 @@ export const transcriptCommand: Command = {
       if (skipped > 0) io.err.write(`quackd: ${skipped} unreadable line${skipped > 1 ? 's' : ''} skipped in ${id}\n`);
       return Promise.resolve(EXIT.ok);
     }
-    throw new UsageError(`transcript: unknown subcommand "${sub}"`, "use 'list' or 'show'");
+    const hint = didYouMean(sub, ['list', 'show']);
+    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list' or 'show'" : undefined);
   },
 };

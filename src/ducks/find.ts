@@ -21,6 +21,8 @@ export interface DuckListing {
   /** The duck's description, else its first heading; or why it does not parse. */
   readonly title: string;
   readonly valid: boolean;
+  /** A duck of yours with a starter's name: `quackd run NAME` runs yours, so the starter is not listed. */
+  readonly shadows?: 'starter';
 }
 
 function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
@@ -44,8 +46,13 @@ function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
     });
 }
 
+/** Each name once: yours before the starters, as findDuck() looks them up. */
 export function listDucks(): DuckListing[] {
-  return [...listDir(userDucksDir(), 'yours'), ...listDir(STARTERS_DIR, 'starter')];
+  const starters = listDir(STARTERS_DIR, 'starter');
+  const starterNames = new Set(starters.map((d) => d.name));
+  const yours = listDir(userDucksDir(), 'yours').map((d): DuckListing => (starterNames.has(d.name) ? { ...d, shadows: 'starter' } : d));
+  const mine = new Set(yours.map((d) => d.name));
+  return [...yours, ...starters.filter((d) => !mine.has(d.name))];
 }
 
 /** `./x`, `a/b.duck`, `x.duck` are paths; a bare `hello-world` is a name, even if a file of that name sits here. */

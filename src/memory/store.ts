@@ -18,6 +18,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BodyKey } from '../bodies/body.js';
 import { ensurePrivateDir } from '../config/paths.js';
+import { logger } from '../log.js';
 import type { Entry, Source } from './entry.js';
 import { MemoryBusy, StoreError } from './errors.js';
 import { StoreGuard, guardAddress } from './guard.js';
@@ -108,6 +109,7 @@ export async function openMemoryStore(dir: string, options: OpenOptions = {}): P
       throw new StoreError((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');
     }
   }
+  logger('memory').debug({ dir, readOnly }, 'memory store: opening');
   const guard = new StoreGuard(guardAddress(dir));
   const engine = await guard.hold(openWaitMs, () => openLmdbStore(dir, { readOnly, ...(options.now !== undefined ? { now: options.now } : {}) }));
   let writer: MemoryWriter | undefined;

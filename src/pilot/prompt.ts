@@ -3,6 +3,7 @@
  * JSON Schema), the budgets and, when memory is on, what it remembers. The prompt informs; the
  * executor enforces. Nothing here is a safety mechanism.
  */
+import { plural } from '../cli/plural.js';
 import type { Duck } from '../ducks/duck.js';
 import type { ToolSpec } from './providers/provider.js';
 
@@ -21,7 +22,7 @@ export function buildSystemPrompt(duck: Duck, body: string, tools: readonly Tool
     ...verbs,
     '',
     '# Budgets',
-    `At most ${steps} body steps, ${llm_calls} replies from you, and ${seconds} seconds. The run ends when one is spent.`,
+    `At most ${plural(steps, 'body step')}, ${plural(llm_calls, 'reply', 'replies')} from you, and ${plural(seconds, 'second')}. The run ends when one is spent.`,
     'End the run yourself with declare_success or declare_failure. A declared success is checked against what the robot measured.',
     ...(memoryBlock !== '' ? ['', memoryBlock] : []),
   ].join('\n');

@@ -2,17 +2,21 @@
  * The terminal view of a run: a header, one line a step, one outcome line. It only listens to
  * the run's events; it decides nothing.
  */
+import { fitLine } from '../cli/fit.js';
 import { printable, type Output } from '../cli/output.js';
+import { plural } from '../cli/plural.js';
 import type { Duck } from '../ducks/duck.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import type { RunReport } from './start-run.js';
 
 const LABEL_WIDTH = 18;
+/** Where a step's result starts: a wrapped result continues under it. */
+const RESULT_COLUMN = 3 + 2 + LABEL_WIDTH + 1;
 
 export function printHeader(io: Output, duck: Duck, robot: string, pilot: string, dryRun: boolean): void {
   const { steps, llm_calls, seconds } = duck.budgets;
   const dry = dryRun ? ' · dry run' : '';
-  io.line(`${io.bold(duck.name)} on ${robot} · pilot ${pilot} · budget ${steps} steps, ${llm_calls} calls, ${seconds} s${dry}`);
+  io.line(fitLine(`${io.bold(duck.name)} on ${robot} · pilot ${pilot} · budget ${plural(steps, 'step')}, ${plural(llm_calls, 'call')}, ${seconds} s${dry}`, io.width(), 2));
 }
 
 /**
@@ -45,31 +49,32 @@ function pilotWait(io: Output): { start(): void; clear(): void } {
 
 /** Returns the event listener that prints step lines. */
 export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
-  let nextStep = 1;
   const wait = pilotWait(io);
   // Pad before colouring (escape codes have width 0), and show model text only as printable().
   const plain = (x: string): string => x;
   const row = (n: string, text: string, result: string, paint: { text?: (x: string) => string; result?: (x: string) => string } = {}): void =>
-    io.line(`${n.padStart(3)}  ${(paint.text ?? plain)(printable(text).padEnd(LABEL_WIDTH))} ${(paint.result ?? plain)(printable(result))}`);
+    io.line(fitLine(`${n.padStart(3)}  ${(paint.text ?? plain)(printable(text).padEnd(LABEL_WIDTH))} ${(paint.result ?? plain)(printable(result))}`, io.width(), RESULT_COLUMN));
   return (e) => {
     if (e.type === 'request') return wait.start();
     wait.clear();
     switch (e.type) {
-      case 'tool_call':
-        nextStep = e.step;
-        break;
       case 'response':
         // A pilot that answers in prose only still shows up, so a person sees why nothing moves.
         if (e.toolCalls.length === 0) row('', 'pilot', `(no verb called${e.text.trim() !== '' ? `: "${clip(e.text.trim(), 60)}"` : ''})`, { result: io.yellow });
         break;
       case 'verb_result':
-        row(e.step === undefined ? '' : String(e.step), e.label, e.summary, e.ok ? {} : { result: io.yellow });
+        row(e.step === undefined ? '' : String(e.step), e.label, dryRunOnce(e.label, e.summary, e.invented), e.ok ? {} : { result: io.yellow });
         break;
       case 'refused':
-        row(String(nextStep), e.name, `(refused: ${e.reason})`, { result: io.yellow });
+        // A refused call spends no step, so it gets no step number.
+        row('', e.name, `(refused: ${e.reason})`, { result: io.yellow });
         break;
       case 'gate':
-        if (!e.allowed) row(String(nextStep), e.label, GATE_DENIED[e.how], { result: io.yellow });
+        if (!e.allowed) row('', e.label, GATE_DENIED[e.how], { result: io.yellow });
+        // The question (`  5  kick right — confirm? [y/N] y`, asked on stderr) is on screen
+        // already; the step line that follows takes its place, so the verb shows once. Only when
+        // both streams are this terminal: else the line above is not the question.
+        else if (e.how === 'tty' && io.interactive && (io.err as { isTTY?: boolean }).isTTY === true) io.out.write('\u001b[1A\r\u001b[2K');
         break;
       case 'budget':
         row('', 'budget', `${e.budget} ${e.used}/${e.limit}`, { text: io.dim, result: io.dim });
@@ -92,15 +97,25 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+/**
+ * An invented result reads `(dry run: not sent) kick right`; the label column says `kick right`
+ * already, so the line says it once: `kick right   (dry run: not sent)`.
+ */
+function dryRunOnce(label: string, summary: string, invented: boolean): string {
+  return invented && summary.endsWith(` ${label}`) ? summary.slice(0, -label.length - 1) : summary;
+}
 
 export function printOutcome(io: Output, report: RunReport): void {
   const { outcome } = report;
   const good = outcome.status === 'success';
   const mark = good ? io.green(io.ok) : io.red(io.fail);
-  const word = outcome.status === 'budget' ? 'failure' : outcome.status;
+  // The transcript's word for the outcome (`budget`, not `failure`): the screen, --json, the
+  // transcript file and `transcript list` all name it alike. A reason that starts with that word
+  // (`budget: 12 steps spent`) does not say it twice.
+  const word = outcome.status;
+  const reason = outcome.reason.startsWith(`${word}: `) ? outcome.reason.slice(word.length + 2) : outcome.reason;
   const dry = report.dryRun ? ' (dry run: nothing saved)' : '';
   const stats = `${plural(report.steps, 'step')}, ${plural(report.llmCalls, 'call')}, ${report.seconds.toFixed(1)} s`;
   const tokens = report.usage.inputTokens + report.usage.outputTokens > 0 ? `, ${report.usage.inputTokens}+${report.usage.outputTokens} tokens` : '';
-  io.line(`${mark} ${word}${dry} — ${printable(outcome.reason)} · ${stats}${tokens} · transcript ${report.runId}`);
+  io.line(fitLine(`${mark} ${word}${dry} — ${printable(reason)} · ${stats}${tokens} · transcript ${report.runId}`, io.width(), 2));
 }

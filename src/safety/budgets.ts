@@ -2,6 +2,7 @@
  * The run's budgets, counted by the executor and the loop, never by the model: body steps,
  * provider calls and wall-clock seconds. Pure; the clock is injected.
  */
+import { plural } from '../cli/plural.js';
 import type { Budgets } from '../ducks/duck.js';
 
 export type BudgetName = 'steps' | 'llm_calls' | 'seconds';
@@ -74,6 +75,6 @@ export class BudgetTracker {
 
   /** The line the pilot reads each step. */
   remaining(): string {
-    return `budget left: ${this.limits.steps - this.steps} steps, ${this.limits.llm_calls - this.llmCalls} calls, ${Math.ceil(this.msLeft() / 1000)} s`;
+    return `budget left: ${plural(this.limits.steps - this.steps, 'step')}, ${plural(this.limits.llm_calls - this.llmCalls, 'call')}, ${Math.ceil(this.msLeft() / 1000)} s`;
   }
 }

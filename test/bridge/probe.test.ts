@@ -26,6 +26,7 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
     assert.match(r.stdout, /left_hip_yaw +\[-0\.60, 0\.60\] rad/);
     assert.match(r.stdout, /host rx +ok \d+ · crc 0/);
     assert.match(r.stdout, /rtt +median \d+\.\d\d ms over 5 pings/);
+    assert.equal(r.stderr, '', 'a clean link has no warning');
   });
 
   it('--json gives one object a script can read', async () => {
@@ -36,6 +37,7 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
     assert.equal(report.rtt_ms.pings, 3);
     assert.ok(report.rtt_ms.median > 0);
     assert.equal(report.state.torque, false, 'probing never switches torque on');
+    assert.deepEqual((report as unknown as { link_errors: unknown }).link_errors, { crc: 0, framing: 0 });
   });
 
   it('a missing port is one line and exit 3', async () => {
@@ -62,5 +64,30 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
     const r = await quackd(['bridge', 'probe', '--port', rig.hostPath]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /^quackd: no answer from the firmware on .*: no answer to hello within 1000 ms \(is it running quackd-fw, at 1000000 baud \(--baud\)\?\)\n$/);
+  });
+});
+
+describe('quackd bridge probe on a noisy link', { skip: missingTools() }, () => {
+  let rig: Rig;
+  before(async () => {
+    // Line noise and a frame with a flipped bit every 5 ms, from the firmware towards quackd.
+    rig = await Rig.start(['--noise-ms', '5']);
+  });
+  after(async () => {
+    await rig?.cleanup();
+  });
+
+  it('warns on stderr and exits 3 when the link counts CRC or framing errors', async () => {
+    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '40']);
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    assert.match(r.stdout, /rtt +median/, 'the report is printed all the same');
+    assert.match(r.stderr, /^quackd: warning: the link to .* counted \d+ CRC errors? and \d+ framing errors? \(check the cable, the port and --baud 1000000\)\n$/);
+  });
+
+  it('--json says so too: link_errors in the object, exit 3', async () => {
+    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '40', '--json']);
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    const report = JSON.parse(r.stdout) as { link_errors: { crc: number; framing: number } };
+    assert.ok(report.link_errors.crc + report.link_errors.framing > 0);
   });
 });

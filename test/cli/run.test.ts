@@ -38,7 +38,7 @@ describe('quackd run, as a user runs it', () => {
   it('exits 1 when a budget runs out, saying which', async () => {
     const r = await runCli(['run', 'find-and-kick', '--seed', '1', '--steps', '2'], { env: home() });
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /FAIL failure — budget: 2 steps spent/);
+    assert.match(r.stdout, /FAIL budget — 2 steps spent/);
   });
 
   it('runs an ad-hoc --goal with the body\'s verbs', async () => {
@@ -67,7 +67,7 @@ describe('quackd run, as a user runs it', () => {
     const path = writeDuck(dir, 'gated', 'verbs: [quack]\nconfirm: [quack]\nbudgets: { llm_calls: 3 }\nsuccess_when: quacks >= 1');
     const denied = await runCli(['run', path], { env: home() });
     assert.equal(denied.code, 1);
-    assert.match(denied.stdout, /^ {2}1 {2}quack +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
+    assert.match(denied.stdout, /^ {5}quack +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
     const allowed = await runCli(['run', path, '--yes'], { env: home() });
     assert.equal(allowed.code, 0, allowed.stdout);
     assert.match(allowed.stdout, /^ {2}1 {2}quack +quack!$/m);

@@ -101,7 +101,7 @@ describe('quackd run --provider openai, end to end', () => {
     );
     const r = await run(server);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /failure — budget: .*5 .*calls/);
+    assert.match(r.stdout, /budget — .*5 .*calls/);
     assert.equal(events(r, 'verb_result').length, 0, 'nothing reached the body');
     const refused = events(r, 'refused').map((e) => `${e.name}: ${e.reason}`);
     assert.equal(refused.length, 4);

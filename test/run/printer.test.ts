@@ -1,15 +1,20 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
+import { fitLine, stripColor } from '../../src/cli/fit.js';
 import { createOutput } from '../../src/cli/output.js';
-import { stepPrinter } from '../../src/run/printer.js';
+import { printOutcome, stepPrinter } from '../../src/run/printer.js';
+import type { RunReport } from '../../src/run/start-run.js';
 
-function capture(tty: boolean) {
-  const out = new PassThrough() as PassThrough & { isTTY?: boolean };
+function capture(tty: boolean, columns?: number) {
+  const out = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   if (tty) out.isTTY = true;
+  if (columns !== undefined) out.columns = columns;
+  const err = new PassThrough() as PassThrough & { isTTY?: boolean };
+  if (tty) err.isTTY = true;
   let text = '';
   out.on('data', (d: Buffer) => (text += d.toString()));
-  return { io: createOutput(out, new PassThrough()), text: () => text };
+  return { io: createOutput(out, err), text: () => text };
 }
 
 describe('the step printer', () => {
@@ -29,6 +34,89 @@ describe('the step printer', () => {
     print({ type: 'request', call: 1, messages: 1, tools: 3 });
     await new Promise((r) => setTimeout(r, 1300));
     print({ type: 'refused', name: 'fly', reason: 'unknown verb' });
-    assert.equal(text(), '  1  fly                (refused: unknown verb)\n');
+    assert.equal(text(), '     fly                (refused: unknown verb)\n');
+  });
+
+  it('numbers only the calls that spend a step: a refused or denied call has no number', () => {
+    const { io, text } = capture(false);
+    const print = stepPrinter(io);
+    print({ type: 'tool_call', step: 1, id: 'a', name: 'fly', args: {} });
+    print({ type: 'refused', name: 'fly', reason: 'unknown verb' });
+    print({ type: 'tool_call', step: 1, id: 'b', name: 'kick', args: {} });
+    print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: false, how: 'no-tty' });
+    print({ type: 'tool_call', step: 1, id: 'c', name: 'quack', args: {} });
+    print({ type: 'verb_result', step: 1, verb: 'quack', label: 'quack', ok: true, summary: 'quack!', invented: false });
+    assert.deepEqual(text().split('\n').map((l) => l.slice(0, 5)), ['     ', '     ', '  1  ', '']);
+  });
+
+  it('a verb a person confirmed on the terminal shows once: its step line replaces the question', () => {
+    const { io, text } = capture(true);
+    const print = stepPrinter(io);
+    print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: true, how: 'tty' });
+    print({ type: 'verb_result', step: 1, verb: 'kick', label: 'kick right', ok: true, summary: 'ball moved 0.49 m', invented: false });
+    assert.equal(text(), '\u001b[1A\r\u001b[2K  1  kick right         ball moved 0.49 m\n');
+  });
+
+  it('erases nothing when stderr (where the question was asked) is not the terminal', () => {
+    const out = new PassThrough() as PassThrough & { isTTY?: boolean };
+    out.isTTY = true;
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    const print = stepPrinter(createOutput(out, new PassThrough()));
+    print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: true, how: 'tty' });
+    assert.equal(text, '');
+  });
+
+  it('says "dry run" once on a dry run\'s verb line', () => {
+    const { io, text } = capture(false);
+    stepPrinter(io)({ type: 'verb_result', step: 2, verb: 'walk', label: 'walk 1.00', ok: true, summary: '(dry run: not sent) walk 1.00', invented: true });
+    assert.equal(text(), '  2  walk 1.00          (dry run: not sent)\n');
+  });
+
+  it('wraps a long result between words under its column on a terminal, and keeps it whole in a pipe', () => {
+    const summary = 'stopped after 0.40 m: blocked by the sofa; ball at bearing 12° left, 1.90 m';
+    const event = { type: 'verb_result', step: 3, verb: 'walk', label: 'walk 2.00', ok: true, summary, invented: false } as const;
+    const tty = capture(true, 50);
+    stepPrinter(tty.io)(event);
+    const lines = tty.text().trimEnd().split('\n');
+    assert.ok(lines.length > 1);
+    for (const l of lines) assert.ok(l.length <= 50, l);
+    for (const l of lines.slice(1)) assert.match(l, /^ {24}\S/);
+    assert.equal(lines.map((l) => l.trim()).join(' '), `3  walk 2.00          ${summary}`);
+    const pipe = capture(false);
+    stepPrinter(pipe.io)(event);
+    assert.equal(pipe.text().split('\n').length, 2);
+  });
+
+  it('names the outcome as the transcript does, and wraps the outcome line between words', () => {
+    const report: RunReport = {
+      runId: '20261130-012203-find-and-kick',
+      transcriptPath: '/tmp/x.jsonl',
+      duck: 'find-and-kick',
+      robot: 'microduck:sim2d',
+      outcome: { status: 'budget', reason: 'budget: 12 steps spent' },
+      steps: 12,
+      llmCalls: 13,
+      seconds: 0.2,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      dryRun: false,
+    };
+    const pipe = capture(false);
+    printOutcome(pipe.io, report);
+    assert.equal(pipe.text(), 'FAIL budget — 12 steps spent · 12 steps, 13 calls, 0.2 s · transcript 20261130-012203-find-and-kick\n');
+    const tty = capture(true, 40);
+    printOutcome(tty.io, report);
+    const words = (t: string): string[] => stripColor(t).split(/\s+/).filter((w) => w !== '');
+    assert.deepEqual(words(tty.text()), words('✘ budget — 12 steps spent · 12 steps, 13 calls, 0.2 s · transcript 20261130-012203-find-and-kick'));
+    for (const l of stripColor(tty.text()).trimEnd().split('\n')) assert.ok([...l].length <= 40 || !l.trim().includes(' '), l);
+  });
+});
+
+describe('fitLine', () => {
+  it('breaks between words only; a word wider than the line overflows whole', () => {
+    assert.equal(fitLine('aaa bbb ccc', 7, 2), 'aaa bbb\n  ccc');
+    assert.equal(fitLine('aaa bbbbbbbbbbbb c', 6, 0), 'aaa\nbbbbbbbbbbbb\nc');
+    assert.equal(fitLine('aaa bbb ccc', undefined, 2), 'aaa bbb ccc');
+    assert.equal(fitLine('\u001b[2maaa\u001b[22m bbb', 7), '\u001b[2maaa\u001b[22m bbb');
   });
 });

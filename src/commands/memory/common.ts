@@ -114,6 +114,9 @@ export function writerForPeople(e: Entry): string {
 }
 
 /** One entry as a row of `memory show` and `memory search`. */
+/** Where entryRow()'s text starts (after id, time and writer): a wrapped text continues there. */
+export const ENTRY_TEXT_COLUMN = 2 + 8 + 2 + 16 + 2 + 6 + 2;
+
 export function entryRow(e: Entry, io: Output): string {
   // Notes hold text a model wrote: printed only as printable(), so no note can drive the terminal.
   const extra = [

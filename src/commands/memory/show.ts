@@ -1,11 +1,12 @@
 /** `quackd memory show`: a body's notes and earlier runs, newest first; `--raw` prints them as stored. */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
+import { fitLine } from '../../cli/fit.js';
 import type { Output } from '../../cli/output.js';
 import { toJsonl } from '../../memory/jsonl.js';
 import { PROMPT_EPISODES, PROMPT_NOTES } from '../../memory/render.js';
 import type { Command } from '../command.js';
-import { COMMON_FLAGS, COMMON_HELP, entryRow, guarded, openForRead, target } from './common.js';
+import { COMMON_FLAGS, COMMON_HELP, ENTRY_TEXT_COLUMN, entryRow, guarded, openForRead, target } from './common.js';
 
 const help = [
   'usage: quackd memory show [--robot KEY] [--raw] [--memory-dir DIR]',
@@ -38,13 +39,14 @@ export const showCommand: Command = {
       }
       const notes = entries.filter((e) => e.kind === 'note');
       const episodes = entries.filter((e) => e.kind === 'episode');
-      io.line(`${io.bold(body)}: ${notes.length} note${notes.length === 1 ? '' : 's'}, ${episodes.length} earlier run${episodes.length === 1 ? '' : 's'} ${io.dim(`(${dir})`)}`);
+      io.line(fitLine(`${io.bold(body)}: ${notes.length} note${notes.length === 1 ? '' : 's'}, ${episodes.length} earlier run${episodes.length === 1 ? '' : 's'} ${io.dim(`(${dir})`)}`, io.width(), 2));
       if (notes.length > 0) io.line(io.dim('notes, newest first'));
-      for (const e of notes) io.line(entryRow(e, io));
+      const row = (e: (typeof entries)[number]): void => io.line(fitLine(entryRow(e, io), io.width(), ENTRY_TEXT_COLUMN));
+      for (const e of notes) row(e);
       if (episodes.length > 0) io.line(io.dim('earlier runs, newest first'));
-      for (const e of episodes) io.line(entryRow(e, io));
+      for (const e of episodes) row(e);
       if (notes.length > PROMPT_NOTES || episodes.length > PROMPT_EPISODES) {
-        io.line(io.dim(`a run shows the pilot the newest ${PROMPT_NOTES} notes and ${PROMPT_EPISODES} earlier runs`));
+        io.line(io.dim(fitLine(`a run shows the pilot the newest ${PROMPT_NOTES} notes and ${PROMPT_EPISODES} earlier runs`, io.width())));
       }
       return 0;
     } finally {

@@ -4,6 +4,7 @@
  * and otherwise says hello (quack, declare).
  * It is the demo and the test pilot; it never writes notes.
  */
+import { logger } from '../../log.js';
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
 
 type Facts = Readonly<Record<string, unknown>>;
@@ -20,6 +21,7 @@ class FakeProvider implements Provider {
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     const offered = new Set(request.tools.map((t) => t.name));
+    logger('pilot').debug({ provider: 'fake', call: this.calls + 1, messages: request.messages.length, tools: offered.size }, 'provider call');
     // A scripted pilot cannot change its plan: when its last call was refused or denied, it stops
     // and says why rather than ask again until a budget runs out.
     const refusal = lastRefusal(request);

@@ -70,9 +70,14 @@ export async function callWithRetries<T>(attempt: (signal: AbortSignal) => Promi
     // Node caps timers at 2^31-1 ms; a larger one would fire at once.
     const timer = setTimeout(() => deadline.abort(), Math.min(policy.timeoutMs, 2 ** 31 - 1));
     let failure: AttemptFailure | undefined;
+    const started = performance.now();
+    log.debug({ provider: label, attempt: retry + 1 }, 'provider call');
     try {
-      return await attempt(AbortSignal.any([signal, deadline.signal]));
+      const answer = await attempt(AbortSignal.any([signal, deadline.signal]));
+      log.debug({ provider: label, ms: Math.round(performance.now() - started) }, 'provider answered');
+      return answer;
     } catch (err) {
+      log.debug({ provider: label, ms: Math.round(performance.now() - started), err }, 'provider call failed');
       if (signal.aborted) throw abortError(signal);
       // Not retried: a model that needed longer than the deadline will most likely need it again.
       if (deadline.signal.aborted) {

@@ -15,6 +15,7 @@ import { DEFAULT_BAUD, SerialLink } from '../../../bridge/serial.js';
 import { BodyError, type Body, type BodyKey, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { describeState, stateMetrics } from './describe-state.js';
 import { jsonRpcSettings } from './settings.js';
+import { logger } from '../../../log.js';
 
 export const JSONRPC_KEY: BodyKey = 'microduck:jsonrpc';
 
@@ -68,6 +69,7 @@ export class JsonRpcBody implements Body {
     }
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb} cancelled before it was sent` };
     this.assertLinked();
+    logger('body').debug({ body: JSONRPC_KEY, verb: intent.verb, port: this.link.label }, 'body: sending');
     try {
       if (intent.verb === 'quack') {
         await this.client.quack();

@@ -1,0 +1,55 @@
+/**
+ * Logs: on a terminal one readable line a record with no JSON tail; --debug and
+ * QUACKD_LOG_LEVEL=debug print the debug lines (provider calls, store opens).
+ */
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import { stripColor } from '../src/cli/fit.js';
+import { createLogger, prettyStream, terminalLine } from '../src/log.js';
+import { runCli } from './helpers/cli.js';
+import { tempDir } from './helpers/tmp.js';
+
+describe('log lines on a terminal', () => {
+  it('say module, message and facts as key=value, never a JSON tail', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    const log = createLogger('debug', prettyStream(out)).child({ module: 'pilot' });
+    log.debug({ provider: 'openai', model: 'qwen 2.5', ms: 12, nested: { a: 1 } }, 'provider call');
+    log.error({ err: new Error('boom\n    at somewhere') }, 'run failed');
+    await new Promise((r) => setImmediate(r));
+    const lines = stripColor(text).trimEnd().split('\n');
+    assert.equal(lines.length, 2, text);
+    assert.match(lines[0]!, /DEBUG.*: pilot: provider call provider=openai model="qwen 2\.5" ms=12$/);
+    assert.match(lines[1]!, /ERROR.*: pilot: run failed err="boom"$/);
+    for (const l of lines) assert.doesNotMatch(l, /[{}]/);
+  });
+
+  it('terminalLine leaves objects to the JSON logs', () => {
+    assert.equal(terminalLine({ level: 20, time: 1, pid: 2, module: 'memory', msg: 'opening', dir: '/tmp/m', readOnly: true, detail: { x: 1 } }), 'memory: opening dir=/tmp/m readOnly=true');
+  });
+});
+
+describe('debug logs', () => {
+  const levels = (stderr: string): { level: number; module: string; msg: string }[] =>
+    stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; module: string; msg: string });
+
+  it('--debug prints the provider calls and the store open', async () => {
+    const r = await runCli(['run', 'hello-world', '--debug'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'warn' } });
+    assert.equal(r.code, 0, r.stderr);
+    const debug = levels(r.stderr).filter((l) => l.level === 20);
+    assert.ok(debug.some((l) => l.module === 'pilot' && l.msg === 'provider call'), r.stderr);
+    assert.equal(debug.filter((l) => l.module === 'memory').length, 1, r.stderr);
+  });
+
+  it('QUACKD_LOG_LEVEL=debug does the same; the default prints none', async () => {
+    const on = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'debug' } });
+    assert.ok(levels(on.stderr).some((l) => l.level === 20 && l.module === 'pilot'), on.stderr);
+    const off = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(levels(off.stderr).length, 0, off.stderr);
+  });
+});
