@@ -8,12 +8,17 @@
  *   run   a real run (startRun) of a duck on microduck:jsonrpc over the same kind of link, whose
  *         body's own client sends the heartbeats, with an instant pilot that quacks and
  *         `remember`s a note every step: transcript lines, bridge requests and memory writes as
- *         fast as the loop can go.
+ *         fast as the loop can go;
+ *   stall the same run on a disk that now and then takes a long time over a write, as an SD card
+ *         does while it flushes: every Nth write to a file takes S ms. Simulated, in this process
+ *         only: fs.writeSync blocks for S ms, fs.write completes S ms late (its threadpool thread
+ *         is what would wait). serialport captured fs.write when it loaded, so the link is spared.
  *
- *   node --import tsx bench/heartbeat.ts [--seconds S] [--steps N] [--rounds N]
+ *   node --import tsx bench/heartbeat.ts [--seconds S] [--steps N] [--rounds N] [--stall-ms S] [--stall-every N]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import fs, { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -27,6 +32,7 @@ import { openRunMemory } from '../src/memory/open-run-memory.js';
 import type { PilotResponse, Provider } from '../src/pilot/providers/provider.js';
 import { startRun } from '../src/run/start-run.js';
 import { yesGate } from '../src/safety/gate.js';
+import { TranscriptWriter } from '../src/transcript/writer.js';
 import { FW_HOST, buildFirmware, missingTools, sleep, waitFor } from '../test/bridge/rig.js';
 import { fmt, median, percentile } from './_stats.js';
 
@@ -171,7 +177,42 @@ function busyPilot(): Provider {
   };
 }
 
-async function run(seconds: number, steps: number): Promise<Gaps & { steps: number; ms: number; lines: number }> {
+/** The simulated slow disk (see the stall case above); off while `every` is 0. */
+const stall = { ms: 0, every: 0, n: 0 };
+const stallNow = (args: readonly unknown[]): boolean => stall.every > 0 && typeof args[0] === 'number' && args[0] > 2 && ++stall.n % stall.every === 0;
+const realWriteSync = fs.writeSync;
+const realWrite = fs.write;
+fs.writeSync = ((...args: unknown[]): number => {
+  if (stallNow(args)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stall.ms);
+  return Reflect.apply(realWriteSync, fs, args) as number;
+}) as typeof fs.writeSync;
+fs.write = ((...args: unknown[]): void => {
+  if (stallNow(args)) setTimeout(() => Reflect.apply(realWrite, fs, args), stall.ms);
+  else Reflect.apply(realWrite, fs, args);
+}) as typeof fs.write;
+// `import { writeSync } from 'node:fs'` elsewhere sees the wrapped functions too.
+syncBuiltinESMExports();
+
+/** The run's writer, caught on its way out of create(): its synchronous writes, and how long each write() held the loop. */
+let writer: TranscriptWriter | undefined;
+let writeMs: number[] = [];
+const create = TranscriptWriter.create.bind(TranscriptWriter);
+TranscriptWriter.create = (dir, baseId) => {
+  const w = create(dir, baseId);
+  const write = w.write.bind(w);
+  w.write = (event) => {
+    const t = performance.now();
+    const ok = write(event);
+    writeMs.push(performance.now() - t);
+    return ok;
+  };
+  writeMs = [];
+  return (writer = w);
+};
+
+async function run(seconds: number, steps: number): Promise<Gaps & { steps: number; ms: number; lines: number; syncWrites: number; writeMs: readonly number[] }> {
+  // Loaded before the clock starts, as dist loads it before a body's heartbeats begin.
+  await import('../src/bodies/microduck/jsonrpc/jsonrpc-body.js');
   const link = await TappedLink.start();
   const home = mkdtempSync(join(tmpdir(), 'quackd-beat-home-'));
   try {
@@ -186,7 +227,7 @@ async function run(seconds: number, steps: number): Promise<Gaps & { steps: numb
     await opened.memory.close();
     if (report.outcome.status !== 'budget') throw new Error(`the run ended ${report.outcome.status}: ${report.outcome.reason}`);
     const lines = readFileSync(report.transcriptPath, 'utf8').split('\n').length - 1;
-    return { ...gaps(link.heartbeats(), loop), steps: report.steps, ms, lines };
+    return { ...gaps(link.heartbeats(), loop), steps: report.steps, ms, lines, syncWrites: writer?.syncWrites ?? Number.NaN, writeMs };
   } finally {
     await link.stop();
     rmSync(home, { recursive: true, force: true });
@@ -194,8 +235,10 @@ async function run(seconds: number, steps: number): Promise<Gaps & { steps: numb
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  const { values } = parseArgs({ args: [...argv], options: { seconds: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' } } });
-  const seconds = Number(values.seconds ?? 6);
+  const { values } = parseArgs({ args: [...argv], options: { seconds: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'stall-ms': { type: 'string' }, 'stall-every': { type: 'string' } } });
+  const seconds = Number(values.seconds ?? 5);
+  const stallMs = Number(values['stall-ms'] ?? 150);
+  const stallEvery = Number(values['stall-every'] ?? 300);
   const steps = Number(values.steps ?? 1000);
   const rounds = Number(values.rounds ?? 3);
   const missing = missingTools();
@@ -207,27 +250,39 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // Interleaved rounds: a neighbour's load on a shared machine then lands on both cases alike.
   const idles: Gaps[] = [];
   const runs: Awaited<ReturnType<typeof run>>[] = [];
+  const stalled: (Awaited<ReturnType<typeof run>> & { stalls: number })[] = [];
   for (let r = 0; r < rounds; r++) {
     idles.push(await idle(seconds));
     runs.push(await run(seconds, steps));
+    Object.assign(stall, { ms: stallMs, every: stallEvery, n: 0 });
+    stalled.push({ ...(await run(seconds, steps)), stalls: Math.floor(stall.n / stall.every) });
+    Object.assign(stall, { ms: 0, every: 0, n: 0 });
   }
   console.log(`heartbeat: every ${DEFAULT_HEARTBEAT_MS} ms; gaps as socat relayed them to quackd-fw-host (watchdog 200 ms); ${rounds} rounds`);
   console.log(`  'loop' is the longest this process's event loop was held, a stall here rather than the OS's`);
-  const head = `  ${'round  case'.padEnd(46)} ${'beats'.padStart(5)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'max ms'.padStart(7)}  ${'loop ms'.padStart(8)}`;
-  const row = (name: string, g: Gaps): string => `  ${name.padEnd(46)} ${String(g.beats).padStart(5)}  ${fmt(g.p50).padStart(7)}  ${fmt(g.p99).padStart(7)}  ${fmt(g.max).padStart(7)}  ${fmt(g.loopMax).padStart(8)}`;
+  const head = `  ${'round  case'.padEnd(52)} ${'beats'.padStart(5)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'max ms'.padStart(7)}  ${'loop ms'.padStart(8)}`;
+  const row = (name: string, g: Gaps): string => `  ${name.padEnd(52)} ${String(g.beats).padStart(5)}  ${fmt(g.p50).padStart(7)}  ${fmt(g.p99).padStart(7)}  ${fmt(g.max).padStart(7)}  ${fmt(g.loopMax).padStart(8)}`;
   console.log(head);
   for (let r = 0; r < rounds; r++) {
     const a = idles[r];
     const b = runs[r];
-    if (a === undefined || b === undefined) continue;
+    const c = stalled[r];
+    if (a === undefined || b === undefined || c === undefined) continue;
     console.log(row(`${r + 1}      (a) idle client`, a));
-    console.log(row(`${r + 1}      (b) run: ${b.steps} steps, ${b.lines} lines, ${fmt(b.ms / 1000)} s`, b));
+    for (const [name, x] of [['(b) run', b], [`(c) ${c.stalls} stalls of ${stallMs} ms`, c]] as const) {
+      console.log(row(`${r + 1}      ${name}: ${x.steps} steps, ${x.lines} lines, ${fmt(x.ms / 1000)} s`, x));
+      const sum = x.writeMs.reduce((p, q) => p + q, 0);
+      console.log(`         transcript write(): ${fmt(sum)} ms in all, p99 ${fmt(percentile(x.writeMs, 99) * 1000, 0)} µs, max ${fmt(Math.max(...x.writeMs), 2)} ms; synchronous batches ${x.syncWrites}`);
+    }
   }
   const med = (xs: readonly Gaps[], f: (g: Gaps) => number): number => median(xs.map(f));
   const worst = (xs: readonly Gaps[]): number => Math.max(...xs.map((g) => g.max));
-  console.log(`  median of rounds: idle p99 ${fmt(med(idles, (g) => g.p99))} max ${fmt(med(idles, (g) => g.max))} · run p99 ${fmt(med(runs, (g) => g.p99))} max ${fmt(med(runs, (g) => g.max))} ms`);
-  console.log(`  ratio run/idle (medians): p99 ${fmt(med(runs, (g) => g.p99) / med(idles, (g) => g.p99), 2)}×, max ${fmt(med(runs, (g) => g.max) / med(idles, (g) => g.max), 2)}×`);
-  console.log(`  largest gap of all rounds under ${MARGIN_MS} ms (half the watchdog): idle ${worst(idles) < MARGIN_MS ? 'yes' : 'NO'} (${fmt(worst(idles))}), run ${worst(runs) < MARGIN_MS ? 'yes' : 'NO'} (${fmt(worst(runs))})`);
+  const cases = [['idle', idles], ['run', runs], ['stall', stalled]] as const;
+  console.log(`  median of rounds: ${cases.map(([n, xs]) => `${n} p99 ${fmt(med(xs, (g) => g.p99))} max ${fmt(med(xs, (g) => g.max))}`).join(' · ')} ms`);
+  for (const [n, xs] of cases.slice(1)) {
+    console.log(`  ratio ${n}/idle (medians): p99 ${fmt(med(xs, (g) => g.p99) / med(idles, (g) => g.p99), 2)}×, max ${fmt(med(xs, (g) => g.max) / med(idles, (g) => g.max), 2)}×`);
+  }
+  console.log(`  largest gap of all rounds under ${MARGIN_MS} ms (half the watchdog): ${cases.map(([n, xs]) => `${n} ${worst(xs) < MARGIN_MS ? 'yes' : 'NO'} (${fmt(worst(xs))})`).join(', ')}`);
 }
 
 await main();
