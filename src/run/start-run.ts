@@ -116,12 +116,13 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     const event = await req.memory.writeEpisode({ runId: transcript.runId, duck: req.duck.name, outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, results });
     if (event !== undefined) emit({ type: 'memory', action: event.action, detail: event.detail });
   }
+  await transcript.flush(); // a write still in flight may yet fail: the outcome must say so
   if (transcript.failure !== undefined) {
     outcome = { status: 'error', reason: `transcript ${transcript.path} cannot be written (${transcript.failure.code ?? transcript.failure.message}); the run was stopped` };
   }
   const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
   emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });
-  transcript.close();
+  await transcript.close();
   return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
 }
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { findDuck } from '../../src/ducks/find.js';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
@@ -77,28 +78,58 @@ describe('transcripts', () => {
     assert.ok(text.includes('[redacted]'));
   });
 
-  it('get a new name for a second run in the same second, and resolve by prefix or last', () => {
+  it('get a new name for a second run in the same second, and resolve by prefix or last', async () => {
     const dir = tempDir();
     const a = TranscriptWriter.create(dir, '20261130-010203-x');
     const b = TranscriptWriter.create(dir, '20261130-010203-x');
-    a.close();
-    b.close();
+    await a.close();
+    await b.close();
     assert.deepEqual(readdirSync(dir).sort(), ['20261130-010203-x-2.jsonl', '20261130-010203-x.jsonl']);
     assert.deepEqual(listTranscriptIds(dir), ['20261130-010203-x.jsonl', '20261130-010203-x-2.jsonl'].map((f) => f.replace('.jsonl', '')).sort().reverse());
     assert.throws(() => resolveTranscriptId(dir, '2026'), /ambiguous/);
     assert.equal(resolveTranscriptId(dir, '20261130-010203-x-2'), '20261130-010203-x-2');
   });
 
-  it('skip a torn last line instead of failing', () => {
+  it('skip a torn last line instead of failing', async () => {
     const dir = tempDir();
     const w = TranscriptWriter.create(dir, 'torn');
     w.write({ type: 'error', message: 'one' });
-    w.close();
+    await w.close();
     appendFileSync(join(dir, 'torn.jsonl'), '{"t":"2026-');
     const { lines, skipped } = readTranscript(join(dir, 'torn.jsonl'));
     assert.equal(lines.length, 1);
     assert.equal(skipped, 1);
   });
+});
+
+describe('transcript writes off the event loop', () => {
+  it('keep every line in order across many batches', async () => {
+    const dir = tempDir();
+    const w = TranscriptWriter.create(dir, 'many');
+    for (let i = 0; i < 3000; i++) {
+      assert.equal(w.write({ type: 'error', message: `line ${i}` }), true);
+      if (i % 250 === 0) await w.flush();
+      else if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await w.close();
+    assert.equal(w.write({ type: 'error', message: 'after close' }), false);
+    const { lines, skipped } = readTranscript(join(dir, 'many.jsonl'));
+    assert.equal(skipped, 0);
+    assert.deepEqual(lines.map((l) => (l.type === 'error' ? l.message : l.type)), Array.from({ length: 3000 }, (_, i) => `line ${i}`));
+  });
+
+  const CHILD = fileURLToPath(new URL('./exit-child.ts', import.meta.url));
+  for (const [how, code] of [['exit', 143], ['throw', 1]] as const) {
+    it(`lose no queued line when the process ends at once (${how})`, () => {
+      const dir = tempDir();
+      const r = spawnSync(process.execPath, ['--import', 'tsx', CHILD, dir, '2000', how], { encoding: 'utf8' });
+      assert.equal(r.status, code, r.stderr);
+      const { lines, skipped } = readTranscript(join(dir, 'exit.jsonl'));
+      assert.equal(skipped, 0);
+      assert.deepEqual(lines.map((l) => (l.type === 'error' ? l.message : l.type)), Array.from({ length: 2000 }, (_, i) => `line ${i}`));
+      assert.equal(statSync(join(dir, 'exit.jsonl')).mode & 0o777, 0o600);
+    });
+  }
 });
 
 describe('a transcript that can no longer be written', () => {
