@@ -133,8 +133,9 @@ export class Executor {
     // A fault cannot be undone by a later verb: the run ends, and not as a success.
     if (this.firstFault !== undefined) return { kind: 'declare', verdict: 'failure', reason: `success not accepted after ${this.firstFault} (the pilot said: ${reason})` };
     const checks = this.deps.duck.successWhen;
-    if (checks.length === 0) return { kind: 'declare', verdict: 'success', reason };
     if (this.deps.dryRun) return { kind: 'declare', verdict: 'success', reason, verified: 'dry run: not verified' };
+    // Nothing to check it against (an ad-hoc --goal, a duck without success_when): say so.
+    if (checks.length === 0) return { kind: 'declare', verdict: 'success', reason, verified: 'unverified: nothing measured it' };
     const v = verifySuccess(checks, this.deps.body.metrics());
     if (!v.ok) return this.refuse(name, `not accepted: ${v.detail}`);
     return { kind: 'declare', verdict: 'success', reason, verified: v.detail };

@@ -2,7 +2,8 @@
  * `quackd run` on microduck:jsonrpc when the body gets into trouble while the pilot thinks: the
  * host firmware on a pty stands in for the duck and a local OpenAI-compatible server for the
  * model, so the run can be caught waiting for the model when the link dies or the firmware's
- * watchdog fires.
+ * watchdog fires. Also: an ad-hoc --goal on a real body keeps its gates and says its success is
+ * unverified.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -120,5 +121,37 @@ describe('quackd run on microduck:jsonrpc, trouble while the pilot waits', { ski
       ['fault'],
     );
     assert.equal(events(r, 'body_stop')[0]?.ok, true, 'the link is up: torque off was confirmed');
+  });
+});
+
+describe('quackd run --goal on microduck:jsonrpc', { skip: missingTools() }, () => {
+  let server: LlmServer;
+  let rig: Rig;
+  before(async () => {
+    server = await startLlmServer();
+    rig = await Rig.start(['--watchdog-ms', '5000']);
+  });
+  after(async () => {
+    await server.close();
+    await rig?.cleanup();
+  });
+
+  it('asks before a motion verb (denied without a terminal) and calls its success unverified', async () => {
+    server.reply(call('torque', { on: true }), call('declare_success', { reason: 'I am holding still.' }));
+    const r = await run(server, rig, ['--goal', 'hold your pose']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}torque on +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
+    assert.equal(events(r, 'verb_result').length, 0, 'torque reached the body without a yes');
+    assert.deepEqual(events(r, 'start')[0]?.confirm, ['torque']);
+    assert.match(r.stdout, /^OK success — I am holding still\. \(unverified: nothing measured it\)/m);
+  });
+
+  it('--yes opens the gate', async () => {
+    server.requests.splice(0);
+    server.reply(call('torque', { on: true }), call('declare_success', { reason: 'Holding.' }));
+    const r = await run(server, rig, ['--goal', 'hold your pose', '--yes']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}torque on +torque on: holding the current pose$/m);
+    assert.deepEqual(events(r, 'gate').map((g) => g.how), ['yes']);
   });
 });
