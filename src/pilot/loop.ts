@@ -63,7 +63,12 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
   const usage = { inputTokens: 0, outputTokens: 0 };
   const messages: PilotMessage[] = [];
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error('seconds budget spent')), budgets.msLeft());
+  // Re-armed rather than fixed: a confirmation gate pauses the seconds budget.
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    timer = setTimeout(() => (budgets.timeUp() ? deadline.abort(new Error('seconds budget spent')) : arm()), Math.max(1, budgets.msLeft()));
+  };
+  arm();
   const trouble = new AbortController();
   const onTrouble = (t: BodyTrouble): void => {
     emit({ type: 'trouble', kind: t.kind, message: t.message });

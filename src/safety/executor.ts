@@ -97,7 +97,14 @@ export class Executor {
 
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
     if (this.confirm.has(verb.name)) {
-      const decision = await this.deps.gate.confirm(`${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
+      // A person reading the question is not the run's time: the seconds budget waits too.
+      this.deps.budgets.pauseClock();
+      let decision;
+      try {
+        decision = await this.deps.gate.confirm(`${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
+      } finally {
+        this.deps.budgets.resumeClock();
+      }
       emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how });
       if (!decision.allowed) {
         const reason = decision.how === 'no-tty' ? 'needs confirmation; no terminal to ask (--yes to allow)' : decision.how === 'aborted' ? 'not confirmed: the run was stopped' : 'a person said no';
