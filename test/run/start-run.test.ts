@@ -36,10 +36,10 @@ const unreachable: Provider = {
   next: () => Promise.reject(new ProviderError('openai: cannot reach http://127.0.0.1:9/v1 (connection refused; is the server running?)')),
 };
 
-async function fly(provider: Provider, opts: { robot?: 'microduck:sim2d' | 'microduck:jsonrpc'; signal?: AbortSignal; settings?: Record<string, unknown> } = {}) {
+async function fly(provider: Provider, opts: { robot?: 'microduck:sim2d' | 'microduck:jsonrpc'; signal?: AbortSignal; settings?: Record<string, unknown>; seconds?: number } = {}) {
   const memory = recordingMemory();
   const report = await startRun({
-    duck: duck(`robot: ${opts.robot ?? 'microduck:sim2d'}\nverbs: [quack]`),
+    duck: duck(`robot: ${opts.robot ?? 'microduck:sim2d'}\nverbs: [quack]${opts.seconds !== undefined ? `\nbudgets: { seconds: ${opts.seconds} }` : ''}`),
     robot: opts.robot ?? 'microduck:sim2d',
     seed: 7,
     provider,
@@ -71,6 +71,18 @@ describe('an episode is written only for a run that reached the body', () => {
     stop.abort(new Error('stopped by SIGTERM'));
     const { report, episodes } = await fly(scripted([[{ name: 'quack', args: {} }]]), { signal: stop.signal });
     assert.equal(report.outcome.status, 'interrupted');
+    assert.deepEqual(episodes, []);
+  });
+
+  it('a pilot that declared at once, without a step, did fly: one is written', async () => {
+    const { report, episodes } = await fly(scripted([[{ name: 'declare_failure', args: { reason: 'no cat here' } }]]));
+    assert.equal(report.outcome.status, 'failure');
+    assert.equal(episodes.length, 1);
+  });
+
+  it('a run that spent its seconds on a model that never answered writes none', async () => {
+    const { report, episodes } = await fly(scripted(['hang']), { seconds: 1 });
+    assert.equal(report.outcome.status, 'budget');
     assert.deepEqual(episodes, []);
   });
 
