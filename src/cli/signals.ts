@@ -1,7 +1,8 @@
 /**
- * Ctrl-C, SIGTERM and SIGHUP (an SSH session that drops) for a command that drives a body: the first signal asks for a clean stop
- * (the run tells the body to stop and closes its transcript); a second one, or a stop that takes
- * longer than the deadline, exits at once with 128 + the signal's number.
+ * Ctrl-C, SIGTERM and SIGHUP (an SSH session that drops) for a command that drives a body: the
+ * first signal asks for a clean stop (the run tells the body to stop and closes its transcript);
+ * a second one, or a stop that takes longer than the deadline, exits at once with 128 + the
+ * signal's number.
  */
 import { constants } from 'node:os';
 
