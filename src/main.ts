@@ -24,7 +24,8 @@ function usage(): string {
     'example: quackd run find-and-kick',
     '',
     'exit codes: 0 success · 1 the run failed or ran out of budget · 2 usage or input error ·',
-    '            3 runtime or hardware error · 130 interrupted (Ctrl-C) · 143 stopped (SIGTERM)',
+    '            3 runtime or hardware error · 129 hung up (SIGHUP, e.g. SSH dropped) ·',
+    '            130 interrupted (Ctrl-C) · 143 stopped (SIGTERM)',
   ].join('\n');
 }
 
@@ -75,9 +76,10 @@ async function main(argv: string[]): Promise<number> {
 
 // `quackd run … | head -1` closes the pipe early: that is no reason to leave a body moving or a
 // transcript unfinished. Output to a closed pipe is dropped and the command ends as it would.
+// A terminal that hung up (the SSH session dropped: SIGHUP) answers EIO: the same.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
+    if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
     stream.write = () => true;
   });
 }

@@ -39,8 +39,24 @@ export interface Frame {
 /** Measured facts a duck's `success_when` checks a declared success against. */
 export type Metrics = Readonly<Record<string, number>>;
 
+/**
+ * Trouble a body notices by itself, between verbs as well as during them. `link-lost`: the body
+ * cannot be reached any more, so the run must end; `fault`: the body protected itself (a
+ * firmware watchdog cut torque, the battery is low).
+ */
+export interface BodyTrouble {
+  readonly kind: 'link-lost' | 'fault';
+  /** One line, e.g. `serial link to /dev/ttyACM0 lost; the firmware's watchdog has cut torque`. */
+  readonly message: string;
+}
+
 export interface Body {
   readonly key: BodyKey;
+  /**
+   * Optional: report trouble as it happens, not only at the next verb (a simulator has none).
+   * Returns the function that removes the listener.
+   */
+  onTrouble?(listener: (trouble: BodyTrouble) => void): () => void;
   /** Read the sensors. Never moves anything. */
   observe(): Promise<Observation>;
   /** Carry out an admitted intent. Only the safety executor calls this. */

@@ -1,14 +1,15 @@
 /**
- * Ctrl-C and SIGTERM for a command that drives a body: the first signal asks for a clean stop
- * (the run tells the body to stop and closes its transcript); a second one, or a stop that takes
- * longer than the deadline, exits at once with 128 + the signal's number.
+ * Ctrl-C, SIGTERM and SIGHUP (an SSH session that drops) for a command that drives a body: the
+ * first signal asks for a clean stop (the run tells the body to stop and closes its transcript);
+ * a second one, or a stop that takes longer than the deadline, exits at once with 128 + the
+ * signal's number.
  */
 import { constants } from 'node:os';
 
 export interface StopSignals {
-  /** Aborted by the first SIGINT or SIGTERM. */
+  /** Aborted by the first SIGINT, SIGTERM or SIGHUP. */
   readonly signal: AbortSignal;
-  /** The exit code the signal calls for (130 for SIGINT, 143 for SIGTERM), once one came. */
+  /** The exit code the signal calls for (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), once one came. */
   exitCode(): number | undefined;
   dispose(): void;
 }
@@ -28,12 +29,14 @@ export function onStopSignals(deadlineMs = 5000): StopSignals {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  process.on('SIGHUP', handler);
   return {
     signal: abort.signal,
     exitCode: () => (received === undefined ? undefined : code(received)),
     dispose: () => {
       process.off('SIGINT', handler);
       process.off('SIGTERM', handler);
+      process.off('SIGHUP', handler);
       if (deadline !== undefined) clearTimeout(deadline);
     },
   };

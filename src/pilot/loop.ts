@@ -2,8 +2,10 @@
  * The deliberation loop: ask the provider, hand each tool call to the safety executor, tell the
  * pilot what happened and what the sensors say, until a declaration, a spent budget, Ctrl-C or
  * an error ends the run. The loop reads sensors but never moves the body: only the executor can.
+ * Trouble the body reports by itself (a lost link; a fault while no verb runs) ends the run at
+ * once, through the same cancellation as the deadline and Ctrl-C.
  */
-import type { Body, Observation, VerbResult } from '../bodies/body.js';
+import { BodyError, type Body, type BodyTrouble, type Observation, type VerbResult } from '../bodies/body.js';
 import type { Duck } from '../ducks/duck.js';
 import type { BudgetTracker, BudgetName } from '../safety/budgets.js';
 import type { Executor } from '../safety/executor.js';
@@ -17,7 +19,7 @@ export interface PilotLoopDeps {
   readonly provider: Provider;
   readonly executor: Executor;
   /** Read-only: the loop observes; it cannot perform. */
-  readonly sensors: Pick<Body, 'key' | 'observe'>;
+  readonly sensors: Pick<Body, 'key' | 'observe' | 'onTrouble'>;
   readonly budgets: BudgetTracker;
   readonly registry: VerbRegistry;
   readonly memoryBlock: string;
@@ -61,8 +63,21 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
   const usage = { inputTokens: 0, outputTokens: 0 };
   const messages: PilotMessage[] = [];
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error('seconds budget spent')), budgets.msLeft());
-  const both = AbortSignal.any([signal, deadline.signal]);
+  // Re-armed rather than fixed: a confirmation gate pauses the seconds budget.
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    timer = setTimeout(() => (budgets.timeUp() ? deadline.abort(new Error('seconds budget spent')) : arm()), Math.max(1, budgets.msLeft()));
+  };
+  arm();
+  const trouble = new AbortController();
+  const onTrouble = (t: BodyTrouble): void => {
+    emit({ type: 'trouble', kind: t.kind, message: t.message });
+    // A fault during a verb fails that verb (the executor says so to the pilot); any other ends the run.
+    if (t.kind === 'fault' && executor.noteFault(t.message) === 'verb') return;
+    if (!trouble.signal.aborted) trouble.abort(new BodyError(t.message));
+  };
+  const stopWatching = sensors.onTrouble?.(onTrouble);
+  const both = AbortSignal.any([signal, deadline.signal, trouble.signal]);
 
   const budgetEnd = (name: BudgetName): RunEnd => {
     emit({ type: 'budget', budget: name, used: budgets.used(name), limit: name === 'steps' ? duck.budgets.steps : name === 'llm_calls' ? duck.budgets.llm_calls : duck.budgets.seconds });
@@ -70,6 +85,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
   };
   const checkStop = (): void => {
     if (signal.aborted) throw new RunEnd({ status: 'interrupted', reason: stopReason(signal) });
+    if (trouble.signal.aborted) throw trouble.signal.reason instanceof Error ? trouble.signal.reason : new BodyError(String(trouble.signal.reason));
     if (budgets.timeUp() || deadline.signal.aborted) throw budgetEnd('seconds');
   };
   const say = (content: string): void => {
@@ -148,5 +164,6 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
     throw err;
   } finally {
     clearTimeout(timer);
+    stopWatching?.();
   }
 }

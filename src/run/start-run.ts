@@ -112,7 +112,11 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   } finally {
     await settle(lease, emit);
   }
-  if (!req.dryRun && req.memory !== undefined) {
+  // A run that never reached the body (provider unreachable, port missing, stopped before its
+  // first step) taught nothing: an episode of it would read as an earlier run to the next pilot.
+  // A pilot that declared a verdict on an open body did fly, even without a step.
+  const flew = lease !== undefined && (budgets.stepsUsed > 0 || outcome.status === 'success' || outcome.status === 'failure');
+  if (!req.dryRun && req.memory !== undefined && flew) {
     const event = await req.memory.writeEpisode({ runId: transcript.runId, duck: req.duck.name, outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, results });
     if (event !== undefined) emit({ type: 'memory', action: event.action, detail: event.detail });
   }

@@ -1,6 +1,7 @@
 /**
  * The run's budgets, counted by the executor and the loop, never by the model: body steps,
- * provider calls and wall-clock seconds. Pure; the clock is injected.
+ * provider calls and wall-clock seconds. Pure; the clock is injected. Time a person spends at a
+ * confirmation gate is not the run's: the seconds budget is paused while a question is open.
  */
 import { plural } from '../cli/plural.js';
 import type { Budgets } from '../ducks/duck.js';
@@ -11,6 +12,9 @@ export class BudgetTracker {
   private steps = 0;
   private llmCalls = 0;
   private readonly startedAt: number;
+  /** Milliseconds spent paused, and when the open pause began. */
+  private pausedMs = 0;
+  private pausedAt: number | undefined;
 
   constructor(
     readonly limits: Budgets,
@@ -28,12 +32,28 @@ export class BudgetTracker {
   }
 
   elapsedSeconds(): number {
-    return (this.now() - this.startedAt) / 1000;
+    return this.chargedMs() / 1000;
   }
 
   /** Milliseconds until the seconds budget runs out (never negative). */
   msLeft(): number {
-    return Math.max(0, this.limits.seconds * 1000 - (this.now() - this.startedAt));
+    return Math.max(0, this.limits.seconds * 1000 - this.chargedMs());
+  }
+
+  /** Stop charging seconds (a confirmation gate is open). Nested pauses count once. */
+  pauseClock(): void {
+    this.pausedAt ??= this.now();
+  }
+
+  resumeClock(): void {
+    if (this.pausedAt === undefined) return;
+    this.pausedMs += this.now() - this.pausedAt;
+    this.pausedAt = undefined;
+  }
+
+  private chargedMs(): number {
+    const open = this.pausedAt !== undefined ? this.now() - this.pausedAt : 0;
+    return this.now() - this.startedAt - this.pausedMs - open;
   }
 
   canStep(): boolean {

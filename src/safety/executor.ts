@@ -2,6 +2,8 @@
  * The safety executor: the only path from a model's tool call to a body. It enforces the
  * contract in code, never by prompt: the allowlist, argument schemas, the steps budget,
  * confirmation gates and dry run. Invariant: Body.perform is called from here and nowhere else.
+ * A fault the body reports (noteFault) fails the verb in flight, and no success is believed after
+ * one: quackd cannot vouch for a body that had to protect itself.
  */
 import type { Body, VerbResult } from '../bodies/body.js';
 import type { Duck } from '../ducks/duck.js';
@@ -39,6 +41,10 @@ export interface ExecutorDeps {
 export class Executor {
   private readonly allowed: ReadonlySet<string>;
   private readonly confirm: ReadonlySet<string>;
+  /** A body verb is in flight (Body.perform has not returned). */
+  private performing = false;
+  private faultInVerb: string | undefined;
+  private firstFault: string | undefined;
 
   constructor(private readonly deps: ExecutorDeps) {
     const memoryVerbs = deps.memory?.verbs.map((v) => v.name) ?? [];
@@ -51,6 +57,17 @@ export class Executor {
   /** The verbs the pilot is offered, in a stable order. */
   allowedVerbs(): string[] {
     return [...this.allowed];
+  }
+
+  /**
+   * The body reported a fault by itself. `verb`: it came while a verb was in flight, and that
+   * verb fails; `idle`: no verb was running, and the caller decides (the loop ends the run).
+   */
+  noteFault(message: string): 'verb' | 'idle' {
+    this.firstFault ??= message;
+    if (!this.performing) return 'idle';
+    this.faultInVerb ??= message;
+    return 'verb';
   }
 
   private refuse(verb: string, reason: string): Execution {
@@ -80,7 +97,14 @@ export class Executor {
 
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
     if (this.confirm.has(verb.name)) {
-      const decision = await this.deps.gate.confirm(`${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
+      // A person reading the question is not the run's time: the seconds budget waits too.
+      this.deps.budgets.pauseClock();
+      let decision;
+      try {
+        decision = await this.deps.gate.confirm(`${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
+      } finally {
+        this.deps.budgets.resumeClock();
+      }
       emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how });
       if (!decision.allowed) {
         const reason = decision.how === 'no-tty' ? 'needs confirmation; no terminal to ask (--yes to allow)' : decision.how === 'aborted' ? 'not confirmed: the run was stopped' : 'a person said no';
@@ -88,20 +112,37 @@ export class Executor {
       }
     }
     const step = this.deps.budgets.chargeStep();
-    const result: VerbResult = this.deps.dryRun
-      ? { ok: true, summary: `(dry run: not sent) ${label}` }
-      : await this.deps.body.perform({ verb: verb.name, args }, signal);
+    const result: VerbResult = this.deps.dryRun ? { ok: true, summary: `(dry run: not sent) ${label}` } : await this.perform({ verb: verb.name, args }, signal);
     emit({ type: 'verb_result', step, verb: verb.name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: this.deps.dryRun });
     const frame = this.deps.body.frame();
     emit({ type: 'frame', step, state: { ...frame.state }, ...(frame.ascii !== undefined ? { ascii: frame.ascii } : {}) });
     return { kind: 'done', verb: verb.name, label, step, result, invented: this.deps.dryRun };
   }
 
+  /** Body.perform, failed when the body reported a fault while it ran. */
+  private async perform(intent: { verb: string; args: Record<string, unknown> }, signal?: AbortSignal): Promise<VerbResult> {
+    this.performing = true;
+    this.faultInVerb = undefined;
+    let result: VerbResult;
+    try {
+      result = await this.deps.body.perform(intent, signal);
+    } finally {
+      this.performing = false;
+    }
+    const fault = this.faultInVerb;
+    this.faultInVerb = undefined;
+    if (fault === undefined) return result;
+    return { ok: false, summary: `${fault} (while ${intent.verb} ran: ${result.summary})`, data: { ...result.data, fault } };
+  }
+
   private declare(name: string, reason: string): Execution {
     if (name === 'declare_failure') return { kind: 'declare', verdict: 'failure', reason };
+    // A fault cannot be undone by a later verb: the run ends, and not as a success.
+    if (this.firstFault !== undefined) return { kind: 'declare', verdict: 'failure', reason: `success not accepted after ${this.firstFault} (the pilot said: ${reason})` };
     const checks = this.deps.duck.successWhen;
-    if (checks.length === 0) return { kind: 'declare', verdict: 'success', reason };
     if (this.deps.dryRun) return { kind: 'declare', verdict: 'success', reason, verified: 'dry run: not verified' };
+    // Nothing to check it against (an ad-hoc --goal, a duck without success_when): say so.
+    if (checks.length === 0) return { kind: 'declare', verdict: 'success', reason, verified: 'unverified: nothing measured it' };
     const v = verifySuccess(checks, this.deps.body.metrics());
     if (!v.ok) return this.refuse(name, `not accepted: ${v.detail}`);
     return { kind: 'declare', verdict: 'success', reason, verified: v.detail };

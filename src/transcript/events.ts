@@ -15,6 +15,8 @@ export type TranscriptEvent =
   | { type: 'memory'; action: string; detail: Record<string, unknown> }
   | { type: 'budget'; budget: 'steps' | 'llm_calls' | 'seconds'; used: number; limit: number }
   | { type: 'error'; message: string }
+  /** The body reported trouble by itself: a lost link, a firmware fault (watchdog, battery). */
+  | { type: 'trouble'; kind: 'link-lost' | 'fault'; message: string }
   /** The body was told to stop at the end of the run (every run, whatever ended it). */
   | { type: 'body_stop'; ok: boolean; error?: string }
   | { type: 'end'; outcome: Outcome['status']; reason: string; steps: number; llmCalls: number; seconds: number; usage?: { inputTokens: number; outputTokens: number } };

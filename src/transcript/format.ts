@@ -35,6 +35,8 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
       return [`body   told to stop${l.ok ? '' : `: failed (${l.error ?? '?'})`}`];
     case 'error':
       return [`error  ${l.message}`];
+    case 'trouble':
+      return [`body   ${l.kind}: ${l.message}`];
     case 'end':
       return [`end    ${l.outcome} — ${l.reason} · ${l.steps} step${l.steps === 1 ? '' : 's'}, ${l.llmCalls} call${l.llmCalls === 1 ? '' : 's'}, ${l.seconds} s`];
     default:

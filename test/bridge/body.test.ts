@@ -200,6 +200,24 @@ describe('microduck:jsonrpc stop()', () => {
     return { stream: Duplex.from({ readable: new PassThrough(), writable: fromClient }), methods };
   }
 
+  it('on a dead link rejects with the reason: a lost link is never a clean stop', async () => {
+    const client = new BridgeClient({ heartbeatMs: 0, timeoutMs: 20 });
+    const end = farEnd();
+    client.attach(end.stream);
+    const body = new JsonRpcBody(client, HELLO, { label: 'test', close: () => Promise.resolve() });
+    const troubles: string[] = [];
+    const off = body.onTrouble((t) => troubles.push(`${t.kind}: ${t.message}`));
+    try {
+      end.stream.destroy();
+      await sleep(5);
+      await assert.rejects(body.stop(), (err: unknown) => err instanceof BodyError && /^serial link to test is down: torque off not sent/.test(err.message));
+      assert.deepEqual(troubles, ["link-lost: serial link to test lost; the firmware's watchdog has cut torque"]);
+    } finally {
+      off();
+      await body.close();
+    }
+  });
+
   it('still switches torque off when the link came back after a loss', async () => {
     const client = new BridgeClient({ heartbeatMs: 0, timeoutMs: 20 });
     const first = farEnd();
@@ -211,7 +229,8 @@ describe('microduck:jsonrpc stop()', () => {
       assert.equal(client.attached, false);
       const second = farEnd();
       client.attach(second.stream); // the serial link reopened the port
-      await body.stop();
+      // This far end never answers: the torque off went out, but stop() cannot say it took.
+      await assert.rejects(body.stop(), BodyError);
       await sleep(5);
       assert.deepEqual(second.methods, ['torque']);
       await assert.rejects(body.observe(), BodyError); // the run still ends: the link was lost once

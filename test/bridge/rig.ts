@@ -126,6 +126,15 @@ export class Rig {
     await waitFor('the pty links to go', () => !existsSync(this.hostPath));
   }
 
+  /** Freeze the pty relay (SIGSTOP socat): nothing crosses either way until resumeLink(). */
+  pauseLink(): void {
+    this.socat?.kill('SIGSTOP');
+  }
+
+  resumeLink(): void {
+    this.socat?.kill('SIGCONT');
+  }
+
   firmwareLog(): string {
     return this.fwLog;
   }

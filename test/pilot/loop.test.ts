@@ -5,6 +5,8 @@ import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import { duck } from '../helpers/ducks.js';
 import { harness } from '../helpers/run-harness.js';
 import { scripted } from '../helpers/scripted-provider.js';
+import { BudgetTracker } from '../../src/safety/budgets.js';
+import type { Gate } from '../../src/safety/gate.js';
 
 describe('budgets end the run, with the reason', () => {
   it('steps: the verb past the budget never reaches the body', async () => {
@@ -91,5 +93,33 @@ describe('the loop', () => {
     const result = await h.fly(createFakeProvider());
     assert.equal(result.outcome.status, 'success');
     assert.deepEqual(h.body.performed, [{ verb: 'quack', args: {} }]);
+  });
+});
+
+describe('time at a confirmation gate', () => {
+  it('is not charged to the seconds budget', async () => {
+    // A person who takes longer to answer than the whole budget allows.
+    const slowYes: Gate = { confirm: () => new Promise((resolve) => setTimeout(() => resolve({ allowed: true, how: 'tty' }), 1300)) };
+    const h = harness(duck('verbs: [quack]\nconfirm: [quack]\nbudgets: { seconds: 1 }\nsuccess_when: quacks >= 1'), { gate: slowYes });
+    const result = await h.fly(scripted([[{ name: 'quack', args: {} }], [{ name: 'declare_success', args: { reason: 'I quacked.' } }]]));
+    assert.equal(result.outcome.status, 'success', result.outcome.reason);
+    assert.equal(h.body.performed.length, 1);
+    assert.ok(h.budgets.elapsedSeconds() < 1, `charged ${h.budgets.elapsedSeconds()} s`);
+  });
+
+  it('pauses the clock once, however often it is paused', () => {
+    let now = 0;
+    const b = new BudgetTracker({ steps: 1, llm_calls: 1, seconds: 10 }, () => now);
+    now = 2000;
+    b.pauseClock();
+    now = 5000;
+    b.pauseClock();
+    assert.equal(b.msLeft(), 8000);
+    now = 9000;
+    b.resumeClock();
+    b.resumeClock();
+    now = 10_000;
+    assert.equal(b.elapsedSeconds(), 3);
+    assert.equal(b.timeUp(), false);
   });
 });

@@ -129,7 +129,8 @@ describe('quackd run --provider openai, end to end', () => {
     assert.equal(events(r, 'end')[0]?.outcome, 'error');
   });
 
-  for (const [signal, code, said] of [['SIGINT', 130, 'Ctrl-C'], ['SIGTERM', 143, 'SIGTERM']] as const) {
+  // SIGHUP: the SSH session that started the run dropped.
+  for (const [signal, code, said] of [['SIGINT', 130, 'Ctrl-C'], ['SIGTERM', 143, 'SIGTERM'], ['SIGHUP', 129, 'SIGHUP']] as const) {
     it(`${signal} cancels a call in flight: exit ${code} at once, the transcript says why`, async () => {
       server.reply({ kind: 'hang' });
       const home = tempDir('quackd-e2e-');
@@ -150,6 +151,7 @@ describe('quackd run --provider openai, end to end', () => {
       assert.ok(performance.now() - sentAt < 2000, `took ${Math.round(performance.now() - sentAt)} ms after ${signal}`);
       assert.ok(performance.now() - t0 < 10_000);
       const raw = readFileSync(join(home, 'transcripts', readdirSync(join(home, 'transcripts'))[0]!), 'utf8');
+      assert.match(raw, /"type":"body_stop","ok":true/);
       assert.match(raw, new RegExp(`"type":"end","outcome":"interrupted","reason":"stopped by ${said}"`));
     });
   }

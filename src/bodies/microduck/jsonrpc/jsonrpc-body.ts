@@ -3,16 +3,19 @@
  * switches torque on: nothing moves because a process started). quack and torque are wired to
  * the firmware; walk, turn, kick and search_scan are refused until the policy control loop
  * exists, without sending a single target. A lost link ends the run with a BodyError: by then the
- * firmware's 200 ms watchdog has already cut torque.
+ * firmware's 200 ms watchdog has already cut torque. While anyone listens (onTrouble), the body
+ * watches the link between verbs too: a detach, or a state stream that goes stale and a firmware
+ * that does not answer either, is reported as `link-lost`; a firmware `fault` notification as
+ * `fault`.
  *
  * Settings (BodyOptions.settings): { port: string, baud?: number }.
  */
 import { z } from 'zod';
 import { BridgeClient } from '../../../bridge/client.js';
 import { BridgeError, LinkLostError, RequestTimeoutError, RpcError } from '../../../bridge/errors.js';
-import { PROTOCOL_VERSION, type BridgeState, type Hello } from '../../../bridge/protocol.js';
+import { PROTOCOL_VERSION, type BridgeState, type Fault, type Hello } from '../../../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink } from '../../../bridge/serial.js';
-import { BodyError, type Body, type BodyKey, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { BodyError, type Body, type BodyKey, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { describeState, stateMetrics } from './describe-state.js';
 import { jsonRpcSettings } from './settings.js';
 import { logger } from '../../../log.js';
@@ -26,6 +29,12 @@ const NEEDS_POLICY = new Set(['walk', 'turn', 'kick', 'search_scan']);
 const HELLO_TIMEOUT_MS = 1000;
 /** A streamed state older than this is stale; observe() asks for a fresh one. */
 const STALE_STATE_MS = 250;
+/**
+ * The state stream counts as stale after this many periods without a state (and never sooner
+ * than STREAM_STALE_MIN_MS: a loaded machine delays a few); then a get_state decides.
+ */
+const STREAM_STALE_PERIODS = 20;
+const STREAM_STALE_MIN_MS = 500;
 
 
 const torqueArgs = z.object({ on: z.boolean() });
@@ -44,6 +53,9 @@ export class JsonRpcBody implements Body {
   private acted = false;
   /** Quacks this body made since it opened: the firmware's own count runs from its boot. */
   private quacks = 0;
+  private readonly listeners = new Set<(trouble: BodyTrouble) => void>();
+  private watch: NodeJS.Timeout | undefined;
+  private probing = false;
 
   constructor(
     private readonly client: BridgeClient,
@@ -51,11 +63,25 @@ export class JsonRpcBody implements Body {
     private readonly link: JsonRpcLink,
   ) {
     client.on('detached', (reason) => {
-      if (!this.closed) this.lost ??= reason;
+      if (this.closed || this.lost !== undefined) return;
+      this.lost = reason;
+      this.report({ kind: 'link-lost', message: this.bodyError(reason).message });
     });
     client.on('state', () => {
       this.acted = false;
     });
+    client.on('fault', (fault) => {
+      if (!this.closed) this.report({ kind: 'fault', message: faultLine(fault) });
+    });
+  }
+
+  onTrouble(listener: (trouble: BodyTrouble) => void): () => void {
+    this.listeners.add(listener);
+    this.startWatch();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stopWatch();
+    };
   }
 
   async observe(): Promise<Observation> {
@@ -105,20 +131,28 @@ export class JsonRpcBody implements Body {
     return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
   }
 
+  /**
+   * Torque off, confirmed by the firmware, or a BodyError that says why not (the run's
+   * transcript records it): a dead link must never read as a clean stop.
+   */
   async stop(): Promise<void> {
-    // Down: the watchdog has cut torque. Up again after a loss: say it anyway rather than trust
-    // that the gap outlasted the watchdog.
-    if (!this.client.attached) return;
+    // Down: the watchdog has cut torque, but quackd could not say so itself.
+    if (!this.client.attached) {
+      throw new BodyError(`serial link to ${this.link.label} is down: torque off not sent; the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
+    }
+    // Up again after a loss: say it anyway rather than trust that the gap outlasted the watchdog.
     try {
       await this.client.torque(false);
-    } catch {
-      // best effort: if the firmware does not answer, its watchdog cuts torque 200 ms later
+    } catch (err) {
+      throw this.bodyError(err);
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.stop();
+    this.stopWatch();
+    // Best effort here: a caller that needs to know whether torque went off calls stop() first.
+    await this.stop().catch(() => undefined);
     this.closed = true;
     this.client.close();
     await this.link.close();
@@ -152,6 +186,42 @@ export class JsonRpcBody implements Body {
     if (this.lost !== undefined) throw this.bodyError(this.lost);
   }
 
+  private report(trouble: BodyTrouble): void {
+    for (const listener of [...this.listeners]) listener(trouble);
+  }
+
+  /** Between verbs nobody asks the firmware anything: the stream's age is the only sign of life. */
+  private startWatch(): void {
+    if (this.watch !== undefined || this.hello.state_hz <= 0) return;
+    const staleMs = Math.max(STREAM_STALE_MIN_MS, (STREAM_STALE_PERIODS * 1000) / this.hello.state_hz);
+    this.watch = setInterval(() => void this.checkStream(staleMs), staleMs / 4);
+    this.watch.unref();
+  }
+
+  private stopWatch(): void {
+    if (this.watch !== undefined) clearInterval(this.watch);
+    this.watch = undefined;
+  }
+
+  private async checkStream(staleMs: number): Promise<void> {
+    if (this.closed || this.lost !== undefined || this.probing || !this.client.attached) return;
+    const last = this.client.lastState();
+    if (last !== undefined && last.ageMs <= staleMs) return;
+    // Stale, or quackd itself was stopped for a while (SIGSTOP): states may sit unread in the
+    // port's buffer. Ask once before calling the link lost.
+    this.probing = true;
+    try {
+      await this.client.getState();
+    } catch (err) {
+      if (this.closed || this.lost !== undefined) return;
+      this.lost = err instanceof Error ? err : new Error(String(err));
+      const why = err instanceof RequestTimeoutError ? `no state for ${Math.round(staleMs)} ms and no answer to get_state` : this.lost.message;
+      this.report({ kind: 'link-lost', message: `the firmware on ${this.link.label} went silent (${why}); its watchdog cuts torque` });
+    } finally {
+      this.probing = false;
+    }
+  }
+
   private bodyError(err: unknown): BodyError {
     if (err instanceof LinkLostError || this.lost !== undefined) {
       return new BodyError(`serial link to ${this.link.label} lost; the firmware's watchdog has cut torque`);
@@ -160,6 +230,11 @@ export class JsonRpcBody implements Body {
     if (err instanceof BridgeError) return new BodyError(err.message);
     return new BodyError(String(err));
   }
+}
+
+/** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */
+function faultLine(fault: Fault): string {
+  return `firmware fault (${fault.code}): ${fault.message}${fault.torque || /torque off/.test(fault.message) ? '' : '; torque off'}`;
 }
 
 /** Say hello over an attached client and check that the far end speaks our protocol. */
