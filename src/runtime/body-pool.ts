@@ -77,14 +77,19 @@ export class BodyPool {
       throw err;
     }
     let released = false;
+    // A held body whose link died is not lent again: it is closed, and the next run opens afresh.
+    let lost = false;
+    const unwatch = body.onTrouble?.((t) => (lost ||= t.kind === 'link-lost'));
     return {
       robot,
       body,
       release: async () => {
         if (released) return;
         released = true;
+        unwatch?.();
         try {
           if (robot.entry.perRun === true) await this.close(robot, body);
+          else if (lost) await this.discard(robot, body);
         } finally {
           this.leased.delete(robot.name);
         }
@@ -110,6 +115,11 @@ export class BodyPool {
         await this.close(h.robot, body);
       }),
     );
+  }
+
+  private async discard(robot: Robot, body: Body): Promise<void> {
+    this.held.delete(robot.name);
+    await this.close(robot, body).catch(() => undefined);
   }
 
   private heldBody(robot: Robot, seed: number): Promise<Body> {

@@ -78,6 +78,23 @@ describe('the runtime', { skip: missingTools() }, () => {
     assert.equal(opened.filter((r) => r === 'den').length, closed.filter((r) => r === 'den').length);
   });
 
+  it('a held body whose link died is not lent again: the next run opens the plugged-in robot afresh', async () => {
+    const opensBefore = opened.filter((r) => r === 'bench').length;
+    const abort = new AbortController();
+    const waiting = run('bench', duck('verbs: [quack]'), scripted(['hang']), abort.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    await rig.unplug();
+    const lostRun = await waiting;
+    assert.equal(lostRun.outcome.status, 'error', lostRun.outcome.reason);
+    assert.deepEqual(closed.filter((r) => r === 'bench'), ['bench']);
+    // Plugged back in (same paths): the pool opens a new link instead of lending the dead one.
+    await rig.startLink();
+    await rig.startFirmware(['--watchdog-ms', '5000']);
+    const again = await run('bench');
+    assert.equal(again.outcome.status, 'success', again.outcome.reason);
+    assert.equal(opened.filter((r) => r === 'bench').length, opensBefore + 1);
+  });
+
   it('names robots by fleet name or body key, and checks their settings with the backend schema', () => {
     assert.equal(runtime.robot('bench').settings['port'], rig.hostPath);
     assert.equal(runtime.robot('microduck:jsonrpc').name, 'bench');
