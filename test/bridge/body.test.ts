@@ -9,13 +9,12 @@ import { after, before, describe, it } from 'node:test';
 import type { Body } from '../../src/bodies/body.js';
 import { BodyError } from '../../src/bodies/body.js';
 import { findBody } from '../../src/bodies/index.js';
-import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
+import { JsonRpcBody } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
 import { BridgeClient } from '../../src/bridge/client.js';
 import { FrameDecoder } from '../../src/bridge/frame.js';
 import type { Hello } from '../../src/bridge/protocol.js';
-import { SerialLink } from '../../src/bridge/serial.js';
 import { bodyContract } from '../contract/body.contract.js';
-import { Rig, missingTools, sleep, waitFor } from './rig.js';
+import { Rig, missingTools, patientBody, sleep, waitFor } from './rig.js';
 
 async function openBody(settings: Record<string, unknown>): Promise<Body> {
   const entry = findBody('microduck:jsonrpc');
@@ -137,14 +136,7 @@ describe('microduck:jsonrpc right after a verb', { skip: missingTools() }, () =>
     try {
       // Built by hand for a patient client: the state fetch after a verb is best effort, and a
       // loaded machine must not make it time out here.
-      const client = new BridgeClient({ timeoutMs: 3000 });
-      const link = await SerialLink.open(client, { path: rig.hostPath });
-      const hello = await greet(client, rig.hostPath).catch(async (err: unknown) => {
-        client.close();
-        await link.close();
-        throw err;
-      });
-      body = new JsonRpcBody(client, hello, { label: rig.hostPath, close: () => link.close() });
+      body = await patientBody(rig);
       assert.equal((await body.observe()).data['quacks'], 0);
       await body.perform({ verb: 'quack', args: {} });
       assert.equal(body.metrics()['quacks'], 1, 'metrics, as a success_when check reads them');

@@ -7,9 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Body, Intent, VerbResult } from '../../src/bodies/body.js';
-import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
-import { BridgeClient } from '../../src/bridge/client.js';
-import { SerialLink } from '../../src/bridge/serial.js';
+import type { JsonRpcBody } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
 import { runPilot } from '../../src/pilot/loop.js';
 import { BudgetTracker } from '../../src/safety/budgets.js';
 import { Executor } from '../../src/safety/executor.js';
@@ -18,7 +16,7 @@ import type { TranscriptEvent } from '../../src/transcript/events.js';
 import { defaultVerbs } from '../../src/verbs/registry.js';
 import { duck } from '../helpers/ducks.js';
 import { scripted } from '../helpers/scripted-provider.js';
-import { Rig, missingTools, sleep } from './rig.js';
+import { Rig, missingTools, patientBody, sleep } from './rig.js';
 
 describe('a firmware fault during a verb', { skip: missingTools() }, () => {
   it('fails that verb, the pilot reads it, and a later declared success ends as a failure', async () => {
@@ -27,14 +25,7 @@ describe('a firmware fault during a verb', { skip: missingTools() }, () => {
     let body: JsonRpcBody | undefined;
     try {
       // Patient requests: the quack waits out the frozen relay instead of timing out.
-      const client = new BridgeClient({ timeoutMs: 3000 });
-      const link = await SerialLink.open(client, { path: rig.hostPath });
-      const hello = await greet(client, rig.hostPath).catch(async (err: unknown) => {
-        client.close();
-        await link.close();
-        throw err;
-      });
-      const real = new JsonRpcBody(client, hello, { label: rig.hostPath, close: () => link.close() });
+      const real = await patientBody(rig);
       body = real;
       // The second verb (quack) goes out while the relay is frozen for 600 ms.
       const frozen: Body = {

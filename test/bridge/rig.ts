@@ -9,6 +9,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
+import { BridgeClient } from '../../src/bridge/client.js';
+import { SerialLink } from '../../src/bridge/serial.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const FW_DIR = join(REPO, 'firmware-bridge');
@@ -149,4 +152,19 @@ export class Rig {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A microduck:jsonrpc body on the rig built by hand, for a patient client (`timeoutMs`): a test
+ * that freezes the relay or runs on a loaded machine must not see its requests time out.
+ */
+export async function patientBody(rig: Rig, timeoutMs = 3000): Promise<JsonRpcBody> {
+  const client = new BridgeClient({ timeoutMs });
+  const link = await SerialLink.open(client, { path: rig.hostPath });
+  const hello = await greet(client, rig.hostPath).catch(async (err: unknown) => {
+    client.close();
+    await link.close();
+    throw err;
+  });
+  return new JsonRpcBody(client, hello, { label: rig.hostPath, close: () => link.close() });
 }
