@@ -140,7 +140,7 @@ describe('quackd run --goal on microduck:jsonrpc', { skip: missingTools() }, () 
     server.reply(call('torque', { on: true }), call('declare_success', { reason: 'I am holding still.' }));
     const r = await run(server, rig, ['--goal', 'hold your pose']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /^ {2}1 {2}torque on +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
+    assert.match(r.stdout, /^ {5}torque on +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
     assert.equal(events(r, 'verb_result').length, 0, 'torque reached the body without a yes');
     assert.deepEqual(events(r, 'start')[0]?.confirm, ['torque']);
     assert.match(r.stdout, /^OK success — I am holding still\. \(unverified: nothing measured it\)/m);
