@@ -3,17 +3,17 @@
  * loop, then stop and close the body, write the episode (never under dry run) and end the
  * transcript with the outcome. Whatever happens, the body is stopped and the transcript closed.
  */
-import type { Body, BodyKey } from '../bodies/body.js';
+import { BodyError, type Body, type BodyKey } from '../bodies/body.js';
 import { BodyPool, type Lease } from '../runtime/body-pool.js';
 import { EventBus } from '../runtime/events.js';
 import { Fleet } from '../runtime/fleet.js';
 import { findBody } from '../bodies/index.js';
-import { InputError } from '../cli/errors.js';
+import { InputError, QuackdError } from '../cli/errors.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import type { Duck } from '../ducks/duck.js';
 import { logger } from '../log.js';
 import { runPilot } from '../pilot/loop.js';
-import type { Provider, TokenUsage } from '../pilot/providers/provider.js';
+import { ProviderError, type Provider, type TokenUsage } from '../pilot/providers/provider.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { BudgetTracker } from '../safety/budgets.js';
 import { Executor } from '../safety/executor.js';
@@ -106,7 +106,8 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     usage = loop.usage;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (!(err instanceof Error) || !['ProviderError', 'BodyError', 'RuntimeError'].includes(err.name)) log.error({ err }, 'run failed');
+    // Failures a person can act on are the outcome's reason; anything else is a bug worth a log line.
+    if (!(err instanceof ProviderError || err instanceof BodyError || err instanceof QuackdError)) log.error({ err }, 'run failed');
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
