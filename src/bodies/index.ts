@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Body, BodyKey, BodyOptions } from './body.js';
-import { jsonRpcSettings } from './microduck/jsonrpc/settings.js';
+import { JSONRPC_VERBS, NEEDS_POLICY, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
 
 export interface BodyEntry {
   readonly key: BodyKey;
@@ -43,11 +43,11 @@ const entries: readonly BodyEntry[] = [
   {
     key: 'microduck:jsonrpc',
     description: 'a real Microduck over USB serial (quackd-fw); needs --port, e.g. /dev/serial/by-id/usb-…',
-    verbs: ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'],
+    verbs: JSONRPC_VERBS,
     // Only what describes this run or the robot now: the firmware's counters run from its boot, so
     // `firmware_quacks` and `targets_applied` are reported in frames but never checkable.
     metrics: ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames'],
-    pending: Object.fromEntries(['walk', 'turn', 'kick', 'search_scan'].map((v) => [v, 'needs the policy control loop, not yet available'])),
+    pending: NEEDS_POLICY,
     settings: jsonRpcSettings,
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },

@@ -17,14 +17,11 @@ import { PROTOCOL_VERSION, type BridgeState, type Fault, type Hello } from '../.
 import { DEFAULT_BAUD, SerialLink } from '../../../bridge/serial.js';
 import { BodyError, type Body, type BodyKey, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { describeState, stateMetrics } from './describe-state.js';
-import { jsonRpcSettings } from './settings.js';
+import { NEEDS_POLICY, jsonRpcSettings } from './settings.js';
 import { logger } from '../../../log.js';
 
 export const JSONRPC_KEY: BodyKey = 'microduck:jsonrpc';
 
-/** Verbs a .duck may name for this body; the ones in NEEDS_POLICY are refused at perform time. */
-export const JSONRPC_VERBS = ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'] as const;
-const NEEDS_POLICY = new Set(['walk', 'turn', 'kick', 'search_scan']);
 
 const HELLO_TIMEOUT_MS = 1000;
 /** A streamed state older than this is stale; observe() asks for a fresh one. */
@@ -90,7 +87,7 @@ export class JsonRpcBody implements Body {
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
-    if (NEEDS_POLICY.has(intent.verb)) {
+    if (NEEDS_POLICY[intent.verb] !== undefined) {
       return { ok: false, summary: `${intent.verb} needs the policy control loop, not yet available on ${JSONRPC_KEY}` };
     }
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb} cancelled before it was sent` };

@@ -1,7 +1,7 @@
 /**
- * What a microduck:jsonrpc robot is configured with: in the fleet's `robots:` section of the
- * config file, or by --port/--baud. Apart from the body so the catalog can check settings without
- * loading serialport.
+ * What a microduck:jsonrpc robot is configured with (the fleet's `robots:` section, or
+ * --port/--baud) and what it can do: the one list of its verbs, read by the catalog and by the
+ * body. Apart from the body so the catalog can use them without loading serialport.
  */
 import { z } from 'zod';
 
@@ -13,3 +13,9 @@ export const jsonRpcSettings = z
     baud: z.coerce.number().int().positive().optional(),
   })
   .strict();
+
+/** Verbs a .duck may name for this body. */
+export const JSONRPC_VERBS = ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'] as const;
+
+/** Those of them the body refuses until the policy control loop drives them, with why. */
+export const NEEDS_POLICY: Readonly<Record<string, string>> = Object.fromEntries(['walk', 'turn', 'kick', 'search_scan'].map((v) => [v, 'needs the policy control loop, not yet available']));
