@@ -3,10 +3,10 @@
  * The `quackd` bin: find the verb in commands/index.ts, import only it, run it, map errors to
  * exit codes. Nothing else happens here.
  */
-import { QuackdError, EXIT } from './cli/errors.js';
+import { EXIT, QuackdError, exitCodeOf } from './cli/errors.js';
 import { createOutput } from './cli/output.js';
 import { commands } from './commands/index.js';
-import { didYouMean } from './cli/suggest.js';
+import { didYouMean } from './text/suggest.js';
 import { VERSION } from './version.js';
 
 function usage(): string {
@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof QuackdError) {
       io.err.write(`quackd: ${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}\n`);
       if (debug) io.err.write(`${err.stack ?? ''}\n`);
-      return err.exitCode;
+      return exitCodeOf(err);
     }
     io.err.write(`quackd: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return EXIT.runtime;

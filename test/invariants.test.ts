@@ -30,6 +30,15 @@ describe('invariants', () => {
     );
   });
 
+  it('no file outside src/commands, src/cli and main.ts imports from src/cli/', () => {
+    const outside = filesMatching(/from '(?:\.\.?\/)+cli\//).filter((f) => !f.startsWith('commands/') && !f.startsWith('cli/') && f !== 'main.ts');
+    assert.deepEqual(outside, []);
+  });
+
+  it('no code picks an error by its name string', () => {
+    assert.deepEqual(filesMatching(/\.name\s*===\s*'\w+Error'|includes\(err\.name\)/), []);
+  });
+
   it('only the runtime body pool opens a body', () => {
     assert.deepEqual(filesMatching(/\.load\(\{/), ['runtime/body-pool.ts']);
   });

@@ -4,7 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './errors.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 

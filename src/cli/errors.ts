@@ -1,7 +1,11 @@
 /**
- * Errors a user can cause or fix, each with its exit code and a one-line message (plus an
- * optional hint). Anything else that reaches main() is a bug and prints a stack trace.
+ * The CLI's side of errors: exit codes, and the mapping from an error's kind (src/errors.ts) to
+ * one. Only src/commands and main.ts decide exit codes.
  */
+import type { ErrorKind, QuackdError } from '../errors.js';
+
+export { InputError, QuackdError, RuntimeError, UsageError } from '../errors.js';
+
 export const EXIT = {
   ok: 0,
   /** The run ended in declared failure or budget exhaustion. */
@@ -14,36 +18,9 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-export class QuackdError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
+const BY_KIND: Readonly<Record<ErrorKind, number>> = { usage: EXIT.usage, input: EXIT.usage, runtime: EXIT.runtime };
 
-/** Bad flags or arguments. */
-export class UsageError extends QuackdError {
-  override readonly name = 'UsageError';
-  constructor(message: string, hint?: string) {
-    super(message, EXIT.usage, hint);
-  }
-}
-
-/** Bad input files or values (a malformed .duck, an unknown robot). */
-export class InputError extends QuackdError {
-  override readonly name = 'InputError';
-  constructor(message: string, hint?: string) {
-    super(message, EXIT.usage, hint);
-  }
-}
-
-/** The world failed us: hardware, network, provider, disk. */
-export class RuntimeError extends QuackdError {
-  override readonly name = 'RuntimeError';
-  constructor(message: string, hint?: string) {
-    super(message, EXIT.runtime, hint);
-  }
+/** The exit code a person's error ends the CLI with. */
+export function exitCodeOf(err: QuackdError): number {
+  return BY_KIND[err.kind];
 }

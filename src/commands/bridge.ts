@@ -6,12 +6,12 @@
 import { EXIT, UsageError, RuntimeError } from '../cli/errors.js';
 import { numberFlag, parseFlags } from '../cli/args.js';
 import type { Output } from '../cli/output.js';
-import { plural } from '../cli/plural.js';
+import { plural } from '../text/plural.js';
 import { BridgeClient, type ClientCounters } from '../bridge/client.js';
 import { BridgeError, RequestTimeoutError } from '../bridge/errors.js';
 import type { BridgeState, Hello } from '../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink, portHint } from '../bridge/serial.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
 const HELP = `usage: quackd bridge probe --port PATH [--baud N] [--pings N] [--json]

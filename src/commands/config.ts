@@ -14,7 +14,7 @@ import { createProvider } from '../pilot/providers/index.js';
 import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
 import { Fleet, RobotSettingsError } from '../runtime/fleet.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd config check [--json]

@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
 const subcommands: Readonly<Record<string, { summary: string; load: () => Promise<Command> }>> = {

@@ -6,7 +6,7 @@ import { numberFlag, parseFlags } from '../cli/args.js';
 import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import type { Output } from '../cli/output.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
 import { memoryDir, transcriptsDir } from '../config/paths.js';
@@ -19,7 +19,7 @@ import { findDuck } from '../ducks/find.js';
 import { goalDuck } from '../ducks/goal.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { chooseGate } from '../safety/gate.js';
-import { printHeader, printOutcome, stepPrinter } from '../run/printer.js';
+import { printHeader, printOutcome, stepPrinter } from '../cli/run-printer.js';
 import type { RunReport } from '../run/start-run.js';
 import type { Command } from './command.js';
 

@@ -4,9 +4,9 @@ import { EXIT, UsageError } from '../cli/errors.js';
 import { fitLine } from '../cli/fit.js';
 import { printable, type Output } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
-import { printTranscript } from '../transcript/format.js';
+import { printTranscript } from '../cli/transcript-format.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import { join } from 'node:path';
 

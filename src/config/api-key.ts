@@ -5,7 +5,7 @@
  * contains one, only where it came from.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { InputError } from '../cli/errors.js';
+import { InputError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 
 export const KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;

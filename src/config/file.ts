@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../cli/errors.js';
-import { printable } from '../cli/output.js';
+import { InputError } from '../errors.js';
+import { printable } from '../text/printable.js';
 import { RobotsSectionSchema } from '../runtime/fleet.js';
 import { dataDir } from './paths.js';
 

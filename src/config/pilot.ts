@@ -5,7 +5,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../errors.js';
 import { loadConfigFile, type PilotSection } from './file.js';
 
 /** What the command line said; undefined means "not given" (never fill in defaults here). */

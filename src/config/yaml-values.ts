@@ -5,7 +5,7 @@
  * their usual `file:line: field: …` line.
  */
 import { isMap, isNode, isScalar, isSeq, type Document, type Node } from 'yaml';
-import { printable } from '../cli/output.js';
+import { printable } from '../text/printable.js';
 
 /** Far more alias uses than a hand-written duck or config needs; yaml's default too, said here on purpose. */
 export const MAX_ALIAS_COUNT = 100;

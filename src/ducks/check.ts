@@ -5,8 +5,8 @@
  * is opened.
  */
 import type { BodyEntry } from '../bodies/index.js';
-import { InputError } from '../cli/errors.js';
-import { didYouMean } from '../cli/suggest.js';
+import { InputError } from '../errors.js';
+import { didYouMean } from '../text/suggest.js';
 import { DECLARE_VERBS } from '../verbs/registry.js';
 import type { Duck } from './duck.js';
 

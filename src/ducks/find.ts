@@ -4,9 +4,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../cli/errors.js';
+import { InputError } from '../errors.js';
 import { userDucksDir } from '../config/paths.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Duck } from './duck.js';
 import { parseDuck } from './parse.js';
 import { findBody } from '../bodies/index.js';

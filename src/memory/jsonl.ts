@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { printable } from '../cli/output.js';
+import { printable } from '../text/printable.js';
 import { SOURCES, historySchema, type Entry, type HistoryItem, type Source } from './entry.js';
 
 /** One line as read: everything but the text is optional and filled in by the store. */

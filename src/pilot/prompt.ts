@@ -3,7 +3,7 @@
  * JSON Schema), the budgets and, when memory is on, what it remembers. The prompt informs; the
  * executor enforces. Nothing here is a safety mechanism.
  */
-import { plural } from '../cli/plural.js';
+import { plural } from '../text/plural.js';
 import type { Duck } from '../ducks/duck.js';
 import type { ToolSpec } from './providers/provider.js';
 

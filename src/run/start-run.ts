@@ -8,7 +8,7 @@ import { BodyPool, type Lease } from '../runtime/body-pool.js';
 import { EventBus } from '../runtime/events.js';
 import { Fleet } from '../runtime/fleet.js';
 import { findBody } from '../bodies/index.js';
-import { InputError, QuackdError } from '../cli/errors.js';
+import { InputError, QuackdError } from '../errors.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import type { Duck } from '../ducks/duck.js';
 import { logger } from '../log.js';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { BodyKey } from '../bodies/body.js';
 import { findBody, listBodies, type BodyEntry } from '../bodies/index.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 export const ROBOT_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 

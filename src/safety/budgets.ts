@@ -3,7 +3,7 @@
  * provider calls and wall-clock seconds. Pure; the clock is injected. Time a person spends at a
  * confirmation gate is not the run's: the seconds budget is paused while a question is open.
  */
-import { plural } from '../cli/plural.js';
+import { plural } from '../text/plural.js';
 import type { Budgets } from '../ducks/duck.js';
 
 export type BudgetName = 'steps' | 'llm_calls' | 'seconds';

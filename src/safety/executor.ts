@@ -10,7 +10,7 @@ import type { Duck } from '../ducks/duck.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import type { ToolCall } from '../pilot/providers/provider.js';
 import type { TranscriptEvent } from '../transcript/events.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { DECLARE_VERBS, type VerbRegistry } from '../verbs/registry.js';
 import type { BudgetTracker } from './budgets.js';
 import type { Gate } from './gate.js';

@@ -4,8 +4,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { InputError } from '../cli/errors.js';
-import { didYouMean } from '../cli/suggest.js';
+import { InputError } from '../errors.js';
+import { didYouMean } from '../text/suggest.js';
 import type { TranscriptLine } from './events.js';
 
 export interface TranscriptSummary {

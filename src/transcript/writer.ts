@@ -8,7 +8,7 @@
  */
 import { close, closeSync, openSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { RuntimeError } from '../cli/errors.js';
+import { RuntimeError } from '../errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
 import { redact } from '../secrets.js';
 import type { TranscriptEvent } from './events.js';

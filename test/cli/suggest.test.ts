@@ -1,4 +1,5 @@
 /** Misspelt command and sub-command names get a "did you mean", in one line, exit 2. */
+import { exitCodeOf } from '../../src/cli/errors.js';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -19,7 +20,7 @@ async function usageError(command: Command, argv: readonly string[]): Promise<st
     await command.run(argv, io);
   } catch (err) {
     assert.ok(err instanceof UsageError, String(err));
-    assert.equal(err.exitCode, 2);
+    assert.equal(exitCodeOf(err), 2);
     return err.message;
   }
   assert.fail(`${command.name} ${argv.join(' ')} did not fail`);

@@ -1,3 +1,4 @@
+import { exitCodeOf } from '../../src/cli/errors.js';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,7 @@ describe('pilot settings: flags > environment > config file > defaults', () => {
     write('pilot:\n  provider: openai\n  timeout_s: soon\n  base_url: ftp://x\n  modle: qwen\n');
     await assert.rejects(loadConfigFile({ QUACKD_HOME: home }), (err: unknown) => {
       assert.ok(err instanceof InputError);
-      assert.equal(err.exitCode, 2);
+      assert.equal(exitCodeOf(err), 2);
       assert.match(err.message, /config\.yaml:3: pilot\.timeout_s: /);
       assert.match(err.message, /config\.yaml:4: pilot\.base_url: expected an http/);
       assert.match(err.message, /config\.yaml:5: pilot: unknown key "modle"/);
@@ -57,7 +58,7 @@ describe('pilot settings: flags > environment > config file > defaults', () => {
       write(yaml);
       await assert.rejects(loadConfigFile({ QUACKD_HOME: home }), (err: unknown) => {
         assert.ok(err instanceof InputError);
-        assert.equal(err.exitCode, 2);
+        assert.equal(exitCodeOf(err), 2);
         assert.match(err.message, pattern);
         assert.doesNotMatch(err.message, /[\p{Cc}\p{Cf}]/u);
         return true;

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { fitLine, stripColor } from '../../src/cli/fit.js';
 import { createOutput } from '../../src/cli/output.js';
-import { printOutcome, stepPrinter } from '../../src/run/printer.js';
+import { printOutcome, stepPrinter } from '../../src/cli/run-printer.js';
 import type { RunReport } from '../../src/run/start-run.js';
 
 function capture(tty: boolean, columns?: number) {

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline/promises';
 import { DEFAULT_BODY, listBodies } from '../../bodies/index.js';
 import { loadConfigFile } from '../../config/file.js';
 import { Fleet } from '../../runtime/fleet.js';
-import { didYouMean } from '../../cli/suggest.js';
+import { didYouMean } from '../../text/suggest.js';
 import type { BodyKey } from '../../bodies/body.js';
 import { InputError, RuntimeError } from '../../cli/errors.js';
 import { printable, type Output } from '../../cli/output.js';

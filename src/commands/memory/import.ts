@@ -6,7 +6,7 @@ import type { Output } from '../../cli/output.js';
 import { readJsonl, skippedWarning, type JsonlLine, type JsonlParse, type Skipped } from '../../memory/jsonl.js';
 import { isBodyKey } from '../../memory/entry.js';
 import type { BodyKey } from '../../bodies/body.js';
-import { didYouMean } from '../../cli/suggest.js';
+import { didYouMean } from '../../text/suggest.js';
 import type { Command } from '../command.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 

@@ -4,7 +4,7 @@
  * section, then defaults (src/config/pilot.ts); API keys only from the environment or a 0600
  * key file (src/config/api-key.ts).
  */
-import { UsageError } from '../../cli/errors.js';
+import { UsageError } from '../../errors.js';
 import { loadApiKey, KEY_ENV, type KeyedProvider } from '../../config/api-key.js';
 import { resolvePilotSettings, type PilotFlags, type PilotSettings } from '../../config/pilot.js';
 import type { Provider } from './provider.js';

@@ -4,10 +4,10 @@
  */
 import { fitLine } from '../cli/fit.js';
 import { printable, type Output } from '../cli/output.js';
-import { plural } from '../cli/plural.js';
+import { plural } from '../text/plural.js';
 import type { Duck } from '../ducks/duck.js';
 import type { TranscriptEvent } from '../transcript/events.js';
-import type { RunReport } from './start-run.js';
+import type { RunReport } from '../run/start-run.js';
 
 const LABEL_WIDTH = 18;
 /** Where a step's result starts: a wrapped result continues under it. */

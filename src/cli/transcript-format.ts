@@ -2,7 +2,7 @@
  * A transcript for people: one line an event, local times, frames drawn in ASCII on request.
  */
 import { printable, type Output } from '../cli/output.js';
-import type { TranscriptLine } from './events.js';
+import type { TranscriptLine } from '../transcript/events.js';
 
 const clock = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
 /** The day too, once, on the start line: a transcript is read days later. */
