@@ -39,6 +39,11 @@ describe('invariants', () => {
     assert.deepEqual(filesMatching(/\.name\s*===\s*'\w+Error'|includes\(err\.name\)/), []);
   });
 
+  it('typed verb arguments reach the body: no erasing casts, no re-parsing in a body', () => {
+    assert.deepEqual(filesMatching(/as unknown as/), []);
+    assert.deepEqual(filesMatching(/(?:Number|String|Boolean)\(intent\.args/), []);
+  });
+
   it('only the runtime body pool opens a body', () => {
     assert.deepEqual(filesMatching(/\.load\(\{/), ['runtime/body-pool.ts']);
   });

@@ -4,14 +4,13 @@
  * model text. Keep behaviour out of this file: backends live in bodies/<adapter>/<backend>/.
  */
 
+import type { BodyIntent } from '../verbs/intent.js';
+
 /** `adapter:backend`, e.g. `microduck:sim2d`. Memory and transcripts are keyed by it. */
 export type BodyKey = `${string}:${string}`;
 
-/** A verb's admitted intent: the verb name and arguments that passed its schema. */
-export interface Intent {
-  readonly verb: string;
-  readonly args: Readonly<Record<string, unknown>>;
-}
+/** A verb's admitted intent: the verb name and arguments that passed that verb's schema. */
+export type Intent = BodyIntent;
 
 /** What performing an intent did, in one human line plus structured facts. */
 export interface VerbResult {

@@ -5,13 +5,14 @@
  * A fault the body reports (noteFault) fails the verb in flight, and no success is believed after
  * one: quackd cannot vouch for a body that had to protect itself.
  */
-import type { Body, VerbResult } from '../bodies/body.js';
+import type { Body, Intent, VerbResult } from '../bodies/body.js';
 import type { Duck } from '../ducks/duck.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import type { ToolCall } from '../pilot/providers/provider.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { didYouMean } from '../text/suggest.js';
-import { DECLARE_VERBS, type VerbRegistry } from '../verbs/registry.js';
+import { admitIntent } from '../verbs/intent.js';
+import { DECLARE_VERBS, everyVerb, type VerbRegistry } from '../verbs/registry.js';
 import type { BudgetTracker } from './budgets.js';
 import type { Gate } from './gate.js';
 import { verifySuccess } from './success-check.js';
@@ -79,7 +80,8 @@ export class Executor {
     const { registry, emit } = this.deps;
     emit({ type: 'tool_call', step: this.deps.budgets.stepsUsed + 1, id: call.id, name: call.name, args: call.args });
     if (call.error !== undefined) return this.refuse(call.name, `invalid call: ${call.error}`);
-    if (call.name === 'remember' && this.deps.memory === undefined) return this.refuse(call.name, 'memory is off for this run');
+    // A memory verb while memory is off is not "unknown": say why it is missing.
+    if (everyVerb.get(call.name)?.kind === 'memory' && this.deps.memory === undefined) return this.refuse(call.name, 'memory is off for this run');
     const verb = registry.get(call.name);
     if (verb === undefined) return this.refuse(call.name, `unknown verb${didYouMean(call.name, [...this.allowed])}`);
     if (!this.allowed.has(verb.name)) return this.refuse(verb.name, `not in this duck's verbs`);
@@ -95,6 +97,10 @@ export class Executor {
     if (verb.kind === 'declare') return this.declare(verb.name, String(args['reason'] ?? ''));
     if (verb.kind === 'memory') return this.remember(verb.name, label, args);
 
+    // The body gets the verb's own typed arguments; a `body` verb no body performs is a registry
+    // mistake, refused before it can spend a step.
+    const intent = admitIntent(verb.name, args);
+    if (intent === undefined) return this.refuse(verb.name, `${verb.name} is not a verb a body performs`);
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
     if (this.confirm.has(verb.name)) {
       // A person reading the question is not the run's time: the seconds budget waits too.
@@ -112,7 +118,7 @@ export class Executor {
       }
     }
     const step = this.deps.budgets.chargeStep();
-    const result: VerbResult = this.deps.dryRun ? { ok: true, summary: `(dry run: not sent) ${label}` } : await this.perform({ verb: verb.name, args }, signal);
+    const result: VerbResult = this.deps.dryRun ? { ok: true, summary: `(dry run: not sent) ${label}` } : await this.perform(intent, signal);
     emit({ type: 'verb_result', step, verb: verb.name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: this.deps.dryRun });
     const frame = this.deps.body.frame();
     emit({ type: 'frame', step, state: { ...frame.state }, ...(frame.ascii !== undefined ? { ascii: frame.ascii } : {}) });
@@ -120,7 +126,7 @@ export class Executor {
   }
 
   /** Body.perform, failed when the body reported a fault while it ran. */
-  private async perform(intent: { verb: string; args: Record<string, unknown> }, signal?: AbortSignal): Promise<VerbResult> {
+  private async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
     this.performing = true;
     this.faultInVerb = undefined;
     let result: VerbResult;

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { Duplex, PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { Body } from '../../src/bodies/body.js';
+import type { Body, Intent } from '../../src/bodies/body.js';
 import { BodyError } from '../../src/bodies/body.js';
 import { findBody } from '../../src/bodies/index.js';
 import { JsonRpcBody } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
 import { BridgeClient } from '../../src/bridge/client.js';
 import { FrameDecoder } from '../../src/bridge/frame.js';
 import type { Hello } from '../../src/bridge/protocol.js';
-import { bodyContract } from '../contract/body.contract.js';
+import { bodyContract, unadmitted } from '../contract/body.contract.js';
 import { Rig, missingTools, patientBody, sleep, waitFor } from './rig.js';
 
 async function openBody(settings: Record<string, unknown>): Promise<Body> {
@@ -65,8 +65,10 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
   });
 
   it('refuses walk, turn, kick and search_scan without sending a target', async () => {
-    for (const [verb, args] of [['walk', { metres: 0.5 }], ['turn', { degrees: 30 }], ['kick', { foot: 'right' }], ['search_scan', {}]] as const) {
-      const r = await body.perform({ verb, args });
+    const refused: Intent[] = [{ verb: 'walk', args: { metres: 0.5 } }, { verb: 'turn', args: { degrees: 30 } }, { verb: 'kick', args: { foot: 'right' } }, { verb: 'search_scan', args: {} }];
+    for (const intent of refused) {
+      const { verb } = intent;
+      const r = await body.perform(intent);
       assert.equal(r.ok, false);
       assert.equal(r.summary, `${verb} needs the policy control loop, not yet available on microduck:jsonrpc`);
     }
@@ -81,7 +83,7 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
     await body.stop();
     await body.stop();
     assert.equal((await firmwareState(body)).torque, false);
-    assert.equal((await body.perform({ verb: 'torque', args: { on: 'yes' } })).ok, false);
+    assert.equal((await body.perform(unadmitted('torque', { on: 'yes' }))).ok, false);
   });
 
   it('ends with a BodyError when the link is lost', async () => {

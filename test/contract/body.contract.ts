@@ -4,11 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Body } from '../../src/bodies/body.js';
+import type { Body, Intent } from '../../src/bodies/body.js';
+
+/**
+ * An intent the types forbid (an unknown verb, arguments its schema refuses): the executor never
+ * admits one, and a body still answers it with ok:false rather than acting on it.
+ */
+export function unadmitted(verb: string, args: Record<string, unknown>): Intent {
+  return { verb, args } as unknown as Intent;
+}
 
 export interface ContractOptions {
   /** A verb that is safe to perform on this body in a test. */
-  readonly safeVerb: { readonly verb: string; readonly args: Record<string, unknown> };
+  readonly safeVerb: Intent;
   /**
    * The part of a frame that only an intent may change. A real body's frame also carries clocks
    * and counters that move on their own; a simulator's whole frame is the default.
@@ -46,7 +54,7 @@ export function bodyContract(name: string, open: () => Promise<Body>, opts: Cont
     it('answers a verb it does not know with ok:false, never a throw', async () => {
       const body = await open();
       try {
-        const result = await body.perform({ verb: 'fly_to_the_moon', args: {} });
+        const result = await body.perform(unadmitted('fly_to_the_moon', {}));
         assert.equal(result.ok, false);
         assert.match(result.summary, /fly_to_the_moon/);
       } finally {
@@ -57,7 +65,7 @@ export function bodyContract(name: string, open: () => Promise<Body>, opts: Cont
     it('performs a safe verb with a one-line result', async () => {
       const body = await open();
       try {
-        const result = await body.perform({ verb: opts.safeVerb.verb, args: opts.safeVerb.args });
+        const result = await body.perform(opts.safeVerb);
         assert.equal(result.ok, true, result.summary);
         assert.ok(!result.summary.includes('\n'));
       } finally {

@@ -81,11 +81,11 @@ export class Sim2dBody implements Body {
       case 'search_scan':
         return Promise.resolve(this.searchScan());
       case 'turn':
-        return Promise.resolve(this.turn(Number(intent.args['degrees'])));
+        return Promise.resolve(this.turn(intent.args.degrees));
       case 'walk':
-        return Promise.resolve(this.walk(Number(intent.args['metres'])));
+        return Promise.resolve(this.walk(intent.args.metres));
       case 'kick':
-        return Promise.resolve(this.kick(intent.args['foot'] === 'left' ? 'left' : 'right'));
+        return Promise.resolve(this.kick(intent.args.foot));
       case 'quack':
         this.quacks += 1;
         return Promise.resolve({ ok: true, summary: 'quack!', data: { quacks: this.quacks } });
