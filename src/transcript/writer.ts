@@ -9,7 +9,7 @@
 import { close, closeSync, openSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import { ensurePrivateDir } from '../config/paths.js';
+import { ensurePrivateDir, unwritableReason } from '../config/paths.js';
 import { redact } from '../secrets.js';
 import type { TranscriptEvent } from './events.js';
 
@@ -81,7 +81,7 @@ export class TranscriptWriter {
     const cannot = (err: unknown): RuntimeError => {
       const code = (err as NodeJS.ErrnoException).code;
       // mkdir says EEXIST when a file stands where the directory should be.
-      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'not a directory' : (code ?? String(err));
+      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'not a directory' : (unwritableReason(dir) ?? code ?? String(err));
       return new RuntimeError(`cannot write transcripts in ${dir} (${why})`, 'check that QUACKD_HOME is a directory you can write');
     };
     // Synchronous, once, before the run's body opens: the caller learns at once whether there is a transcript.

@@ -59,6 +59,7 @@ function storeFailure(dir: string, err: unknown): RuntimeError {
   const msg = err instanceof Error ? err.message : String(err);
   // Busy is not damage: the store is fine and another process (a run, an import) is using it.
   if (err instanceof MemoryBusy) return new RuntimeError(`memory store in ${dir}: ${msg}; nothing was written`, 'try again when it is done');
+  if (/read-only file system|not writable by this user/.test(msg)) return new RuntimeError(`memory store in ${dir}: ${msg}`, 'point --memory-dir or QUACKD_MEMORY_DIR at a writable directory');
   return new RuntimeError(`memory store in ${dir}: ${msg}`, 'quackd memory doctor checks it');
 }
 
