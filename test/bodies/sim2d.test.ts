@@ -4,7 +4,7 @@ import { cameraSeesBall, kickDistance, rad, SOFA, segmentHitsRect, sweepDisc, DU
 import { createSim2dBody, layoutForSeed, Sim2dBody } from '../../src/bodies/microduck/sim2d/sim2d-body.js';
 import { bodyContract } from '../contract/body.contract.js';
 
-bodyContract('microduck:sim2d', () => Promise.resolve(createSim2dBody({ seed: 7 })), { safeVerb: { verb: 'quack', args: {} } });
+bodyContract('microduck:sim2d', () => Promise.resolve(createSim2dBody({ seed: 7 })), { safeVerb: { verb: 'quack', args: {} }, measures: ['ball_displaced_m', 'quacks'] });
 
 const at = (x: number, y: number, headingDeg = 0) => ({ x, y, heading: rad(headingDeg) });
 

@@ -130,6 +130,7 @@ describe('microduck:jsonrpc keeps the body contract', { skip: missingTools() }, 
   });
   bodyContract('microduck:jsonrpc', () => openBody({ port: rig?.hostPath ?? '' }), {
     safeVerb: { verb: 'quack', args: {} },
+    measures: ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames'],
     // Time, battery and link counters move by themselves; joints, torque, targets and quacks must not.
     actuated: (s) => ({ pos: s['pos'], torque: s['torque'], targets: s['targets'], quacks: s['quacks'] }),
   });
