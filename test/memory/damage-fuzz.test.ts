@@ -178,13 +178,13 @@ describe('damaged memory-store files (fuzz)', () => {
     assert.equal(run?.code, 0, run?.stderr);
     assert.doesNotMatch(run?.stdout ?? '', /memory: off/);
     assert.equal(doctor?.code, 3);
-    assert.ok(doctor?.stdout.includes(EMPTY_FILE), doctor?.stdout);
+    assert.match(doctor?.stdout ?? '', /the data file is empty \(its creation was cut short\); 'quackd memory add' starts it afresh/);
   });
 
   it('a 0-byte data file: memory show refuses in one line', async () => {
     const [show] = await throughCli(Buffer.alloc(0), '0-byte file', [['memory', 'show']]);
     assert.equal(show?.code, 3);
-    assert.ok(show?.stderr.includes(EMPTY_FILE), show?.stderr);
+    assert.match(show?.stderr ?? '', /^quackd: memory store in .*: the data file is empty \(its creation was cut short\); 'quackd memory add' starts it afresh/);
   });
 });
 
