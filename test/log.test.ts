@@ -48,8 +48,12 @@ describe('debug logs', () => {
 
   it('QUACKD_LOG_LEVEL=debug does the same; the default prints none', async () => {
     const on = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'debug' } });
+    assert.equal(on.code, 0, on.stderr);
     assert.ok(levels(on.stderr).some((l) => l.level === 20 && l.module === 'pilot'), on.stderr);
+    // A run that crashed would print no JSON log line either: the default is a clean run, silent on stderr.
     const off = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir() } });
-    assert.equal(levels(off.stderr).length, 0, off.stderr);
+    assert.equal(off.code, 0, off.stderr);
+    assert.match(off.stdout, /^OK success — I quacked hello\./m);
+    assert.equal(off.stderr, '');
   });
 });

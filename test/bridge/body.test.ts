@@ -45,11 +45,6 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
     await rig?.cleanup();
   });
 
-  it('lists quack and torque, and the verbs it refuses, in the catalog', () => {
-    const entry = findBody('microduck:jsonrpc');
-    assert.deepEqual([...(entry?.verbs ?? [])].sort(), ['kick', 'quack', 'search_scan', 'torque', 'turn', 'walk']);
-  });
-
   it('observes the streamed state, with torque off after open', async () => {
     const o = await body.observe();
     assert.match(o.summary, /torque off/);
@@ -98,6 +93,18 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
   });
 });
 
+describe('microduck:jsonrpc in the body catalog', () => {
+  // What `quackd bodies` shows and what a .duck for this body may name: written out by hand.
+  it('lists quack and torque, and walk, turn, kick and search_scan as refused until the policy loop exists', () => {
+    const entry = findBody('microduck:jsonrpc');
+    assert.ok(entry !== undefined, 'microduck:jsonrpc is not in the body catalog');
+    assert.deepEqual(entry.verbs, ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan']);
+    const why = 'needs the policy control loop, not yet available';
+    assert.deepEqual(entry.pending, { walk: why, turn: why, kick: why, search_scan: why });
+    assert.deepEqual(entry.metrics, ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames']);
+  });
+});
+
 describe('microduck:jsonrpc settings', () => {
   it('needs a port', async () => {
     await assert.rejects(openBody({}), (err: unknown) => err instanceof BodyError && /needs a serial port: pass --port/.test(err.message));
@@ -125,6 +132,7 @@ describe('microduck:jsonrpc keeps the body contract', { skip: missingTools() }, 
   });
   bodyContract('microduck:jsonrpc', () => openBody({ port: rig?.hostPath ?? '' }), {
     safeVerb: { verb: 'quack', args: {} },
+    measures: ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames'],
     // Time, battery and link counters move by themselves; joints, torque, targets and quacks must not.
     actuated: (s) => ({ pos: s['pos'], torque: s['torque'], targets: s['targets'], quacks: s['quacks'] }),
   });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAIN } from '../helpers/cli.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { skipOutsideCi } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -35,7 +36,7 @@ function alive(pid: number): boolean {
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-describe('a terminal that hangs up during a run', { skip: noScript() }, () => {
+describe('a terminal that hangs up during a run', { skip: skipOutsideCi(noScript()) }, () => {
   let server: LlmServer;
   before(async () => {
     server = await startLlmServer();

@@ -15,8 +15,14 @@ describe('printable', () => {
   });
 
   it('escapes zero-width and other invisible characters, separators and lone surrogates', () => {
-    const invisible = ['\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064', '\ufeff', '\u180e', '\u00ad', '\u034f', '\u3164', '\u2028', '\u2029', '\ud800', '\udfff'];
-    for (const c of invisible) assert.doesNotMatch(printable(`a${c}b`), /^a.b$/u, `U+${c.codePointAt(0)!.toString(16)}`);
+    // Shown, not dropped: each as the escape a person can read back (U+00AD, below U+0100, as \xNN).
+    const invisible: [string, string][] = [
+      ['\u200b', '\\u{200b}'], ['\u200c', '\\u{200c}'], ['\u200d', '\\u{200d}'], ['\u2060', '\\u{2060}'], ['\u2061', '\\u{2061}'],
+      ['\u2062', '\\u{2062}'], ['\u2063', '\\u{2063}'], ['\u2064', '\\u{2064}'], ['\ufeff', '\\u{feff}'], ['\u180e', '\\u{180e}'],
+      ['\u00ad', '\\xad'], ['\u034f', '\\u{34f}'], ['\u3164', '\\u{3164}'], ['\u2028', '\\u{2028}'], ['\u2029', '\\u{2029}'],
+      ['\ud800', '\\u{d800}'], ['\udfff', '\\u{dfff}'],
+    ];
+    for (const [c, shown] of invisible) assert.equal(printable(`a${c}b`), `a${shown}b`, `U+${c.codePointAt(0)!.toString(16)}`);
     assert.equal(printable('a\u2028b\u2029c'), 'a\\u{2028}b\\u{2029}c');
     assert.equal(printable('\ufeffhi'), '\\u{feff}hi');
     assert.equal(printable('x\ud800'), 'x\\u{d800}');

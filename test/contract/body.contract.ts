@@ -17,6 +17,8 @@ export function unadmitted(verb: string, args: Record<string, unknown>): Intent 
 export interface ContractOptions {
   /** A verb that is safe to perform on this body in a test. */
   readonly safeVerb: Intent;
+  /** What a duck's success_when may check on this body, written out by the caller: each must be a number in metrics(). */
+  readonly measures: readonly string[];
   /**
    * The part of a frame that only an intent may change. A real body's frame also carries clocks
    * and counters that move on their own; a simulator's whole frame is the default.
@@ -73,12 +75,16 @@ export function bodyContract(name: string, open: () => Promise<Body>, opts: Cont
       }
     });
 
-    it('gives JSON frames and numeric metrics', async () => {
+    it('gives JSON frames and numeric metrics, among them every one a success check may read', async () => {
       const body = await open();
       try {
         const frame = body.frame();
         assert.deepEqual(JSON.parse(JSON.stringify(frame.state)), frame.state);
-        for (const v of Object.values(body.metrics())) assert.equal(typeof v, 'number');
+        // A run observes before the pilot's first call, so a success check reads metrics after one.
+        await body.observe();
+        const metrics = body.metrics();
+        for (const v of Object.values(metrics)) assert.equal(typeof v, 'number');
+        for (const name of opts.measures) assert.equal(typeof metrics[name], 'number', `metrics() has no ${name}: ${JSON.stringify(metrics)}`);
       } finally {
         await body.close();
       }

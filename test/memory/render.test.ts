@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Entry } from '../../src/memory/entry.js';
-import { PROMPT_HEADING, renderPromptBlock, selectForPrompt, summaryLine } from '../../src/memory/render.js';
+import { renderPromptBlock, selectForPrompt, summaryLine } from '../../src/memory/render.js';
 import { newestFirst, planEpisode, planNote } from '../../src/memory/rules.js';
 
 function build(notes: number, episodes: number): Entry[] {
@@ -19,7 +19,7 @@ function build(notes: number, episodes: number): Entry[] {
 describe('renderPromptBlock', () => {
   it('renders the newest 20 notes and 5 episodes, newest first', () => {
     const block = renderPromptBlock('microduck:sim2d', selectForPrompt(build(25, 8)));
-    assert.ok(block.includes(PROMPT_HEADING));
+    assert.ok(block.includes('What you remember from earlier runs on this robot'), block);
     const noteLines = block.split('\n').filter((l) => /"note \d+"$/.test(l));
     const episodeLines = block.split('\n').filter((l) => /"episode \d+"$/.test(l));
     assert.equal(noteLines.length, 20);

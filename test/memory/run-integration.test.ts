@@ -18,6 +18,7 @@ import { runCli } from '../helpers/cli.js';
 import { duck } from '../helpers/ducks.js';
 import { harness } from '../helpers/run-harness.js';
 import { scripted } from '../helpers/scripted-provider.js';
+import { needsRoot } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 
 async function memoryIn(dir: string) {
@@ -145,7 +146,7 @@ describe('memory in quackd run (CLI)', () => {
     assert.equal(digest(dir), before);
   });
 
-  it('a full disk turns memory off for the run instead of crashing it', { skip: process.getuid?.() === 0 ? false : 'needs root to mount a small tmpfs' }, async () => {
+  it('a full disk turns memory off for the run instead of crashing it', { skip: needsRoot() }, async () => {
     const disk = tempDir();
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
     try {

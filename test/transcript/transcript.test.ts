@@ -14,6 +14,7 @@ import { TranscriptWriter } from '../../src/transcript/writer.js';
 import { tempDir } from '../helpers/tmp.js';
 import { duck } from '../helpers/ducks.js';
 import { scripted } from '../helpers/scripted-provider.js';
+import { needsRoot } from '../helpers/skip.js';
 
 describe('transcripts', () => {
   it('hold every event of a run, each with a time and the run id, in a 0600 file', async () => {
@@ -85,9 +86,19 @@ describe('transcripts', () => {
     await a.close();
     await b.close();
     assert.deepEqual(readdirSync(dir).sort(), ['20261130-010203-x-2.jsonl', '20261130-010203-x.jsonl']);
-    assert.deepEqual(listTranscriptIds(dir), ['20261130-010203-x.jsonl', '20261130-010203-x-2.jsonl'].map((f) => f.replace('.jsonl', '')).sort().reverse());
+    // Newest first: the second run of that second, then the first.
+    assert.deepEqual(listTranscriptIds(dir), ['20261130-010203-x-2', '20261130-010203-x']);
+    assert.equal(resolveTranscriptId(dir, 'last'), '20261130-010203-x-2');
     assert.throws(() => resolveTranscriptId(dir, '2026'), /ambiguous/);
     assert.equal(resolveTranscriptId(dir, '20261130-010203-x-2'), '20261130-010203-x-2');
+    assert.equal(resolveTranscriptId(dir, '20261130-010203-x'), '20261130-010203-x');
+  });
+
+  it('list newest first across seconds and days, whatever the duck is called', async () => {
+    const dir = tempDir();
+    for (const id of ['20261130-235959-zebra', '20261201-000001-apple', '20261130-120000-mango']) await TranscriptWriter.create(dir, id).close();
+    assert.deepEqual(listTranscriptIds(dir), ['20261201-000001-apple', '20261130-235959-zebra', '20261130-120000-mango']);
+    assert.equal(resolveTranscriptId(dir, 'last'), '20261201-000001-apple');
   });
 
   it('skip a torn last line instead of failing', async () => {
@@ -133,9 +144,8 @@ describe('transcript writes off the event loop', () => {
 });
 
 describe('a transcript that can no longer be written', () => {
-  // A real full disk: a 16 KiB tmpfs (mounting needs root, which CI has).
-  const canMount = process.getuid?.() === 0;
-  it('stops the run cleanly with the reason instead of crashing', { skip: canMount ? false : 'needs root to mount a small tmpfs' }, async () => {
+  // A real full disk: a 16 KiB tmpfs (mounting needs root, which CI has: there it never skips).
+  it('stops the run cleanly with the reason instead of crashing', { skip: needsRoot() }, async () => {
     const dir = tempDir();
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', dir]);
     try {
