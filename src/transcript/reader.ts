@@ -2,7 +2,7 @@
  * Reads transcripts back: the list of runs (newest first) and one run's lines. Tolerant: a line
  * that is not JSON (a torn last write) is skipped and counted, never fatal.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../errors.js';
 import { didYouMean } from '../text/suggest.js';
@@ -37,11 +37,16 @@ export function readTranscript(path: string): { lines: TranscriptLine[]; skipped
 
 export function listTranscriptIds(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true })
+  // Newest first: by the id's second, then, within one second, by which file was created last
+  // (as text, `x-9` would beat `x-10`, and `zebra` would beat an `apple` that started later).
+  const runs = readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
-    .map((e) => basename(e.name, '.jsonl'))
-    .sort()
-    .reverse();
+    .map((e) => {
+      const st = statSync(join(dir, e.name));
+      return { id: basename(e.name, '.jsonl'), born: st.birthtimeMs || st.ctimeMs };
+    });
+  const second = (id: string) => id.slice(0, 15);
+  return runs.sort((a, b) => second(b.id).localeCompare(second(a.id)) || b.born - a.born || b.id.localeCompare(a.id)).map((r) => r.id);
 }
 
 export function summarize(dir: string, id: string): TranscriptSummary {

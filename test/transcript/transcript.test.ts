@@ -101,6 +101,21 @@ describe('transcripts', () => {
     assert.equal(resolveTranscriptId(dir, 'last'), '20261201-000001-apple');
   });
 
+  it('within one second, the run that started last is last: ten runs of a duck, two ducks', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 11; i += 1) {
+      await TranscriptWriter.create(dir, '20261130-010203-x').close();
+      // Creation order is what "last" means; file systems stamp it to the nanosecond.
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(resolveTranscriptId(dir, 'last'), '20261130-010203-x-11');
+    assert.deepEqual(listTranscriptIds(dir).slice(0, 3), ['20261130-010203-x-11', '20261130-010203-x-10', '20261130-010203-x-9']);
+    await TranscriptWriter.create(dir, '20261130-010204-zebra').close();
+    await new Promise((r) => setTimeout(r, 5));
+    await TranscriptWriter.create(dir, '20261130-010204-apple').close();
+    assert.equal(resolveTranscriptId(dir, 'last'), '20261130-010204-apple');
+  });
+
   it('skip a torn last line instead of failing', async () => {
     const dir = tempDir();
     const w = TranscriptWriter.create(dir, 'torn');
