@@ -62,18 +62,24 @@ describe('quackd run on microduck:jsonrpc, trouble while the pilot waits', { ski
   });
   after(async () => rig?.cleanup());
 
-  it('a firmware that goes silent ends the run at once: exit 3, one line, body_stop not ok', async () => {
+  /** hello-world with a model that never answers; `loseLink` runs once the model was asked. */
+  async function whileTheModelWaits(loseLink: (r: Rig) => Promise<void>) {
     const r0 = rig!;
     server.reply({ kind: 'hang' });
     let lostAt = 0;
     const r = await run(server, r0, ['hello-world', '--seconds', '15'], () =>
       whenRequests(server, 1, () => {
         lostAt = performance.now();
-        void r0.killFirmware();
+        void loseLink(r0);
       }),
     );
     assert.equal(r.code, 3, r.stdout + r.stderr);
-    assert.ok(lostAt > 0 && performance.now() - lostAt < 6000, `took ${Math.round(performance.now() - lostAt)} ms after the firmware died`);
+    assert.ok(lostAt > 0 && performance.now() - lostAt < 6000, `took ${Math.round(performance.now() - lostAt)} ms after the link was lost`);
+    return r;
+  }
+
+  it('a firmware that goes silent ends the run at once: exit 3, one line, body_stop not ok', async () => {
+    const r = await whileTheModelWaits((r0) => r0.killFirmware());
     const last = r.stdout.trim().split('\n').at(-1) ?? '';
     assert.match(last, /^FAIL error — the firmware on .* went silent \(no state for \d+ ms and no answer to get_state\); its watchdog cuts torque · 0 steps/);
     const stop = events(r, 'body_stop')[0];
@@ -84,17 +90,7 @@ describe('quackd run on microduck:jsonrpc, trouble while the pilot waits', { ski
   });
 
   it('an unplugged port ends the run at once: exit 3, body_stop says the link is down', async () => {
-    const r0 = rig!;
-    server.reply({ kind: 'hang' });
-    let lostAt = 0;
-    const r = await run(server, r0, ['hello-world', '--seconds', '15'], () =>
-      whenRequests(server, 1, () => {
-        lostAt = performance.now();
-        void r0.unplug();
-      }),
-    );
-    assert.equal(r.code, 3, r.stdout + r.stderr);
-    assert.ok(performance.now() - lostAt < 6000, `took ${Math.round(performance.now() - lostAt)} ms after the unplug`);
+    const r = await whileTheModelWaits((r0) => r0.unplug());
     assert.match(r.stdout, /^FAIL error — serial link to .* lost; the firmware's watchdog has cut torque · 0 steps/m);
     const stop = events(r, 'body_stop')[0];
     assert.equal(stop?.ok, false);
