@@ -86,8 +86,8 @@ export class StoreGuard {
   }
 
   /** Runs `work` holding the guard, waiting for it up to `waitMs`. */
-  async hold<T>(waitMs: number, work: () => T | Promise<T>, abandoned?: () => boolean): Promise<T> {
-    await this.acquire(waitMs, abandoned);
+  async hold<T>(waitMs: number, work: () => T | Promise<T>): Promise<T> {
+    await this.acquire(waitMs);
     try {
       return await work();
     } finally {

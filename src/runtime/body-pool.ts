@@ -97,11 +97,6 @@ export class BodyPool {
     };
   }
 
-  /** Robots whose body is open now (held across runs, or leased). */
-  openRobots(): string[] {
-    return [...new Set([...this.held.keys(), ...this.leased])];
-  }
-
   /** Stops and closes every held body (the runtime's stop). */
   async closeAll(): Promise<void> {
     this.closing = true;

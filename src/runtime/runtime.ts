@@ -9,7 +9,6 @@
  * per runtime and shared by its runs, each body's memory apart; a store that cannot be opened
  * turns memory off with a notice, never the runtime.
  */
-import type { BodyKey } from '../bodies/body.js';
 import { logger } from '../log.js';
 import { runMemoryFor } from '../memory/open-run-memory.js';
 import { openMemoryStore, type MemoryStore } from '../memory/store.js';
@@ -123,11 +122,6 @@ export class Runtime {
   /** The robot a front door names (a fleet name or a body key), flags laid over its settings. */
   robot(nameOrKey: string, flags: Readonly<Record<string, unknown>> = {}): Robot {
     return this.fleet.resolve(nameOrKey, flags);
-  }
-
-  /** Keys of the bodies in the fleet: memory is per body. */
-  bodyKeys(): BodyKey[] {
-    return [...new Set(this.fleet.list().map((r) => r.key))];
   }
 }
 

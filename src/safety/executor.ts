@@ -99,7 +99,7 @@ export class Executor {
 
     // The body gets the verb's own typed arguments; a `body` verb no body performs is a registry
     // mistake, refused before it can spend a step.
-    const intent = admitIntent(verb.name, args);
+    const intent = admitIntent(verb, args);
     if (intent === undefined) return this.refuse(verb.name, `${verb.name} is not a verb a body performs`);
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
     if (this.confirm.has(verb.name)) {

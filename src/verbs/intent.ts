@@ -4,6 +4,7 @@
  * Only the safety executor admits intents (src/safety/executor.ts).
  */
 import type { z } from 'zod';
+import type { Verb } from './verb.js';
 import { kick } from './kick.js';
 import { quack } from './quack.js';
 import { searchScan } from './search-scan.js';
@@ -20,11 +21,14 @@ export type BodyIntent = { [K in BodyVerbName]: { readonly verb: K; readonly arg
 
 const isBodyVerb = (name: string): name is BodyVerbName => Object.hasOwn(BODY_VERBS, name);
 
-/** The intent for `verb` with `args`, when it is a body verb and its schema admits them. */
-export function admitIntent(verb: string, args: unknown): BodyIntent | undefined {
-  if (!isBodyVerb(verb)) return undefined;
-  const parsed = BODY_VERBS[verb].input.safeParse(args);
-  // The pair is checked by the schema of the very verb named: TypeScript cannot follow that
-  // correlation through the map, so it is told once, here.
-  return parsed.success ? ({ verb, args: parsed.data } as BodyIntent) : undefined;
+/**
+ * The intent for `verb` with `args` that `verb.input` has already parsed (the executor parses
+ * every call once), when `verb` is that body verb itself and not a look-alike of the same name.
+ */
+export function admitIntent(verb: Verb, args: unknown): BodyIntent | undefined {
+  const name = verb.name;
+  if (!isBodyVerb(name) || BODY_VERBS[name] !== verb) return undefined;
+  // Parsed by the schema of the very verb named: TypeScript cannot follow that correlation
+  // through the map, so it is told once, here.
+  return { verb: name, args } as BodyIntent;
 }
