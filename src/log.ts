@@ -2,12 +2,19 @@
  * Structured logs with pino: JSON lines on stderr, human-readable when stderr is a TTY. The CLI
  * logs at `warn` unless QUACKD_LOG_LEVEL or --debug says otherwise, so logs never drown a run's
  * own output. Every line passes through redact(): no API key reaches a log.
+ *
+ * A command runs inside withLogs(root): every logger() it (and what it calls) asks for writes to
+ * that invocation's stderr at its level, so two invocations in one process (a test, later a
+ * service answering the CLI) never share a log stream or a level. Outside any, the process's.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
+import type { Writable } from 'node:stream';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redact } from './secrets.js';
 
-let root: Logger | undefined;
+let processRoot: Logger | undefined;
+const scoped = new AsyncLocalStorage<Logger>();
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -44,11 +51,11 @@ export function terminalLine(log: Record_): string {
 }
 
 /** pino-pretty's options for a terminal (exported for tests, which give it a stream). */
-export function prettyOptions(destination: number | NodeJS.WritableStream): Record<string, unknown> {
+export function prettyOptions(destination: number | NodeJS.WritableStream, env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
   return {
     destination,
     sync: true,
-    colorize: !process.env['NO_COLOR'],
+    colorize: !env['NO_COLOR'],
     // hideObject: the facts are in the message line already (and singleLine with hideObject
     // would drop pino-pretty's end of line).
     hideObject: true,
@@ -62,26 +69,36 @@ export function createLogger(level: string, destination: DestinationStream): Log
   return pino({ level, base: { pid: process.pid }, hooks: { streamWrite: redact } }, destination);
 }
 
-function createRoot(): Logger {
-  const asked = process.env['QUACKD_LOG_LEVEL']?.toLowerCase();
+/**
+ * The root logger of one invocation: QUACKD_LOG_LEVEL and QUACKD_LOG_JSON from `env`, records
+ * to `stderr` (the process's own is written by file descriptor, synchronously).
+ */
+export function createLogRoot(env: NodeJS.ProcessEnv, stderr: Writable & { readonly isTTY?: boolean }): Logger {
+  const asked = env['QUACKD_LOG_LEVEL']?.toLowerCase();
   const level = asked !== undefined && LEVELS.includes(asked) ? asked : 'warn';
-  if (asked !== undefined && asked !== level) process.stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using warn\n`);
-  const pretty = process.stderr.isTTY === true && process.env['QUACKD_LOG_JSON'] === undefined;
+  if (asked !== undefined && asked !== level) stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using warn\n`);
+  const fd = stderr === process.stderr ? 2 : undefined;
+  const pretty = stderr.isTTY === true && env['QUACKD_LOG_JSON'] === undefined;
   if (pretty) {
     // Synchronous and one line per record: on a terminal a log line sits between a run's step
     // lines, in the order things happened (a transport's worker thread would print it later).
-    return createLogger(level, prettyStream(2));
+    return createLogger(level, prettyStream(fd ?? stderr, env));
   }
-  return createLogger(level, pino.destination({ fd: 2, sync: true }));
+  return createLogger(level, fd !== undefined ? pino.destination({ fd, sync: true }) : stderr);
 }
 
-export function prettyStream(destination: number | NodeJS.WritableStream): DestinationStream {
+export function prettyStream(destination: number | NodeJS.WritableStream, env: NodeJS.ProcessEnv = {}): DestinationStream {
   const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
-  return pretty(prettyOptions(destination));
+  return pretty(prettyOptions(destination, env));
 }
 
-/** A child logger for one module, e.g. `logger('bridge')`. */
+/** Runs `work` with `root` as the root of every logger() asked for inside it. */
+export function withLogs<T>(root: Logger, work: () => Promise<T>): Promise<T> {
+  return scoped.run(root, work);
+}
+
+/** A child logger for one module, e.g. `logger('bridge')`: ask for it when logging, not at import. */
 export function logger(module: string): Logger {
-  root ??= createRoot();
+  const root = scoped.getStore() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
   return root.child({ module });
 }

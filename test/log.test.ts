@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { stripColor } from '../src/cli/fit.js';
 import { createLogger, prettyStream, terminalLine } from '../src/log.js';
-import { runCli } from './helpers/cli.js';
+import { quackd } from './helpers/quackd.js';
 import { tempDir } from './helpers/tmp.js';
 
 describe('log lines on a terminal', () => {
@@ -39,7 +39,7 @@ describe('debug logs', () => {
       .map((l) => JSON.parse(l) as { level: number; module: string; msg: string });
 
   it('--debug prints the provider calls and the store open', async () => {
-    const r = await runCli(['run', 'hello-world', '--debug'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'warn' } });
+    const r = await quackd(['run', 'hello-world', '--debug'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'warn' } });
     assert.equal(r.code, 0, r.stderr);
     const debug = levels(r.stderr).filter((l) => l.level === 20);
     assert.ok(debug.some((l) => l.module === 'pilot' && l.msg === 'provider call'), r.stderr);
@@ -47,11 +47,11 @@ describe('debug logs', () => {
   });
 
   it('QUACKD_LOG_LEVEL=debug does the same; the default prints none', async () => {
-    const on = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'debug' } });
+    const on = await quackd(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir(), QUACKD_LOG_LEVEL: 'debug' } });
     assert.equal(on.code, 0, on.stderr);
     assert.ok(levels(on.stderr).some((l) => l.level === 20 && l.module === 'pilot'), on.stderr);
     // A run that crashed would print no JSON log line either: the default is a clean run, silent on stderr.
-    const off = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir() } });
+    const off = await quackd(['run', 'hello-world'], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(off.code, 0, off.stderr);
     assert.match(off.stdout, /^OK success — I quacked hello\./m);
     assert.equal(off.stderr, '');

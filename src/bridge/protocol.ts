@@ -8,6 +8,9 @@ import { z } from 'zod';
 
 export const PROTOCOL_VERSION = 1;
 
+/** The firmware's UART rate (firmware-bridge/), unless a robot's settings say otherwise. */
+export const DEFAULT_BAUD = 1_000_000;
+
 /** JSON-RPC error codes the firmware uses. */
 export const RPC_ERROR = {
   parse: -32700,

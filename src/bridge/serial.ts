@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import type { BridgeClient } from './client.js';
 import { LinkLostError, PortError } from './errors.js';
+import { DEFAULT_BAUD } from './protocol.js';
 
-export const DEFAULT_BAUD = 1_000_000;
+export { DEFAULT_BAUD };
 const BY_ID = '/dev/serial/by-id';
 
 export interface SerialLinkOptions {

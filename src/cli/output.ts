@@ -29,9 +29,10 @@ export interface Output {
 const wrap = (on: boolean, open: number, close: number) => (s: string) =>
   on ? `\u001b[${open}m${s}\u001b[${close}m` : s;
 
-export function createOutput(out: Writable = process.stdout, err: Writable = process.stderr): Output {
+/** Colour follows `env` (NO_COLOR, TERM=dumb) and whether `out` is a terminal. */
+export function createOutput(out: Writable = process.stdout, err: Writable = process.stderr, env: NodeJS.ProcessEnv = process.env): Output {
   const isTty = (out as { isTTY?: boolean }).isTTY === true;
-  const color = isTty && !process.env['NO_COLOR'] && process.env['TERM'] !== 'dumb';
+  const color = isTty && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
   return {
     out,
     err,

@@ -2,9 +2,9 @@
 import { parseFlags } from '../cli/args.js';
 import { EXIT } from '../cli/errors.js';
 import { fitLine } from '../cli/fit.js';
-import type { Output } from '../cli/output.js';
 import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import type { Command } from './command.js';
+import type { Invocation } from '../cli/invocation.js';
 
 const help = `usage: quackd bodies [--json]
 
@@ -16,7 +16,7 @@ example:
 export const bodiesCommand: Command = {
   name: 'bodies',
   help,
-  run(argv: readonly string[], io: Output): Promise<number> {
+  run(argv: readonly string[], { io }: Invocation): Promise<number> {
     const { flags } = parseFlags('bodies', argv, { json: { type: 'boolean' } });
     const bodies = listBodies();
     if (flags.json === true) {

@@ -117,7 +117,7 @@ function print(io: Output, r: ProbeReport): void {
 export const bridgeCommand: Command = {
   name: 'bridge',
   help: HELP,
-  async run(argv, io) {
+  async run(argv, { io }) {
     const { flags, positionals, help } = parseFlags('bridge', argv, {
       port: { type: 'string' },
       baud: { type: 'string' },

@@ -2,7 +2,7 @@
  * The shape of a CLI verb: one file per verb in src/commands, parsing its flags, calling into the
  * library and printing. No robot logic lives in a command.
  */
-import type { Output } from '../cli/output.js';
+import type { Invocation } from '../cli/invocation.js';
 
 export interface Command {
   /** e.g. `run`, `transcript`. */
@@ -12,5 +12,5 @@ export interface Command {
   /** Has sub-commands with help of their own: `--help` after a sub-command is theirs. */
   readonly subcommands?: boolean;
   /** Returns the process exit code. Throw a QuackdError for user-facing errors. */
-  run(argv: readonly string[], io: Output): Promise<number>;
+  run(argv: readonly string[], invocation: Invocation): Promise<number>;
 }

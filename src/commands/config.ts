@@ -5,7 +5,8 @@
  */
 import { parseFlags } from '../cli/args.js';
 import { EXIT, QuackdError, UsageError } from '../cli/errors.js';
-import { printable, type Output } from '../cli/output.js';
+import { printable } from '../cli/output.js';
+import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
 import { loadConfigFile } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
@@ -13,73 +14,88 @@ import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
-import { Fleet, RobotSettingsError } from '../runtime/fleet.js';
+import { Fleet, RobotSettingsError, type Robot } from '../runtime/fleet.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
+import type { Invocation } from '../cli/invocation.js';
 
-const help = `usage: quackd config check [--json]
+const help = `usage: quackd config check [--json] [run's pilot flags] [--memory-dir DIR]
 
 Reads ~/.quackd/config.yaml (QUACKD_HOME moves it) and the environment, checks them, and prints
-the effective settings with where each came from. A bad config file is reported with its lines
-(exit 2). API keys are never printed: only whether one was found, and where.
+every effective setting with where it came from: a flag, a variable, a line of the config file,
+or the default. The flags of 'quackd run' (--provider, --model, --base-url, --timeout, --retries,
+--key-file, --memory-dir) show what a run given them would use. A bad config file is reported
+with its lines (exit 2). API keys are never printed: only whether one was found, and where.
 
-example:
-  quackd config check`;
+examples:
+  quackd config check
+  quackd config check --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b`;
 
-function keyStatus(provider: string, keyFile: string | undefined, fromFlag: boolean): string {
+function keyStatus(provider: string, keyFile: string | undefined, fromFlag: boolean, env: NodeJS.ProcessEnv): string {
   if (provider !== 'openai' && provider !== 'anthropic') return 'not needed';
-  const { key, source } = loadApiKey(provider as KeyedProvider, keyFile, fromFlag, process.env);
+  const { key, source } = loadApiKey(provider as KeyedProvider, keyFile, fromFlag, env);
   return key === undefined ? 'none found' : `found (${source})`;
 }
 
-/** The setting a fleet robot still lacks (its file entry left it to a flag), if any. */
-function incomplete(fleet: Fleet, name: string): { missing?: string } {
+/**
+ * A fleet robot as a run would get it: every setting of its backend, the defaults filled in,
+ * each with its source; or, when its file entry leaves a setting to a flag, what it lacks.
+ */
+function robotReport(fleet: Fleet, robot: Robot): { name: string; body: string; missing?: string; settings: Record<string, { value: unknown; from: string }> } {
+  let resolved: Robot = robot;
+  let missing: string | undefined;
   try {
-    fleet.resolve(name);
-    return {};
+    resolved = fleet.resolve(robot.name);
   } catch (err) {
-    return err instanceof RobotSettingsError && err.problem === 'missing' ? { missing: err.setting } : {};
+    if (!(err instanceof RobotSettingsError && err.problem === 'missing')) throw err;
+    missing = err.setting;
   }
+  const settings = Object.fromEntries(Object.entries(resolved.settings).map(([k, v]) => [k, { value: v, from: resolved.sources[k] ?? 'default' }]));
+  return { name: robot.name, body: robot.key, ...(missing !== undefined ? { missing } : {}), settings };
 }
 
 export const configCommand: Command = {
   name: 'config',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
-    const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' } });
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
+    const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' }, 'memory-dir': { type: 'string' }, ...PILOT_FLAGS });
     const [sub = 'check'] = positionals;
     if (sub !== 'check') {
       const hint = didYouMean(sub, ['check']);
       throw new UsageError(`config: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'check'" : undefined);
     }
-    const file = await loadConfigFile();
+    const file = await loadConfigFile(env);
     const fleet = new Fleet(file.config.robots ?? {});
-    const pilot = await resolvePilotSettings({});
+    const pilot = await resolvePilotSettings(pilotFlags(flags), env);
     // The same checks a run makes before it starts (known provider, a model, a key for a cloud).
-    const problem = await createProvider({}).then(
+    const problem = await createProvider(pilotFlags(flags), env).then(
       () => undefined,
       (err: unknown) => {
         if (err instanceof QuackdError) return `${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`;
         throw err;
       },
     );
+    // Where each path came from: the variable that set it, or the data directory it sits in.
+    const home = env['QUACKD_HOME'] ? 'QUACKD_HOME' : 'default';
+    const setting = <T>(value: T, from: string): { value: T; from: string } => ({ value, from });
     const report = {
-      configFile: { path: file.path, exists: file.exists },
-      dataDir: dataDir(),
-      transcripts: transcriptsDir(),
-      memory: memoryDir(),
-      memoryFrom: process.env['QUACKD_MEMORY_DIR'] ? 'QUACKD_MEMORY_DIR' : 'default',
-      memoryWaitS: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 },
-      ducks: userDucksDir(),
-      robots: fleet.list().map((r) => ({ name: r.name, body: r.key, ...incomplete(fleet, r.name), settings: Object.fromEntries(Object.entries(r.settings).map(([k, v]) => [k, { value: v, from: r.sources[k] ?? 'default' }])) })),
+      configFile: { path: file.path, exists: file.exists, from: home },
+      paths: {
+        data: setting(dataDir(env), home),
+        transcripts: setting(transcriptsDir(env), home),
+        memory: setting(memoryDir(flags['memory-dir'], env), flags['memory-dir'] !== undefined ? '--memory-dir' : env['QUACKD_MEMORY_DIR'] ? 'QUACKD_MEMORY_DIR' : home),
+        ducks: setting(userDucksDir(env), home),
+      },
+      memoryWaitS: { value: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 }, from: 'built in' },
+      robots: fleet.list().map((r) => robotReport(fleet, r)),
       pilot: {
-        provider: { value: pilot.provider, from: pilot.sources.provider },
-        model: { value: pilot.model ?? null, from: pilot.sources.model },
-        baseUrl: { value: pilot.baseUrl ?? null, from: pilot.sources.baseUrl },
-        timeoutS: pilot.timeoutMs / 1000,
-        retries: pilot.retries,
-        keyFile: pilot.keyFile ?? null,
-        apiKey: keyStatus(pilot.provider, pilot.keyFile, pilot.keyFileFromFlag),
+        provider: setting(pilot.provider, pilot.sources.provider),
+        model: setting(pilot.model ?? null, pilot.sources.model),
+        baseUrl: setting(pilot.baseUrl ?? null, pilot.sources.baseUrl),
+        timeoutS: setting(pilot.timeoutMs / 1000, pilot.sources.timeout),
+        retries: setting(pilot.retries, pilot.sources.retries),
+        keyFile: setting(pilot.keyFile ?? null, pilot.sources.keyFile),
+        apiKey: keyStatus(pilot.provider, pilot.keyFile, pilot.keyFileFromFlag, env),
       },
       valid: problem === undefined,
       ...(problem !== undefined ? { problem } : {}),
@@ -89,26 +105,29 @@ export const configCommand: Command = {
       return problem === undefined ? EXIT.ok : EXIT.usage;
     }
     const row = (k: string, v: string, from?: string): void => io.line(`  ${k.padEnd(12)} ${v}${from !== undefined ? io.dim(`  (${from})`) : ''}`);
-    io.line(`config file  ${file.path}${file.exists ? '' : io.dim('  (absent: built-in defaults)')}`);
+    io.line(`config file  ${file.path}${io.dim(file.exists ? `  (${home})` : '  (absent: built-in defaults)')}`);
     io.line('paths');
-    row('data', report.dataDir);
-    row('transcripts', report.transcripts);
-    row('memory', report.memory, report.memoryFrom);
-    row('ducks', report.ducks);
-    const w = report.memoryWaitS;
-    row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, 'built in');
+    const p = report.paths;
+    row('data', p.data.value, p.data.from);
+    row('transcripts', p.transcripts.value, p.transcripts.from);
+    row('memory', p.memory.value, p.memory.from);
+    row('ducks', p.ducks.value, p.ducks.from);
+    const w = report.memoryWaitS.value;
+    row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
     io.line(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`);
     for (const r of report.robots) {
       const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(String(v.value))}${io.dim(` (${v.from})`)}`);
       row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}${r.missing !== undefined ? io.yellow(`  needs ${r.missing}: give --${r.missing} to a run`) : ''}`);
     }
     io.line('pilot');
-    row('provider', pilot.provider, pilot.sources.provider);
-    row('model', pilot.model ?? '-', pilot.sources.model);
-    row('base url', pilot.baseUrl ?? '-', pilot.sources.baseUrl);
-    row('timeout', `${report.pilot.timeoutS} s`);
-    row('retries', String(pilot.retries));
-    row('api key', report.pilot.apiKey);
+    const pi = report.pilot;
+    row('provider', pi.provider.value, pi.provider.from);
+    row('model', pi.model.value ?? '-', pi.model.from);
+    row('base url', pi.baseUrl.value ?? '-', pi.baseUrl.from);
+    row('timeout', `${pi.timeoutS.value} s`, pi.timeoutS.from);
+    row('retries', String(pi.retries.value), pi.retries.from);
+    row('key file', pi.keyFile.value ?? '-', pi.keyFile.from);
+    row('api key', pi.apiKey);
     if (problem !== undefined) {
       io.line(`${io.red(io.fail)} a run would stop here: ${problem}`);
       return EXIT.usage;

@@ -2,14 +2,14 @@
 import { parseFlags } from '../cli/args.js';
 import { EXIT } from '../cli/errors.js';
 import { fitLine } from '../cli/fit.js';
-import type { Output } from '../cli/output.js';
 import { userDucksDir } from '../config/paths.js';
 import { listDucks } from '../ducks/find.js';
 import type { Command } from './command.js';
+import type { Invocation } from '../cli/invocation.js';
 
 const help = `usage: quackd ducks [--json]
 
-Lists the ducks 'quackd run NAME' can find: your own (in ${userDucksDir()}) and the bundled starters.
+Lists the ducks 'quackd run NAME' can find: your own (in $QUACKD_HOME/ducks, ~/.quackd/ducks by default) and the bundled starters.
 A duck of yours with a starter's name is listed once, marked: it is the one 'quackd run' uses.
 
 example:
@@ -18,9 +18,9 @@ example:
 export const ducksCommand: Command = {
   name: 'ducks',
   help,
-  run(argv: readonly string[], io: Output): Promise<number> {
+  run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags } = parseFlags('ducks', argv, { json: { type: 'boolean' } });
-    const ducks = listDucks();
+    const ducks = listDucks(userDucksDir(env));
     if (flags.json === true) {
       io.line(JSON.stringify(ducks));
       return Promise.resolve(EXIT.ok);

@@ -3,9 +3,9 @@
  * commands/memory/ and is imported only when used.
  */
 import { UsageError } from '../cli/errors.js';
-import type { Output } from '../cli/output.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
+import type { Invocation } from '../cli/invocation.js';
 
 const subcommands: Readonly<Record<string, { summary: string; load: () => Promise<Command> }>> = {
   show: { summary: "list a body's notes and earlier runs", load: async () => (await import('./memory/show.js')).showCommand },
@@ -43,7 +43,8 @@ export const memoryCommand: Command = {
   name: 'memory',
   help,
   subcommands: true,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], invocation: Invocation): Promise<number> {
+    const { io } = invocation;
     const [sub, ...rest] = argv;
     if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
       io.line(help);
@@ -60,6 +61,6 @@ export const memoryCommand: Command = {
       io.line(command.help);
       return 0;
     }
-    return command.run(rest, io);
+    return command.run(rest, invocation);
   },
 };

@@ -3,13 +3,13 @@
  * prints steps and the outcome; the run itself lives in src/run.
  */
 import { numberFlag, parseFlags } from '../cli/args.js';
+import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
-import type { Output } from '../cli/output.js';
 import { didYouMean } from '../text/suggest.js';
 import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
-import { memoryDir, transcriptsDir } from '../config/paths.js';
+import { memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -22,17 +22,13 @@ import { chooseGate } from '../safety/gate.js';
 import { printHeader, printOutcome, stepPrinter } from '../cli/run-printer.js';
 import type { RunReport } from '../run/start-run.js';
 import type { Command } from './command.js';
+import type { Invocation } from '../cli/invocation.js';
 
 const flags = {
   goal: { type: 'string' },
   robot: { type: 'string' },
   seed: { type: 'string' },
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  timeout: { type: 'string' },
-  retries: { type: 'string' },
-  'key-file': { type: 'string' },
+  ...PILOT_FLAGS,
   port: { type: 'string' },
   baud: { type: 'string' },
   steps: { type: 'string' },
@@ -126,34 +122,25 @@ export function exitCodeFor(report: RunReport): number {
 export const runCommand: Command = {
   name: 'run',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
     const { flags: f, positionals } = parseFlags('run', argv, flags);
     if (positionals.length > 1) throw new UsageError(`run: one duck at a time (got ${positionals.length})`, "see 'quackd run --help'");
     if (positionals.length === 0 && f.goal === undefined) throw new UsageError('run: name a duck or give --goal "text"', "'quackd ducks' lists the starters");
     if (positionals.length === 1 && f.goal !== undefined) throw new UsageError('run: give a duck or --goal, not both');
     if (f.goal !== undefined && f.goal.trim() === '') throw new UsageError('run: --goal needs words: what should the robot do?');
 
-    const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0]) : undefined;
+    const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0], userDucksDir(env)) : undefined;
     if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('run: --memory-dir and --no-memory contradict each other');
-    const config = await loadConfigFile();
+    const config = await loadConfigFile(env);
     // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
-    const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir']) }) });
+    const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
     const flagSettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
     const robot = resolveRobot(runtime, f.robot, fileDuck, flagSettings);
     const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry);
     const duck = withBudgets(base, f);
     checkDuckForBody(duck, robot.entry);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
-    const timeout = numberFlag('timeout', f.timeout, { min: 0.1, max: 3600 });
-    // Unset flags stay undefined so the environment and the config file can fill them.
-    const provider = await createProvider({
-      provider: f.provider,
-      model: f.model,
-      baseUrl: f['base-url'],
-      timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
-      retries: numberFlag('retries', f.retries, { int: true, min: 0, max: 10 }),
-      keyFile: f['key-file'],
-    });
+    const provider = await createProvider(pilotFlags(f), env);
     // A flag that would change nothing is refused: a person who typed it expected an effect.
     const pilotOnly = (['model', 'base-url', 'timeout', 'retries', 'key-file'] as const).find((k) => f[k] !== undefined);
     if (provider.name === 'fake' && pilotOnly !== undefined) {
@@ -179,7 +166,7 @@ export const runCommand: Command = {
         seed,
         provider,
         // The question goes to stderr: stdout may be a pipe (--json) while a person is at the keyboard.
-        gate: chooseGate({ yes: f.yes === true, stdin: process.stdin, stdout: process.stderr }),
+        gate: chooseGate({ yes: f.yes === true, stdin, stdout: io.err }),
         dryRun,
         signal: stop.signal,
         ...(json ? {} : { onEvent: stepPrinter(io) }),

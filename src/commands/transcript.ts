@@ -2,18 +2,19 @@
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import { fitLine } from '../cli/fit.js';
-import { printable, type Output } from '../cli/output.js';
+import { printable } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
 import { printTranscript } from '../cli/transcript-format.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
+import type { Invocation } from '../cli/invocation.js';
 import { join } from 'node:path';
 
 const help = `usage: quackd transcript list [--json] [--limit N | --all]
        quackd transcript show [ID|last] [--frames] [--json]
 
-Transcripts live in ${transcriptsDir()} (QUACKD_HOME moves them), one JSONL file per run.
+Transcripts live in ~/.quackd/transcripts (QUACKD_HOME moves them), one JSONL file per run.
 'list' shows the newest 20 runs (--limit N for more or fewer, --all for every one) and says how
 many there are when it shows fewer. 'show' takes a run id, a unique prefix of one, or 'last'
 (the default).
@@ -28,10 +29,10 @@ const DEFAULT_LIMIT = 20;
 export const transcriptCommand: Command = {
   name: 'transcript',
   help,
-  run(argv: readonly string[], io: Output): Promise<number> {
+  run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags: f, positionals } = parseFlags('transcript', argv, flags);
     const [sub = 'list', ref = 'last', ...extra] = positionals;
-    const dir = transcriptsDir();
+    const dir = transcriptsDir(env);
     if (sub === 'list') {
       if (f.all === true && f.limit !== undefined) throw new UsageError('transcript list: --all and --limit contradict each other');
       const limit = f.all === true ? Infinity : (numberFlag('limit', f.limit, { int: true, min: 1 }) ?? DEFAULT_LIMIT);

@@ -48,7 +48,7 @@ export function loadApiKey(
   provider: KeyedProvider,
   keyFile: string | undefined,
   keyFileFromFlag: boolean,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ): ApiKey {
   // Both providers' variables are masked even when unused: a model or a log may still echo them.
   for (const name of Object.values(KEY_ENV)) registerSecret(env[name]?.trim());

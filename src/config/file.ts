@@ -43,11 +43,11 @@ export interface LoadedConfig {
   readonly config: ConfigFile;
 }
 
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+export function configPath(env: NodeJS.ProcessEnv): string {
   return join(dataDir(env), 'config.yaml');
 }
 
-export async function loadConfigFile(env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
   const path = configPath(env);
   let text: string;
   try {

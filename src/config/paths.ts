@@ -6,22 +6,22 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+export function dataDir(env: NodeJS.ProcessEnv): string {
   const home = env['QUACKD_HOME'];
   return home !== undefined && home !== '' ? resolve(home) : join(homedir(), '.quackd');
 }
 
-export function transcriptsDir(env: NodeJS.ProcessEnv = process.env): string {
+export function transcriptsDir(env: NodeJS.ProcessEnv): string {
   return join(dataDir(env), 'transcripts');
 }
 
 /** The user's own ducks, listed by `quackd ducks` beside the starters. */
-export function userDucksDir(env: NodeJS.ProcessEnv = process.env): string {
+export function userDucksDir(env: NodeJS.ProcessEnv): string {
   return join(dataDir(env), 'ducks');
 }
 
 /** Robot memory: `--memory-dir`, then QUACKD_MEMORY_DIR, then `<data dir>/memory`. */
-export function memoryDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+export function memoryDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   if (flag !== undefined && flag !== '') return resolve(flag);
   const fromEnv = env['QUACKD_MEMORY_DIR'];
   return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : join(dataDir(env), 'memory');

@@ -33,9 +33,11 @@ export interface PilotSettings {
   readonly keyFile: string | undefined;
   /** True when the key file was named on the command line: it then beats the API-key variable. */
   readonly keyFileFromFlag: boolean;
-  /** Where each value came from, e.g. `--provider`, `QUACKD_MODEL`, `pilot.model in /…/config.yaml`. */
-  readonly sources: Readonly<Record<'provider' | 'model' | 'baseUrl', string>>;
+  /** Where each value came from, e.g. `--provider`, `QUACKD_MODEL`, `pilot.model in /…/config.yaml`, `default`. */
+  readonly sources: Readonly<Record<PilotSetting, string>>;
 }
+
+export type PilotSetting = 'provider' | 'model' | 'baseUrl' | 'timeout' | 'retries' | 'keyFile';
 
 export const PILOT_DEFAULTS = { provider: 'fake', timeoutMs: 60_000, retries: 2 } as const;
 
@@ -85,7 +87,13 @@ export function checkBaseUrl(url: string, source: string): string {
   return url.replace(/\/+$/, '');
 }
 
-export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.ProcessEnv = process.env): Promise<PilotSettings> {
+/** The first number given (flag, variable, file: the caller's order), with where it came from; else the default. */
+function firstGiven(choices: readonly (readonly [number | undefined, string])[], fallback: number): { value: number; source: string } {
+  for (const [value, source] of choices) if (value !== undefined) return { value, source };
+  return { value: fallback, source: 'default' };
+}
+
+export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.ProcessEnv): Promise<PilotSettings> {
   const file = await loadConfigFile(env);
   const section: PilotSection = file.config.pilot ?? {};
   const inFile = (key: string): string => `pilot.${key} in ${file.path}`;
@@ -104,20 +112,28 @@ export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.Proces
   const baseUrl = pick('baseUrl');
 
   const timeoutS = envNumber(env, PILOT_ENV.timeoutS, { int: false, min: 0.001 });
-  const timeoutMs = flags.timeoutMs ?? (timeoutS !== undefined ? timeoutS * 1000 : undefined) ?? (section.timeout_s !== undefined ? section.timeout_s * 1000 : PILOT_DEFAULTS.timeoutMs);
-  const retries = flags.retries ?? envNumber(env, PILOT_ENV.retries, { int: true, min: 0 }) ?? section.retries ?? PILOT_DEFAULTS.retries;
+  const timeout = firstGiven(
+    [
+      [flags.timeoutMs, '--timeout'],
+      [timeoutS !== undefined ? timeoutS * 1000 : undefined, PILOT_ENV.timeoutS],
+      [section.timeout_s !== undefined ? section.timeout_s * 1000 : undefined, inFile('timeout_s')],
+    ],
+    PILOT_DEFAULTS.timeoutMs,
+  );
+  const retries = firstGiven([[flags.retries, '--retries'], [envNumber(env, PILOT_ENV.retries, { int: true, min: 0 }), PILOT_ENV.retries], [section.retries, inFile('retries')]], PILOT_DEFAULTS.retries);
 
   const keyFlag = flags.keyFile !== undefined && flags.keyFile !== '';
   const keyFile = keyFlag ? resolve(flags.keyFile!) : section.key_file !== undefined ? expandPath(section.key_file, dirname(file.path)) : undefined;
+  const keyFileSource = keyFlag ? '--key-file' : section.key_file !== undefined ? inFile('key_file') : 'default';
 
   return {
     provider: provider.value ?? PILOT_DEFAULTS.provider,
     model: model.value,
     baseUrl: baseUrl.value !== undefined ? checkBaseUrl(baseUrl.value, baseUrl.source) : undefined,
-    timeoutMs: Math.ceil(timeoutMs),
-    retries,
+    timeoutMs: Math.ceil(timeout.value),
+    retries: retries.value,
     keyFile,
     keyFileFromFlag: keyFlag,
-    sources: { provider: provider.source, model: model.source, baseUrl: baseUrl.source },
+    sources: { provider: provider.source, model: model.source, baseUrl: baseUrl.source, timeout: timeout.source, retries: retries.source, keyFile: keyFileSource },
   };
 }

@@ -5,7 +5,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
-import { userDucksDir } from '../config/paths.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Duck } from './duck.js';
 import { parseDuck } from './parse.js';
@@ -46,11 +45,14 @@ function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
     });
 }
 
-/** Each name once: yours before the starters, as findDuck() looks them up. */
-export function listDucks(): DuckListing[] {
+/**
+ * Each name once: yours (the ducks in `yoursDir`, `userDucksDir(env)`) before the starters, as
+ * findDuck() looks them up. Without a folder, only the starters.
+ */
+export function listDucks(yoursDir?: string): DuckListing[] {
   const starters = listDir(STARTERS_DIR, 'starter');
   const starterNames = new Set(starters.map((d) => d.name));
-  const yours = listDir(userDucksDir(), 'yours').map((d): DuckListing => (starterNames.has(d.name) ? { ...d, shadows: 'starter' } : d));
+  const yours = (yoursDir !== undefined ? listDir(yoursDir, 'yours') : []).map((d): DuckListing => (starterNames.has(d.name) ? { ...d, shadows: 'starter' } : d));
   const mine = new Set(yours.map((d) => d.name));
   return [...yours, ...starters.filter((d) => !mine.has(d.name))];
 }
@@ -72,11 +74,12 @@ export function loadDuckFile(path: string): Duck {
 }
 
 /** `find-and-kick`, `./mine.duck`, `~/.quackd/ducks/x.duck` → a parsed Duck. */
-export function findDuck(ref: string): Duck {
+export function findDuck(ref: string, yoursDir?: string): Duck {
   if (looksLikePath(ref)) return loadDuckFile(ref);
-  const found = listDucks().find((d) => d.name === ref);
+  const ducks = listDucks(yoursDir);
+  const found = ducks.find((d) => d.name === ref);
   if (found === undefined) {
-    const names = listDucks().map((d) => d.name);
+    const names = ducks.map((d) => d.name);
     throw new InputError(`no duck named "${ref}"${didYouMean(ref, names)}`, `'quackd ducks' lists them; a path to a .duck file works too`);
   }
   const duck = loadDuckFile(found.path);

@@ -59,7 +59,6 @@ export interface RunReport {
   readonly dryRun: boolean;
 }
 
-const log = logger('run');
 
 export async function startRun(req: RunRequest): Promise<RunReport> {
   const entry = findBody(req.robot);
@@ -107,7 +106,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // Failures a person can act on are the outcome's reason; anything else is a bug worth a log line.
-    if (!(err instanceof ProviderError || err instanceof BodyError || err instanceof QuackdError)) log.error({ err }, 'run failed');
+    if (!(err instanceof ProviderError || err instanceof BodyError || err instanceof QuackdError)) logger('run').error({ err }, 'run failed');
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
@@ -147,12 +146,12 @@ async function settle(lease: Lease | undefined, emit: (event: TranscriptEvent) =
     await body.stop();
     emit({ type: 'body_stop', ok: true });
   } catch (err) {
-    log.error({ err }, 'body did not stop cleanly');
+    logger('run').error({ err }, 'body did not stop cleanly');
     emit({ type: 'body_stop', ok: false, error: err instanceof Error ? err.message : String(err) });
   }
   try {
     await lease.release();
   } catch (err) {
-    log.error({ err }, 'body did not close cleanly');
+    logger('run').error({ err }, 'body did not close cleanly');
   }
 }

@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { quackd as inProcess } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Rig, missingTools } from './rig.js';
 
-const quackd = (args: readonly string[]) => runCli(args, { env: { QUACKD_HOME: tempDir('quackd-probe-') } });
+const probe = (args: readonly string[]) => inProcess(args, { env: { QUACKD_HOME: tempDir('quackd-probe-') } });
 
 describe('quackd bridge probe', { skip: missingTools() }, () => {
   let rig: Rig;
@@ -20,7 +20,7 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
   });
 
   it('prints hello, frame counters and the round-trip time', async () => {
-    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '5']);
+    const r = await probe(['bridge', 'probe', '--port', rig.hostPath, '--pings', '5']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /firmware {2}quackd-fw 0\.1\.0 on host · protocol 1/);
     assert.match(r.stdout, /left_hip_yaw +\[-0\.60, 0\.60\] rad/);
@@ -30,7 +30,7 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
   });
 
   it('--json gives one object a script can read', async () => {
-    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '3', '--json']);
+    const r = await probe(['bridge', 'probe', '--port', rig.hostPath, '--pings', '3', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as { hello: { joints: string[] }; rtt_ms: { median: number; pings: number }; state: { torque: boolean } };
     assert.equal(report.hello.joints.length, 14);
@@ -41,27 +41,27 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
   });
 
   it('a missing port is one line and exit 3', async () => {
-    const r = await quackd(['bridge', 'probe', '--port', '/dev/serial/by-id/no-such-duck']);
+    const r = await probe(['bridge', 'probe', '--port', '/dev/serial/by-id/no-such-duck']);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /^quackd: serial port \/dev\/serial\/by-id\/no-such-duck not found \(.+\)\n$/);
   });
 
   it('a path that is not a serial device says so, not "is the duck plugged in?"', async () => {
-    const r = await quackd(['bridge', 'probe', '--port', tempDir()]);
+    const r = await probe(['bridge', 'probe', '--port', tempDir()]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /\(that is a directory, not a serial device\)\n$/);
     assert.doesNotMatch(r.stderr, /plugged in/);
   });
 
   it('a missing --port is a usage error, exit 2', async () => {
-    const r = await quackd(['bridge', 'probe']);
+    const r = await probe(['bridge', 'probe']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^quackd: bridge probe: --port is required/);
   });
 
   it('a silent port times out with a hint about the baud rate', async () => {
     await rig.killFirmware();
-    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath]);
+    const r = await probe(['bridge', 'probe', '--port', rig.hostPath]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /^quackd: no answer from the firmware on .*: no answer to hello within 1000 ms \(is it running quackd-fw, at 1000000 baud \(--baud\)\?\)\n$/);
   });
@@ -78,14 +78,14 @@ describe('quackd bridge probe on a noisy link', { skip: missingTools() }, () => 
   });
 
   it('warns on stderr and exits 3 when the link counts CRC or framing errors', async () => {
-    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '40']);
+    const r = await probe(['bridge', 'probe', '--port', rig.hostPath, '--pings', '40']);
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /rtt +median/, 'the report is printed all the same');
     assert.match(r.stderr, /^quackd: warning: the link to .* counted \d+ CRC errors? and \d+ framing errors? \(check the cable, the port and --baud 1000000\)\n$/);
   });
 
   it('--json says so too: link_errors in the object, exit 3', async () => {
-    const r = await quackd(['bridge', 'probe', '--port', rig.hostPath, '--pings', '40', '--json']);
+    const r = await probe(['bridge', 'probe', '--port', rig.hostPath, '--pings', '40', '--json']);
     assert.equal(r.code, 3, r.stdout + r.stderr);
     const report = JSON.parse(r.stdout) as { link_errors: { crc: number; framing: number } };
     assert.ok(report.link_errors.crc + report.link_errors.framing > 0);

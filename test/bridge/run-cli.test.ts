@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Rig, missingTools } from './rig.js';
@@ -19,7 +19,7 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
   });
 
   it('flies hello-world over the serial link', async () => {
-    const r = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^hello-world on microduck:jsonrpc/m);
     assert.match(r.stdout, /^ {2}1 {2}quack +/m);
@@ -28,23 +28,23 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
   it('refuses a duck that needs walking until the policy loop exists, before anything opens', async () => {
     const dir = tempDir();
     const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs:\n  - quack\n  - walk');
-    const r = await runCli(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.equal(r.stdout, '');
     assert.equal(r.stderr.trim(), `quackd: ${path}:5: verbs: walk needs the policy control loop, not yet available on microduck:jsonrpc`);
-    const fk = await runCli(['run', 'find-and-kick', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    const fk = await quackd(['run', 'find-and-kick', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(fk.code, 2);
     assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs the policy control loop/);
   });
 
   it('asks for --port before opening anything (exit 2)', async () => {
-    const r = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc'], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', 'hello-world', '--robot', 'microduck:jsonrpc'], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 2);
     assert.equal(r.stderr.trim(), 'quackd: run: microduck:jsonrpc needs --port (e.g. --port /dev/serial/by-id/usb-…-if00)');
   });
 
   it('exits 3 with one line when the port does not exist', async () => {
-    const r = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', '/dev/serial/by-id/nope'], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', '/dev/serial/by-id/nope'], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /nope/);
   });

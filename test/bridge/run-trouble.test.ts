@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { openaiToolCalls, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -25,11 +26,10 @@ const call = (name: string, args: Record<string, unknown> = {}) => openaiToolCal
 
 async function run(server: LlmServer, rig: Rig, args: readonly string[], onSpawn?: (child: ChildProcess) => void): Promise<Run> {
   const home = tempDir('quackd-trouble-');
-  const r = await runCli(['run', ...args, '--robot', 'microduck:jsonrpc', '--port', rig.hostPath, '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], {
-    env: { QUACKD_HOME: home, OPENAI_API_KEY: 'test-key' },
-    timeoutMs: 30_000,
-    ...(onSpawn !== undefined ? { onSpawn } : {}),
-  });
+  const argv = ['run', ...args, '--robot', 'microduck:jsonrpc', '--port', rig.hostPath, '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'];
+  const options = { env: { QUACKD_HOME: home, OPENAI_API_KEY: 'test-key' }, timeoutMs: 30_000 };
+  // A test that signals quackd itself (SIGSTOP) needs it in a process of its own.
+  const r = onSpawn !== undefined ? await runCli(argv, { ...options, onSpawn }) : await quackd(argv, options);
   const dir = join(home, 'transcripts');
   const files = readdirSync(dir);
   assert.equal(files.length, 1, `one transcript (stderr: ${r.stderr})`);

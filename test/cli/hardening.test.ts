@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { openaiToolCalls, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -26,7 +27,7 @@ describe('model text on the screen', () => {
     for (const json of [false, true]) {
       server.reply(openaiToolCalls([{ name: 'quack', arguments: '{}' }]), openaiToolCalls([{ name: 'declare_success', arguments: JSON.stringify({ reason: forged }) }]));
       const args = ['run', 'hello-world', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--no-memory', ...(json ? ['--json'] : [])];
-      const r = await runCli(args, { env: { QUACKD_HOME: tempDir(), OPENAI_API_KEY: KEY } });
+      const r = await quackd(args, { env: { QUACKD_HOME: tempDir(), OPENAI_API_KEY: KEY } });
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.ok(!r.stdout.includes(KEY), 'the key reached stdout');
       assert.ok(!r.stdout.includes('\u001b[31m'), 'a model wrote raw escape codes to the terminal');
@@ -48,22 +49,22 @@ describe('hostile files are one printable line, exit 2', () => {
 
   it('an alias bomb in a .duck', async () => {
     const path = writeDuck(tempDir(), 'laughs', `verbs: [quack]\n${aliasBomb()}`);
-    const r = await runCli(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } });
     oneLine(r, /^quackd: .*laughs\.duck:6: l3(\.\d+)*: YAML aliases expand too far/);
   });
 
   it('an alias bomb in config.yaml', async () => {
     const home = tempDir();
     writeFileSync(join(home, 'config.yaml'), aliasBomb());
-    oneLine(await runCli(['config', 'check'], { env: { QUACKD_HOME: home } }), /^quackd: .*config\.yaml:4: l3(\.\d+)*: YAML aliases expand too far/);
+    oneLine(await quackd(['config', 'check'], { env: { QUACKD_HOME: home } }), /^quackd: .*config\.yaml:4: l3(\.\d+)*: YAML aliases expand too far/);
   });
 
   it('escape and bell characters in an unknown key of a .duck or config.yaml', async () => {
     const path = writeDuck(tempDir(), 'keys', 'verbs: [quack]\n"x\\e]0;PWNED\\a\\e[2J": 1');
-    oneLine(await runCli(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } }), /keys\.duck:3: front matter: unknown field "x\\x1b\]0;PWNED\\x07\\x1b\[2J"$/m);
+    oneLine(await quackd(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } }), /keys\.duck:3: front matter: unknown field "x\\x1b\]0;PWNED\\x07\\x1b\[2J"$/m);
     const home = tempDir();
     writeFileSync(join(home, 'config.yaml'), 'pilot:\n  "x\\e]0;PWNED\\a": 1\n');
-    oneLine(await runCli(['config', 'check'], { env: { QUACKD_HOME: home } }), /config\.yaml:2: pilot: unknown key "x\\x1b\]0;PWNED\\x07"$/m);
+    oneLine(await quackd(['config', 'check'], { env: { QUACKD_HOME: home } }), /config\.yaml:2: pilot: unknown key "x\\x1b\]0;PWNED\\x07"$/m);
   });
 });
 
@@ -71,7 +72,7 @@ describe('odd file systems and names', () => {
   it('a transcripts directory that cannot be written is one line, exit 3', async () => {
     const home = tempDir();
     writeFileSync(join(home, 'transcripts'), 'a file, not a directory');
-    const r = await runCli(['run', 'hello-world', '--no-memory'], { env: { QUACKD_HOME: home } });
+    const r = await quackd(['run', 'hello-world', '--no-memory'], { env: { QUACKD_HOME: home } });
     assert.equal(r.code, 3);
     assert.match(r.stderr, /^quackd: cannot write transcripts in .*transcripts \(not a directory\) \(check that QUACKD_HOME is a directory you can write\)\n$/);
   });
@@ -79,7 +80,7 @@ describe('odd file systems and names', () => {
   it('a directory named like a transcript is not one', async () => {
     const home = tempDir();
     mkdirSync(join(home, 'transcripts', 'odd.jsonl'), { recursive: true });
-    const r = await runCli(['transcript', 'list'], { env: { QUACKD_HOME: home } });
+    const r = await quackd(['transcript', 'list'], { env: { QUACKD_HOME: home } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /no transcripts yet/);
   });
@@ -102,7 +103,7 @@ describe('flags that would be silently ignored are refused', () => {
   ];
   for (const [args, pattern] of cases) {
     it(args.join(' '), async () => {
-      const r = await runCli(args, { env: { QUACKD_HOME: tempDir() } });
+      const r = await quackd(args, { env: { QUACKD_HOME: tempDir() } });
       assert.equal(r.code, 2, r.stdout + r.stderr);
       assert.match(r.stderr, pattern);
     });
@@ -110,7 +111,7 @@ describe('flags that would be silently ignored are refused', () => {
 
   it('a duck whose robot is unknown is refused at its robot line', async () => {
     const path = writeDuck(tempDir(), 'reachy', 'robot: reachy:mujoco\nverbs: [quack]');
-    const r = await runCli(['run', path], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', path], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 2);
     assert.equal(r.stderr.trim(), `quackd: ${path}:2: robot: unknown body "reachy:mujoco" ('quackd bodies' lists them)`);
   });
@@ -119,7 +120,7 @@ describe('flags that would be silently ignored are refused', () => {
 describe('the fake pilot does not beg', () => {
   it('after a denied gate it declares failure once instead of asking until the budget is spent', async () => {
     const path = writeDuck(tempDir(), 'gated', 'verbs: [quack]\nconfirm: [quack]');
-    const r = await runCli(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } });
+    const r = await quackd(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 1);
     assert.equal(r.stdout.split('\n').filter((l) => l.includes('(denied')).length, 1);
     assert.match(r.stdout, /FAIL failure — I cannot go on: quack was denied: needs confirmation/);
@@ -134,7 +135,7 @@ describe('a reader that goes away', () => {
       onSpawn: (child) => child.stdout?.once('data', () => child.stdout?.destroy()),
     });
     assert.equal(r.code, 0, r.stderr);
-    const list = await runCli(['transcript', 'show', 'last', '--json'], { env: { QUACKD_HOME: home } });
+    const list = await quackd(['transcript', 'show', 'last', '--json'], { env: { QUACKD_HOME: home } });
     const types = list.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
     assert.ok(types.includes('body_stop'));
     assert.equal(types.at(-1), 'end');

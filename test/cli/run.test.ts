@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -13,7 +13,7 @@ function home(): { QUACKD_HOME: string } {
 describe('quackd run, as a user runs it', () => {
   it('runs hello-world: header, one line a step, the outcome, exit 0', async () => {
     const env = home();
-    const r = await runCli(['run', 'hello-world'], { env });
+    const r = await quackd(['run', 'hello-world'], { env });
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines.shift(), 'memory: nothing yet (microduck:sim2d)');
@@ -25,7 +25,7 @@ describe('quackd run, as a user runs it', () => {
 
   it('runs find-and-kick to a verified success, and --json prints the outcome for scripts', async () => {
     const env = home();
-    const r = await runCli(['run', 'find-and-kick', '--seed', '3', '--json'], { env });
+    const r = await quackd(['run', 'find-and-kick', '--seed', '3', '--json'], { env });
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(out['outcome'], 'success');
@@ -36,20 +36,20 @@ describe('quackd run, as a user runs it', () => {
   });
 
   it('exits 1 when a budget runs out, saying which', async () => {
-    const r = await runCli(['run', 'find-and-kick', '--seed', '1', '--steps', '2'], { env: home() });
+    const r = await quackd(['run', 'find-and-kick', '--seed', '1', '--steps', '2'], { env: home() });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /FAIL budget — 2 steps spent/);
   });
 
   it('runs an ad-hoc --goal with the body\'s verbs', async () => {
-    const r = await runCli(['run', '--goal', 'say hello to the cat', '--json'], { env: home() });
+    const r = await quackd(['run', '--goal', 'say hello to the cat', '--json'], { env: home() });
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { duck: string }).duck, 'goal');
   });
 
   it('--dry-run marks every result, reaches nothing and saves nothing but its transcript', async () => {
     const env = home();
-    const r = await runCli(['run', 'find-and-kick', '--dry-run'], { env });
+    const r = await quackd(['run', 'find-and-kick', '--dry-run'], { env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /· dry run$/m);
     const steps = r.stdout.split('\n').filter((l) => /^ +\d+ {2}/.test(l));
@@ -57,7 +57,7 @@ describe('quackd run, as a user runs it', () => {
     for (const s of steps) assert.match(s, /\(dry run: not sent\)/);
     assert.match(r.stdout, /success \(dry run: nothing saved\)/);
     // No episode and no note: the robot's memory is as empty as before.
-    const raw = await runCli(['memory', 'show', '--raw'], { env });
+    const raw = await quackd(['memory', 'show', '--raw'], { env });
     assert.equal(raw.code, 0, raw.stderr);
     assert.equal(raw.stdout.trim(), '');
   });
@@ -65,10 +65,10 @@ describe('quackd run, as a user runs it', () => {
   it('denies a gated verb without a TTY, and allows it with --yes', async () => {
     const dir = tempDir();
     const path = writeDuck(dir, 'gated', 'verbs: [quack]\nconfirm: [quack]\nbudgets: { llm_calls: 3 }\nsuccess_when: quacks >= 1');
-    const denied = await runCli(['run', path], { env: home() });
+    const denied = await quackd(['run', path], { env: home() });
     assert.equal(denied.code, 1);
     assert.match(denied.stdout, /^ {5}quack +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
-    const allowed = await runCli(['run', path, '--yes'], { env: home() });
+    const allowed = await quackd(['run', path, '--yes'], { env: home() });
     assert.equal(allowed.code, 0, allowed.stdout);
     assert.match(allowed.stdout, /^ {2}1 {2}quack +quack!$/m);
   });
@@ -78,7 +78,7 @@ describe('quackd errors: one line, the place, exit 2', () => {
   it('a malformed duck names the file, line and field', async () => {
     const dir = tempDir();
     const path = writeDuck(dir, 'typo', 'robot: microduck:sim2d\nverbs:\n  - kik');
-    const r = await runCli(['run', path], { env: home() });
+    const r = await quackd(['run', path], { env: home() });
     assert.equal(r.code, 2);
     assert.equal(r.stdout.trim(), '');
     assert.equal(r.stderr.trim(), `quackd: ${path}:4: verbs: "kik" is not a verb of microduck:sim2d (did you mean "kick"?)`);
@@ -97,7 +97,7 @@ describe('quackd errors: one line, the place, exit 2', () => {
       [['fly'], /^quackd: unknown command "fly"/],
     ];
     for (const [args, pattern] of cases) {
-      const r = await runCli(args, { env });
+      const r = await quackd(args, { env });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, pattern);
       assert.equal(r.stderr.trim().split('\n').length, 1, `one line for ${args.join(' ')}`);
@@ -107,38 +107,38 @@ describe('quackd errors: one line, the place, exit 2', () => {
 
 describe('quackd help, version, ducks, bodies, transcripts', () => {
   it('--help and --version', async () => {
-    const help = await runCli(['--help']);
+    const help = await quackd(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /usage: quackd <command>/);
     assert.match(help.stdout, /exit codes: 0 success · 1 /);
-    const runHelp = await runCli(['run', '--help']);
+    const runHelp = await quackd(['run', '--help']);
     assert.equal(runHelp.code, 0);
     assert.match(runHelp.stdout, /quackd run find-and-kick/);
-    const version = await runCli(['--version']);
+    const version = await quackd(['--version']);
     assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+$/);
   });
 
   it('ducks lists the starters; bodies lists sim2d as the default', async () => {
-    const ducks = await runCli(['ducks'], { env: home() });
+    const ducks = await quackd(['ducks'], { env: home() });
     assert.match(ducks.stdout, /^find-and-kick +starter +Find the ball in the living room/m);
     assert.match(ducks.stdout, /^hello-world +starter +A smoke test/m);
-    const bodies = await runCli(['bodies', '--json']);
+    const bodies = await quackd(['bodies', '--json']);
     const list = JSON.parse(bodies.stdout) as { key: string; default: boolean }[];
     assert.ok(list.some((b) => b.key === 'microduck:sim2d' && b.default));
   });
 
   it('transcript list and show last', async () => {
     const env = home();
-    assert.equal((await runCli(['run', 'hello-world'], { env })).code, 0);
-    const list = await runCli(['transcript', 'list'], { env });
+    assert.equal((await quackd(['run', 'hello-world'], { env })).code, 0);
+    const list = await quackd(['transcript', 'list'], { env });
     assert.match(list.stdout, /^\d{8}-\d{6}-hello-world {2}success/m);
-    const show = await runCli(['transcript', 'show', 'last', '--frames'], { env });
+    const show = await quackd(['transcript', 'show', 'last', '--frames'], { env });
     assert.equal(show.code, 0);
     assert.match(show.stdout, /start {2}hello-world on microduck:sim2d/);
     assert.match(show.stdout, /step 1 {2}quack: ok — quack!/);
     assert.match(show.stdout, /\+-{25}\+/);
     assert.match(show.stdout, /end {4}success/);
-    const none = await runCli(['transcript', 'show', 'nope'], { env });
+    const none = await quackd(['transcript', 'show', 'nope'], { env });
     assert.equal(none.code, 2);
   });
 });
@@ -146,9 +146,10 @@ describe('quackd help, version, ducks, bodies, transcripts', () => {
 describe('quackd config check', () => {
   it('shows the effective settings and where each came from, never a key', async () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-'), QUACKD_MODEL: 'qwen2.5-coder:7b', OPENAI_API_KEY: 'sk-test-config-check-0123456789' };
-    const r = await runCli(['config', 'check', '--provider'], { env });
+    const r = await quackd(['config', 'check', '--provder', 'openai'], { env });
     assert.equal(r.code, 2, 'unknown flag is a usage error');
-    const ok = await runCli(['config', 'check'], { env: { ...env, QUACKD_PROVIDER: 'openai' } });
+    assert.match(r.stderr, /unknown option --provder \(did you mean "--provider"\?\)/);
+    const ok = await quackd(['config', 'check'], { env: { ...env, QUACKD_PROVIDER: 'openai' } });
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /config file {2}.*config\.yaml {2}\(absent: built-in defaults\)/);
     assert.match(ok.stdout, /provider +openai {2}\(QUACKD_PROVIDER\)/);
@@ -157,10 +158,33 @@ describe('quackd config check', () => {
     assert.ok(!ok.stdout.includes(env.OPENAI_API_KEY));
   });
 
+  it('every setting says where it came from: flag, variable, config file line, or default', async () => {
+    const home = tempDir('quackd-home-');
+    const mem = tempDir('quackd-mem-');
+    writeFileSync(join(home, 'config.yaml'), 'pilot:\n  timeout_s: 45\n  retries: 5\n');
+    const fromFile = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.match(fromFile.stdout, /^ {2}timeout +45 s {2}\(pilot\.timeout_s in .*config\.yaml\)$/m);
+    assert.match(fromFile.stdout, /^ {2}retries +5 {2}\(pilot\.retries in .*config\.yaml\)$/m);
+    assert.match(fromFile.stdout, /^ {2}provider +fake {2}\(default\)$/m);
+    assert.match(fromFile.stdout, /^ {2}memory +\S+\/memory {2}\(QUACKD_HOME\)$/m);
+    assert.match(fromFile.stdout, /^ {2}memory wait +open 10 s .* {2}\(built in\)$/m);
+    // A variable beats the file, and a flag beats both.
+    const r = await quackd(['config', 'check', '--timeout', '30', '--json'], { env: { QUACKD_HOME: home, QUACKD_RETRIES: '1', QUACKD_MEMORY_DIR: mem } });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { paths: Record<string, { value: string; from: string }>; pilot: Record<string, { value: unknown; from: string }> };
+    assert.deepEqual(report.pilot['timeoutS'], { value: 30, from: '--timeout' });
+    assert.deepEqual(report.pilot['retries'], { value: 1, from: 'QUACKD_RETRIES' });
+    assert.deepEqual(report.paths['memory'], { value: mem, from: 'QUACKD_MEMORY_DIR' });
+    assert.deepEqual(report.paths['transcripts'], { value: join(home, 'transcripts'), from: 'QUACKD_HOME' });
+    const flag = await quackd(['config', 'check', '--memory-dir', home], { env: { QUACKD_HOME: home, QUACKD_MEMORY_DIR: mem } });
+    assert.match(flag.stdout, /^ {2}memory +\S+ {2}\(--memory-dir\)$/m);
+  });
+
   it('reports a bad config file with its line, exit 2', async () => {
     const home = tempDir('quackd-home-');
     writeFileSync(join(home, 'config.yaml'), 'pilot:\n  provider: openai\n  retries: many\n');
-    const r = await runCli(['config', 'check'], { env: { QUACKD_HOME: home } });
+    const r = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /config\.yaml:3/);
   });
@@ -168,7 +192,7 @@ describe('quackd config check', () => {
 
 describe('the fake pilot picks its script from the task', () => {
   it('a goal that is not about a ball gets a hello, not a kick', async () => {
-    const r = await runCli(['run', '--goal', 'say hello to the cat', '--no-memory'], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+    const r = await quackd(['run', '--goal', 'say hello to the cat', '--no-memory'], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}1 {2}quack +quack!$/m);
     assert.doesNotMatch(r.stdout, /kick/);
@@ -178,14 +202,14 @@ describe('the fake pilot picks its script from the task', () => {
 describe('quackd config check catches what a run would refuse', () => {
   it('an unknown provider, a missing model, a misspelt section', async () => {
     const home = tempDir('quackd-home-');
-    const bad = await runCli(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'opnai' } });
+    const bad = await quackd(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'opnai' } });
     assert.equal(bad.code, 2);
     assert.match(bad.stdout, /FAIL a run would stop here: QUACKD_PROVIDER: unknown provider "opnai"/);
-    const noModel = await runCli(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'openai', QUACKD_BASE_URL: 'http://127.0.0.1:1/v1' } });
+    const noModel = await quackd(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'openai', QUACKD_BASE_URL: 'http://127.0.0.1:1/v1' } });
     assert.equal(noModel.code, 2);
     assert.match(noModel.stdout, /--model is required with --provider openai/);
     writeFileSync(join(home, 'config.yaml'), 'pilots:\n  provider: openai\n');
-    const typo = await runCli(['config', 'check'], { env: { QUACKD_HOME: home } });
+    const typo = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /config\.yaml:1: \(top level\): unknown key "pilots"/);
   });

@@ -1,23 +1,21 @@
 /** Misspelt command and sub-command names get a "did you mean", in one line, exit 2. */
 import { exitCodeOf } from '../../src/cli/errors.js';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../src/cli/errors.js';
-import { createOutput } from '../../src/cli/output.js';
 import { bridgeCommand } from '../../src/commands/bridge.js';
 import { configCommand } from '../../src/commands/config.js';
 import { memoryCommand } from '../../src/commands/memory.js';
 import { transcriptCommand } from '../../src/commands/transcript.js';
 import type { Command } from '../../src/commands/command.js';
 import { runCli } from '../helpers/cli.js';
+import { captured, quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const io = createOutput(new PassThrough(), new PassThrough());
 
 async function usageError(command: Command, argv: readonly string[]): Promise<string> {
   try {
-    await command.run(argv, io);
+    await command.run(argv, captured().invocation);
   } catch (err) {
     assert.ok(err instanceof UsageError, String(err));
     assert.equal(exitCodeOf(err), 2);
@@ -39,7 +37,7 @@ describe('did you mean, for sub-commands', () => {
   });
 });
 
-describe('did you mean, for commands (the built CLI)', () => {
+describe('did you mean, for commands', () => {
   const env = { QUACKD_HOME: tempDir('quackd-suggest-') };
   it('quackd rnu: one line, exit 2', async () => {
     const r = await runCli(['rnu', 'hello-world'], { env });
@@ -49,10 +47,10 @@ describe('did you mean, for commands (the built CLI)', () => {
   });
 
   it('quackd help memroy, and quackd memory shwo', async () => {
-    const help = await runCli(['help', 'memroy'], { env });
+    const help = await quackd(['help', 'memroy'], { env });
     assert.equal(help.code, 2);
     assert.equal(help.stderr, 'quackd: unknown command "memroy" (did you mean "memory"?)\n');
-    const sub = await runCli(['memory', 'shwo'], { env });
+    const sub = await quackd(['memory', 'shwo'], { env });
     assert.equal(sub.code, 2);
     assert.equal(sub.stderr, 'quackd: memory: unknown sub-command "shwo" (did you mean "show"?)\n');
   });

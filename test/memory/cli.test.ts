@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { open } from 'lmdb';
 import { DATA_FILE } from '../../src/memory/store.js';
-import { runCli } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 import { damagePageFlags } from './damage.js';
 
@@ -14,7 +14,7 @@ function setup() {
   const home = tempDir('quackd-mem-cli-');
   const dir = join(home, 'memory');
   const env = { QUACKD_HOME: home, QUACKD_MEMORY_DIR: dir };
-  const q = (...args: string[]) => runCli(['memory', ...args], { env });
+  const q = (...args: string[]) => quackd(['memory', ...args], { env });
   return { home, dir, env, q };
 }
 
@@ -30,7 +30,7 @@ describe('quackd memory (CLI)', () => {
     writeFileSync(file, 'x');
     const env = { QUACKD_HOME: home, QUACKD_MEMORY_DIR: file };
     for (const sub of ['show', 'doctor']) {
-      const r = await runCli(['memory', sub], { env });
+      const r = await quackd(['memory', sub], { env });
       assert.equal(r.code, 3, `${sub}: ${r.stdout}${r.stderr}`);
       assert.match(r.stdout + r.stderr, /not a directory \(check --memory-dir or QUACKD_MEMORY_DIR\)/);
     }
@@ -169,7 +169,7 @@ describe('quackd memory (CLI)', () => {
     const doctor = await q('doctor');
     assert.equal(doctor.code, 3);
     assert.match(doctor.stdout, /the data file is damaged/);
-    const run = await runCli(['run', 'find-and-kick'], { env });
+    const run = await quackd(['run', 'find-and-kick'], { env });
     assert.equal(run.signal, null, run.stderr);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout.split('\n')[0] ?? '', /^memory: off for this run — .*the data file is damaged/);
@@ -177,7 +177,7 @@ describe('quackd memory (CLI)', () => {
 
   it('refuses a secret in a tag, a topic or an imported history, and logs none of it even at debug level', async () => {
     const { home, dir, env } = setup();
-    const q = (...args: string[]) => runCli(['memory', ...args], { env: { ...env, QUACKD_LOG_LEVEL: 'debug' } });
+    const q = (...args: string[]) => quackd(['memory', ...args], { env: { ...env, QUACKD_LOG_LEVEL: 'debug' } });
     assert.equal((await q('add', 'hello')).code, 0);
     for (const args of [
       ['add', 'the router', '--tag', 'password=hunter2'],
@@ -206,7 +206,7 @@ describe('quackd memory (CLI)', () => {
     const home = tempDir('quackd-mem-cli-');
     const dir = join(home, 'elsewhere');
     const env = { QUACKD_HOME: home, QUACKD_MEMORY_DIR: '', EDITOR: 'true', VISUAL: '' };
-    const q = (...args: string[]) => runCli(['memory', ...args, '--memory-dir', dir], { env });
+    const q = (...args: string[]) => quackd(['memory', ...args, '--memory-dir', dir], { env });
     const add = await q('add', 'the charger is under the desk');
     assert.equal(add.code, 0, add.stderr);
     const id = /remembered (n-\w+)/.exec(add.stdout)?.[1] ?? '';
@@ -232,7 +232,7 @@ describe('quackd memory (CLI)', () => {
 
   it('edit writes the edited JSONL back; unchanged means no write', async () => {
     const { home, env } = setup();
-    const q = (editor: string, ...args: string[]) => runCli(['memory', ...args], { env: { ...env, EDITOR: editor, VISUAL: '' } });
+    const q = (editor: string, ...args: string[]) => quackd(['memory', ...args], { env: { ...env, EDITOR: editor, VISUAL: '' } });
     await q('true', 'add', 'the ball is blue');
     await q('true', 'add', 'remove me');
     assert.match((await q('true', 'edit')).stdout, /no changes/);
@@ -314,10 +314,10 @@ describe("the caller's environment", () => {
     process.env['QUACKD_PROVIDER'] = 'nonsense';
     try {
       const home = tempDir();
-      assert.equal((await runCli(['memory', 'add', 'lands in QUACKD_HOME'], { env: { QUACKD_HOME: home } })).code, 0);
+      assert.equal((await quackd(['memory', 'add', 'lands in QUACKD_HOME'], { env: { QUACKD_HOME: home } })).code, 0);
       assert.equal(existsSync(decoy), false);
-      assert.match((await runCli(['memory', 'show', '--memory-dir', join(home, 'memory')], { env: { QUACKD_HOME: home } })).stdout, /lands in QUACKD_HOME/);
-      assert.equal((await runCli(['run', 'hello-world', '--no-memory'], { env: { QUACKD_HOME: home } })).code, 0);
+      assert.match((await quackd(['memory', 'show', '--memory-dir', join(home, 'memory')], { env: { QUACKD_HOME: home } })).stdout, /lands in QUACKD_HOME/);
+      assert.equal((await quackd(['run', 'hello-world', '--no-memory'], { env: { QUACKD_HOME: home } })).code, 0);
     } finally {
       for (const [name, value] of [['QUACKD_MEMORY_DIR', saved.dir], ['QUACKD_PROVIDER', saved.provider]] as const) {
         if (value === undefined) delete process.env[name];

@@ -14,7 +14,7 @@ import { openRunMemory } from '../../src/memory/open-run-memory.js';
 import { startRun } from '../../src/run/start-run.js';
 import { noTtyGate } from '../../src/safety/gate.js';
 import { readTranscript } from '../../src/transcript/reader.js';
-import { runCli } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { duck } from '../helpers/ducks.js';
 import { harness } from '../helpers/run-harness.js';
 import { scripted } from '../helpers/scripted-provider.js';
@@ -73,7 +73,7 @@ describe('remember in the pilot loop', () => {
     await new Promise((resolve) => holder.once('close', resolve));
     // The abandoned note was not written once the holder let go; the episode still was.
     assert.equal((await memory.writeEpisode({ duck: 'test', outcome: 'success', reason: 'done', steps: 1, results: [], runId: 'r1' }))?.detail['saved'], true);
-    const show = await runCli(['memory', 'show', '--memory-dir', dir]);
+    const show = await quackd(['memory', 'show', '--memory-dir', dir]);
     assert.doesNotMatch(show.stdout, /slippery/);
     assert.match(show.stdout, /test: success/);
     await memory.close();
@@ -120,14 +120,14 @@ describe('remember in the pilot loop', () => {
 describe('memory in quackd run (CLI)', () => {
   it('tells the person what the pilot was told, and writes an episode after each non-dry run', async () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-') };
-    const first = await runCli(['run', 'find-and-kick'], { env });
+    const first = await quackd(['run', 'find-and-kick'], { env });
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout.split('\n')[0]!, /^memory: nothing yet \(microduck:sim2d\)$/);
-    const second = await runCli(['run', 'find-and-kick', '--seed', '3'], { env });
+    const second = await quackd(['run', 'find-and-kick', '--seed', '3'], { env });
     assert.match(second.stdout.split('\n')[0]!, /^memory: 0 notes, 1 earlier run \(microduck:sim2d\)$/);
-    const dry = await runCli(['run', 'find-and-kick', '--dry-run'], { env });
+    const dry = await quackd(['run', 'find-and-kick', '--dry-run'], { env });
     assert.equal(dry.code, 0);
-    const third = await runCli(['run', 'hello-world'], { env });
+    const third = await quackd(['run', 'hello-world'], { env });
     assert.match(third.stdout.split('\n')[0]!, /^memory: 0 notes, 2 earlier runs/);
     // The transcript records the episode as a memory event, so provenance shows what was saved.
     const ids = readdirSync(join(env.QUACKD_HOME, 'transcripts')).sort();
@@ -137,10 +137,10 @@ describe('memory in quackd run (CLI)', () => {
 
   it('--no-memory reads and writes nothing: the store stays byte-for-byte the same', async () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-') };
-    assert.equal((await runCli(['memory', 'add', 'the charger is under the desk'], { env })).code, 0);
+    assert.equal((await quackd(['memory', 'add', 'the charger is under the desk'], { env })).code, 0);
     const dir = join(env.QUACKD_HOME, 'memory');
     const before = digest(dir);
-    const r = await runCli(['run', 'find-and-kick', '--no-memory'], { env });
+    const r = await quackd(['run', 'find-and-kick', '--no-memory'], { env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout.split('\n')[0]!, /^memory: off for this run \(--no-memory\)$/);
     assert.equal(digest(dir), before);
@@ -151,7 +151,7 @@ describe('memory in quackd run (CLI)', () => {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
     try {
       writeFileSync(join(disk, 'filler'), Buffer.alloc(60 * 1024));
-      const r = await runCli(['run', 'hello-world', '--memory-dir', join(disk, 'memory')], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+      const r = await quackd(['run', 'hello-world', '--memory-dir', join(disk, 'memory')], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
       assert.equal(r.code, 0, `${r.signal ?? ''} ${r.stdout}${r.stderr}`);
       assert.match(r.stdout.split('\n')[0]!, /^memory: off for this run — .*the disk holding .* is full/);
     } finally {
@@ -163,7 +163,7 @@ describe('memory in quackd run (CLI)', () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-') };
     const blocked = join(env.QUACKD_HOME, 'not-a-dir');
     writeFileSync(blocked, 'a file where the memory directory should be');
-    const r = await runCli(['run', 'hello-world', '--memory-dir', blocked], { env });
+    const r = await quackd(['run', 'hello-world', '--memory-dir', blocked], { env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout.split('\n')[0]!, /^memory: off for this run — /);
     assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('memory:')).length, 1);

@@ -35,7 +35,9 @@ describe('pilot settings: flags > environment > config file > defaults', () => {
     assert.equal(fileOnly.sources.provider, `pilot.provider in ${join(home, 'config.yaml')}`);
     const s = await resolvePilotSettings({ provider: 'openai', retries: 0 }, env);
     assert.deepEqual([s.provider, s.model, s.timeoutMs, s.retries], ['openai', 'from-env', 45_000, 0]);
-    assert.deepEqual(s.sources, { provider: '--provider', model: 'QUACKD_MODEL', baseUrl: `pilot.base_url in ${join(home, 'config.yaml')}` });
+    const file = join(home, 'config.yaml');
+    assert.deepEqual(s.sources, { provider: '--provider', model: 'QUACKD_MODEL', baseUrl: `pilot.base_url in ${file}`, timeout: 'QUACKD_TIMEOUT_S', retries: '--retries', keyFile: `pilot.key_file in ${file}` });
+    assert.deepEqual([fileOnly.sources.timeout, fileOnly.sources.retries], [`pilot.timeout_s in ${file}`, `pilot.retries in ${file}`]);
   });
 
   it('reports every problem in the file at once, with lines, as an input error (exit 2)', async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import {
   anthropicError,
   anthropicMessage,
@@ -37,7 +38,7 @@ async function run(server: LlmServer | string, extra: readonly string[] = [], en
   const home = tempDir('quackd-e2e-');
   // Anthropic's base URL is the host; OpenAI-compatible ones end in /v1.
   const base = typeof server === 'string' ? server : provider === 'openai' ? `${server.url}/v1` : server.url;
-  const r = await runCli(['run', 'hello-world', '--provider', provider, '--base-url', base, '--model', 'm', '--yes', ...extra], {
+  const r = await quackd(['run', 'hello-world', '--provider', provider, '--base-url', base, '--model', 'm', '--yes', ...extra], {
     env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, ...env },
     timeoutMs: 30_000,
   });
@@ -178,12 +179,12 @@ describe('quackd run --provider openai, end to end', () => {
     writeFileSync(keyPath, `${KEY}\n`);
     chmodSync(keyPath, 0o600);
     writeFileSync(join(home, 'config.yaml'), `pilot:\n  provider: openai\n  model: qwen2.5-coder:7b\n  base_url: ${server.url}/v1\n  key_file: openai.key\n  retries: 0\n`);
-    const r = await runCli(['run', 'hello-world', '--yes'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: '' } });
+    const r = await quackd(['run', 'hello-world', '--yes'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: '' } });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /pilot openai qwen2\.5-coder:7b/);
     assert.equal(server.requests[0]?.headers.authorization, `Bearer ${KEY}`);
     chmodSync(keyPath, 0o644);
-    const open = await runCli(['run', 'hello-world', '--yes'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: '' } });
+    const open = await quackd(['run', 'hello-world', '--yes'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: '' } });
     assert.equal(open.code, 2);
     assert.equal(open.stderr.trim(), `quackd: key file ${keyPath} is open to other users (mode 0644); it must be 0600 (chmod 600 ${keyPath})`);
   });
@@ -200,7 +201,7 @@ describe('quackd run --provider anthropic, end to end', () => {
   it('flies hello-world on tool_use blocks', async () => {
     server.reply(anthropicMessage([toolUse('quack', {})], { input: 300, output: 20 }), anthropicMessage([toolUse('declare_success', { reason: 'I quacked.' })], { input: 350, output: 25 }));
     const home = tempDir('quackd-e2e-');
-    const r = await runCli(['run', 'hello-world', '--provider', 'anthropic', '--base-url', server.url, '--model', 'claude-haiku-4-5', '--yes'], {
+    const r = await quackd(['run', 'hello-world', '--provider', 'anthropic', '--base-url', server.url, '--model', 'claude-haiku-4-5', '--yes'], {
       env: { QUACKD_HOME: home, ANTHROPIC_API_KEY: KEY },
     });
     assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfigFile } from '../../src/config/file.js';
 import { Fleet } from '../../src/runtime/fleet.js';
-import { runCli } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function home(config: string): string {
@@ -35,16 +35,16 @@ describe('robots: in config.yaml', () => {
 
   it('quackd run --robot takes a fleet name, and --port fills the same schema', async () => {
     const h = home('robots:\n  den:\n    body: microduck:sim2d\n  bench:\n    body: microduck:jsonrpc\n');
-    const ok = await runCli(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: h } });
+    const ok = await quackd(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: h } });
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /hello-world on microduck:sim2d/);
-    const noPort = await runCli(['run', 'hello-world', '--robot', 'bench'], { env: { QUACKD_HOME: h } });
+    const noPort = await quackd(['run', 'hello-world', '--robot', 'bench'], { env: { QUACKD_HOME: h } });
     assert.equal(noPort.code, 2);
     assert.match(noPort.stderr, /run: bench needs --port/);
-    const typo = await runCli(['run', 'hello-world', '--robot', 'dne'], { env: { QUACKD_HOME: h } });
+    const typo = await quackd(['run', 'hello-world', '--robot', 'dne'], { env: { QUACKD_HOME: h } });
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /unknown body "dne" \(did you mean "den"\?\)/);
-    const check = await runCli(['config', 'check'], { env: { QUACKD_HOME: h } });
+    const check = await quackd(['config', 'check'], { env: { QUACKD_HOME: h } });
     assert.match(check.stdout, /robots\n\s+den\s+microduck:sim2d\n\s+bench\s+microduck:jsonrpc\s+needs port: give --port to a run/);
   });
 });

@@ -1,8 +1,9 @@
 /** `quackd memory add`: a person adds a note, under the same rules as the pilot's `remember`. */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
-import { printable, type Output } from '../../cli/output.js';
+import { printable } from '../../cli/output.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
 const help = [
@@ -21,11 +22,11 @@ const help = [
 export const addCommand: Command = {
   name: 'memory add',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory add', argv, { ...COMMON_FLAGS, tag: { type: 'string', multiple: true }, topic: { type: 'string' } });
     const text = positionals.join(' ');
     if (text.trim() === '') throw new UsageError('memory add: the note text is missing', 'e.g. quackd memory add "the charger is under the desk"');
-    const { dir, body } = await target(flags);
+    const { dir, body } = await target(flags, env);
     const store = await openForWrite(dir, io);
     try {
       const plan = await guarded(dir, () =>

@@ -1,8 +1,8 @@
 /** `quackd memory clear`: remove every entry of one body, after asking (or with --yes). */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, askYesNo, isInteractive, openForRead, openForWrite, target } from './common.js';
 
 const help = [
@@ -20,17 +20,17 @@ const help = [
 export const clearCommand: Command = {
   name: 'memory clear',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory clear', argv, { ...COMMON_FLAGS, yes: { type: 'boolean', short: 'y' } });
     if (positionals.length > 0) throw new UsageError(`memory clear: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
-    const { dir, body } = await target(flags);
+    const { dir, body } = await target(flags, env);
     if (flags.yes !== true) {
-      if (!isInteractive()) throw new UsageError(`memory clear: refusing to clear the memory of ${body} without a terminal to ask`, 'add --yes to clear without asking');
+      if (!isInteractive(stdin, io)) throw new UsageError(`memory clear: refusing to clear the memory of ${body} without a terminal to ask`, 'add --yes to clear without asking');
       const peek = await openForRead(dir, io);
       const count = peek === undefined ? 0 : await guarded(dir, () => peek.body(body).entries().length);
       await peek?.close();
       if (count === 0) return (io.line(`${body}: nothing to clear`), 0);
-      if (!(await askYesNo(`clear ${count === 1 ? 'the 1 entry' : `all ${count} entries`} of ${body}? [y/N] `))) return (io.line('nothing cleared'), 0);
+      if (!(await askYesNo(`clear ${count === 1 ? 'the 1 entry' : `all ${count} entries`} of ${body}? [y/N] `, stdin, io))) return (io.line('nothing cleared'), 0);
     }
     const store = await openForWrite(dir, io);
     try {

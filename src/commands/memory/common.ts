@@ -11,6 +11,7 @@ import { Fleet } from '../../runtime/fleet.js';
 import { didYouMean } from '../../text/suggest.js';
 import type { BodyKey } from '../../bodies/body.js';
 import { InputError, RuntimeError } from '../../cli/errors.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { printable, type Output } from '../../cli/output.js';
 import { memoryDir } from '../../config/paths.js';
 import { MemoryRefusal, isBodyKey, type Entry } from '../../memory/entry.js';
@@ -39,15 +40,15 @@ export interface Target {
  * A key that is neither a body of this quackd nor a fleet robot's is refused with the closest one:
  * a typo must not quietly start a memory no run reads.
  */
-export async function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }): Promise<Target> {
+export async function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }, env: NodeJS.ProcessEnv): Promise<Target> {
   const robot = flags.robot ?? DEFAULT_BODY;
-  const fleet = new Fleet((await loadConfigFile()).config.robots ?? {});
+  const fleet = new Fleet((await loadConfigFile(env)).config.robots ?? {});
   const member = fleet.get(robot);
-  if (member !== undefined) return { dir: memoryDir(flags['memory-dir']), body: member.key, known: knownBodies(fleet) };
+  if (member !== undefined) return { dir: memoryDir(flags['memory-dir'], env), body: member.key, known: knownBodies(fleet) };
   if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is neither a robot of the fleet nor an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
   const known = knownBodies(fleet);
   if (!known.includes(robot)) throw new InputError(`--robot: unknown body "${robot}"${didYouMean(robot, [...known, ...fleet.list().map((r) => r.name)])}`, "'quackd bodies' lists them");
-  return { dir: memoryDir(flags['memory-dir']), body: robot, known };
+  return { dir: memoryDir(flags['memory-dir'], env), body: robot, known };
 }
 
 /** Body keys a memory may belong to: this quackd's bodies and the fleet's. */
@@ -129,11 +130,11 @@ export function entryRow(e: Entry, io: Output): string {
 }
 
 /** Asks on the terminal; Ctrl-C at the question is a no (and says so), never a stack trace. */
-export async function askYesNo(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+export async function askYesNo(question: string, stdin: Invocation['stdin'], io: Output): Promise<boolean> {
+  const rl = createInterface({ input: stdin, output: io.out });
   const interrupted = new Promise<string>((resolve) =>
     rl.once('SIGINT', () => {
-      process.stdout.write('\n');
+      io.out.write('\n');
       resolve('');
     }),
   );
@@ -146,6 +147,6 @@ export async function askYesNo(question: string): Promise<boolean> {
   }
 }
 
-export function isInteractive(): boolean {
-  return process.stdin.isTTY === true && process.stdout.isTTY === true;
+export function isInteractive(stdin: Invocation['stdin'], io: Output): boolean {
+  return stdin.isTTY === true && io.interactive;
 }

@@ -1,10 +1,10 @@
 /** `quackd memory doctor`: counts per body, size, last writes and an integrity check; writes nothing. */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
 import { memoryDir } from '../../config/paths.js';
 import { diagnose } from '../../memory/doctor.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { localTime } from './common.js';
 
 const help = [
@@ -25,10 +25,10 @@ const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 102
 export const doctorCommand: Command = {
   name: 'memory doctor',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory doctor', argv, { 'memory-dir': { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`memory doctor: unexpected argument "${positionals[0]}"`, 'doctor checks every body at once');
-    const report = await diagnose(memoryDir(flags['memory-dir']));
+    const report = await diagnose(memoryDir(flags['memory-dir'], env));
     const code = report.problems.length > 0 ? 3 : 0;
     if (flags.json === true) return (io.line(JSON.stringify(report)), code);
     if (!report.exists) {

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
 import { parseJsonl, skippedWarning, toJsonl } from '../../memory/jsonl.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
 const help = [
@@ -38,10 +38,10 @@ function readEdit(path: string): string {
 export const editCommand: Command = {
   name: 'memory edit',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory edit', argv, { ...COMMON_FLAGS, from: { type: 'string' } });
     if (positionals.length > 0) throw new UsageError(`memory edit: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
-    const { dir, body } = await target(flags);
+    const { dir, body } = await target(flags, env);
     const store = await openForWrite(dir, io);
     const tmp = mkdtempSync(join(tmpdir(), 'quackd-memory-'));
     try {
@@ -52,7 +52,7 @@ export const editCommand: Command = {
       writeFileSync(file, before, { mode: 0o600 });
       const from = flags.from;
       if (from === undefined) {
-        const editor = process.env['VISUAL'] || process.env['EDITOR'] || 'vi';
+        const editor = env['VISUAL'] || env['EDITOR'] || 'vi';
         const r = spawnSync('sh', ['-c', `${editor} "$1"`, 'quackd-edit', file], { stdio: 'inherit' });
         if (r.error !== undefined || r.status !== 0) {
           throw new InputError(`memory edit: the editor (${editor}) ${r.error !== undefined ? `failed: ${r.error.message}` : `exited with status ${r.status ?? r.signal}`}; nothing written`);

@@ -1,8 +1,9 @@
 /** `quackd memory forget ID`: remove one entry of a body. */
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
-import { printable, type Output } from '../../cli/output.js';
+import { printable } from '../../cli/output.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
 const help = [
@@ -18,11 +19,11 @@ const help = [
 export const forgetCommand: Command = {
   name: 'memory forget',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory forget', argv, COMMON_FLAGS);
     const [id, extra] = positionals;
     if (id === undefined || extra !== undefined) throw new UsageError('memory forget: give exactly one id', "ids are in 'quackd memory show'");
-    const { dir, body } = await target(flags);
+    const { dir, body } = await target(flags, env);
     const store = await openForWrite(dir, io);
     try {
       const gone = await guarded(dir, () => store.body(body).forget(id));

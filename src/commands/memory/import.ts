@@ -2,12 +2,12 @@
 import { createReadStream } from 'node:fs';
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
-import type { Output } from '../../cli/output.js';
 import { readJsonl, skippedWarning, type JsonlLine, type JsonlParse, type Skipped } from '../../memory/jsonl.js';
 import { isBodyKey } from '../../memory/entry.js';
 import type { BodyKey } from '../../bodies/body.js';
 import { didYouMean } from '../../text/suggest.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, guarded, openForWrite, target } from './common.js';
 
 const help = [
@@ -23,8 +23,8 @@ const help = [
 ].join('\n');
 
 /** The file (or stdin for `-`), streamed line by line. */
-async function read(file: string): Promise<JsonlParse> {
-  const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' });
+async function read(file: string, stdin: Invocation['stdin']): Promise<JsonlParse> {
+  const input = file === '-' ? stdin : createReadStream(file, { encoding: 'utf8' });
   try {
     return await readJsonl(input);
   } catch (err) {
@@ -35,12 +35,12 @@ async function read(file: string): Promise<JsonlParse> {
 export const importCommand: Command = {
   name: 'memory import',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory import', argv, COMMON_FLAGS);
     const [file, extra] = positionals;
     if (file === undefined || extra !== undefined) throw new UsageError('memory import: give exactly one FILE', 'e.g. quackd memory import m.jsonl');
-    const { dir, body, known } = await target(flags);
-    const parse = await read(file);
+    const { dir, body, known } = await target(flags, env);
+    const parse = await read(file, stdin);
     // With --robot every line goes to that body (copying one robot's memory to another); without
     // it, each exported line goes back to the body it names, so export → import is a round trip.
     const groups = new Map<BodyKey, JsonlLine[]>();

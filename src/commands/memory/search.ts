@@ -1,9 +1,10 @@
 /** `quackd memory search QUERY`: the entries that answer a question, best first, or nothing. */
 import { numberFlag, parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
-import { printable, type Output } from '../../cli/output.js';
+import { printable } from '../../cli/output.js';
 import { recall } from '../../memory/recall.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, entryRow, guarded, openForRead, target } from './common.js';
 
 const help = [
@@ -22,12 +23,12 @@ const help = [
 export const searchCommand: Command = {
   name: 'memory search',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory search', argv, { ...COMMON_FLAGS, limit: { type: 'string' }, json: { type: 'boolean' } });
     const query = positionals.join(' ').trim();
     if (query === '') throw new UsageError('memory search: the query is missing', 'e.g. quackd memory search "where is the ball"');
     const limit = numberFlag('limit', flags.limit, { int: true, min: 1 }) ?? 5;
-    const { dir, body } = await target(flags);
+    const { dir, body } = await target(flags, env);
     const store = await openForRead(dir, io);
     try {
       const hits = store === undefined ? [] : await guarded(dir, () => recall(store.body(body), query, { limit }));

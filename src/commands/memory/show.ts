@@ -2,10 +2,10 @@
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
 import { fitLine } from '../../cli/fit.js';
-import type { Output } from '../../cli/output.js';
 import { toJsonl } from '../../memory/jsonl.js';
 import { PROMPT_EPISODES, PROMPT_NOTES } from '../../memory/render.js';
 import type { Command } from '../command.js';
+import type { Invocation } from '../../cli/invocation.js';
 import { COMMON_FLAGS, COMMON_HELP, ENTRY_TEXT_COLUMN, entryRow, guarded, openForRead, target } from './common.js';
 
 const help = [
@@ -22,10 +22,10 @@ const help = [
 export const showCommand: Command = {
   name: 'memory show',
   help,
-  async run(argv: readonly string[], io: Output): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory show', argv, { ...COMMON_FLAGS, raw: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`memory show: unexpected argument "${positionals[0]}"`, "see 'quackd memory show --help'");
-    const { dir, body } = await target(flags);
+    const { dir, body } = await target(flags, env);
     const store = await openForRead(dir, io);
     try {
       const entries = store === undefined ? [] : await guarded(dir, () => store.body(body).entries());

@@ -48,7 +48,7 @@ function remoteOptions(provider: KeyedProvider, s: PilotSettings, env: NodeJS.Pr
   };
 }
 
-export async function createProvider(config: ProviderConfig, env: NodeJS.ProcessEnv = process.env): Promise<Provider> {
+export async function createProvider(config: ProviderConfig, env: NodeJS.ProcessEnv): Promise<Provider> {
   const settings = await resolvePilotSettings(config, env);
   switch (settings.provider) {
     case 'fake':

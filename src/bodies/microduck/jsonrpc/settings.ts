@@ -4,13 +4,14 @@
  * body. Apart from the body so the catalog can use them without loading serialport.
  */
 import { z } from 'zod';
+import { DEFAULT_BAUD } from '../../../bridge/protocol.js';
 
 export const jsonRpcSettings = z
   .object({
     /** The serial device, best a stable /dev/serial/by-id/… path. */
     port: z.string().min(1, 'a serial port path, e.g. /dev/serial/by-id/usb-…-if00'),
     // A flag's text and the file's number mean the same: "115200" and 115200.
-    baud: z.coerce.number().int().positive().optional(),
+    baud: z.coerce.number().int().positive().default(DEFAULT_BAUD),
   })
   .strict();
 

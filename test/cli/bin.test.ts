@@ -1,0 +1,41 @@
+/**
+ * The thin layer: the built bin (`node dist/main.js`) as a user starts it. Everything else about
+ * the commands is tested in-process (test/helpers/quackd.ts); this checks what only a real
+ * process shows: the exit code the shell sees, the streams, the version, a whole run end to end.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+describe('the quackd bin', () => {
+  it('runs hello-world end to end: the step, the outcome, a transcript on disk, exit 0', async () => {
+    const home = tempDir('quackd-bin-');
+    const r = await runCli(['run', 'hello-world'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}quack +quack!$/m);
+    assert.match(r.stdout, /^OK success — I quacked hello\./m);
+    assert.equal(r.stderr, '');
+    assert.equal(readdirSync(join(home, 'transcripts')).length, 1);
+  });
+
+  it('--version prints the package version; no command prints usage on stdout and exits 2', async () => {
+    const v = await runCli(['--version']);
+    assert.equal(v.code, 0);
+    assert.equal(v.stdout, `${version}\n`);
+    const none = await runCli([]);
+    assert.equal(none.code, 2);
+    assert.match(none.stdout, /^usage: quackd <command>/m);
+  });
+
+  it('an error is one line on stderr with the exit code of its kind (input: 2)', async () => {
+    const r = await runCli(['run', 'no-such-duck'], { env: { QUACKD_HOME: tempDir('quackd-bin-') } });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^quackd: no duck named "no-such-duck".*\n$/);
+  });
+});
