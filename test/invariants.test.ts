@@ -33,6 +33,13 @@ describe('invariants', () => {
     );
   });
 
+  it('the environment is read only by the bin (main.ts) and the logger outside any invocation (log.ts)', () => {
+    const readers = filesMatching(/process\.env\b/);
+    assert.ok(readers.includes('main.ts'), `the scan does not see main.ts: ${JSON.stringify(readers)}`);
+    // Everything else takes the Invocation's env, so a command run in-process reads the test's.
+    assert.deepEqual(readers, ['log.ts', 'main.ts']);
+  });
+
   it('no file outside src/commands, src/cli and main.ts imports from src/cli/', () => {
     const outside = filesMatching(/from '(?:\.\.?\/)+cli\//).filter((f) => !f.startsWith('commands/') && !f.startsWith('cli/') && f !== 'main.ts');
     assert.deepEqual(outside, []);

@@ -30,7 +30,7 @@ const wrap = (on: boolean, open: number, close: number) => (s: string) =>
   on ? `\u001b[${open}m${s}\u001b[${close}m` : s;
 
 /** Colour follows `env` (NO_COLOR, TERM=dumb) and whether `out` is a terminal. */
-export function createOutput(out: Writable = process.stdout, err: Writable = process.stderr, env: NodeJS.ProcessEnv = process.env): Output {
+export function createOutput(out: Writable, err: Writable, env: NodeJS.ProcessEnv): Output {
   const isTty = (out as { isTTY?: boolean }).isTTY === true;
   const color = isTty && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
   return {

@@ -14,7 +14,7 @@ function capture(tty: boolean, columns?: number) {
   if (tty) err.isTTY = true;
   let text = '';
   out.on('data', (d: Buffer) => (text += d.toString()));
-  return { io: createOutput(out, err), text: () => text };
+  return { io: createOutput(out, err, {}), text: () => text };
 }
 
 describe('the step printer', () => {
@@ -62,7 +62,7 @@ describe('the step printer', () => {
     out.isTTY = true;
     let text = '';
     out.on('data', (d: Buffer) => (text += d.toString()));
-    const print = stepPrinter(createOutput(out, new PassThrough()));
+    const print = stepPrinter(createOutput(out, new PassThrough(), {}));
     print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: true, how: 'tty' });
     assert.equal(text, '');
   });
