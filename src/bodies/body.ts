@@ -49,8 +49,21 @@ export interface BodyTrouble {
   readonly message: string;
 }
 
+/** The far end of a body behind a link (a serial port to its firmware); a simulator has none. */
+export interface BodyLink {
+  /** The port or address, e.g. `/dev/serial/by-id/usb-…-if00`. */
+  readonly device: string;
+  /** What answers there, e.g. `quackd-fw 0.1.0` on board `rp2040`. */
+  readonly firmware: string;
+  readonly board: string;
+  /** Chosen by the firmware at each boot: two runs with one boot id ran on one uninterrupted firmware. */
+  readonly boot: number;
+}
+
 export interface Body {
   readonly key: BodyKey;
+  /** Optional: what the body is talking to, as of the current run (see beginRun). */
+  readonly link?: BodyLink;
   /**
    * Optional: report trouble as it happens, not only at the next verb (a simulator has none).
    * Returns the function that removes the listener.
@@ -62,14 +75,18 @@ export interface Body {
   perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult>;
   /** The current state for the transcript. */
   frame(): Frame;
-  /** Ground-truth (sim) or measured (real) facts used to verify a declared success. */
+  /**
+   * Ground-truth (sim) or measured (real) facts used to verify a declared success, as of the
+   * last observe() or perform(): the executor observes right before it checks a success.
+   */
   metrics(): Metrics;
   /**
    * A new run leases this body (held open across runs by the runtime): per-run counters start
-   * again, so `success_when` measures this run, never an earlier one. Optional: a body opened per
-   * run has nothing to reset.
+   * again, so `success_when` measures this run, never an earlier one, and a body behind a link
+   * checks who is at the far end now (a firmware may have restarted behind a port that stayed).
+   * Optional: a body opened per run has nothing to reset.
    */
-  beginRun?(): void;
+  beginRun?(): Promise<void>;
   /** Halt any motion now (Ctrl-C, budget end). Idempotent. */
   stop(): Promise<void>;
   /** Release the hardware or simulator. Idempotent. */

@@ -97,6 +97,8 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     });
     lease = await (req.lease ?? (() => ownLease(req)))();
     const body = lease.body;
+    const link = body.link;
+    if (link !== undefined) emit({ type: 'body_link', device: link.device, firmware: link.firmware, board: link.board, boot: link.boot });
     const registry = defaultVerbs.with(req.memory?.verbs ?? []);
     const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}) });
     const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: AbortSignal.any([req.signal, unrecorded.signal]) });

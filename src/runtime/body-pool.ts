@@ -71,8 +71,17 @@ export class BodyPool {
     let body: Body;
     try {
       body = robot.entry.perRun === true ? await this.open(robot, seed) : await this.heldBody(robot, seed);
-      body.beginRun?.();
     } catch (err) {
+      this.leased.delete(robot.name);
+      throw err;
+    }
+    try {
+      await body.beginRun?.();
+    } catch (err) {
+      // A body that cannot start a run (its link died between runs, its firmware does not answer)
+      // is not lent again: the next run opens the robot afresh.
+      if (robot.entry.perRun === true) await this.close(robot, body).catch(() => undefined);
+      else await this.discard(robot, body);
       this.leased.delete(robot.name);
       throw err;
     }

@@ -3,7 +3,8 @@
  * contract in code, never by prompt: the allowlist, argument schemas, the steps budget,
  * confirmation gates and dry run. Invariant: Body.perform is called from here and nowhere else.
  * A fault the body reports (noteFault) fails the verb in flight, and no success is believed after
- * one: quackd cannot vouch for a body that had to protect itself.
+ * one: quackd cannot vouch for a body that had to protect itself. A success is checked against a
+ * reading the body takes when it is declared.
  */
 import type { Body, Intent, VerbResult } from '../bodies/body.js';
 import type { Duck } from '../ducks/duck.js';
@@ -141,11 +142,16 @@ export class Executor {
     return { ok: false, summary: `${fault} (while ${intent.verb} ran: ${result.summary})`, data: { ...result.data, fault } };
   }
 
-  private declare(name: string, reason: string): Execution {
+  private async declare(name: string, reason: string): Promise<Execution> {
     if (name === 'declare_failure') return { kind: 'declare', verdict: 'failure', reason };
+    const checks = this.deps.duck.successWhen;
+    if (this.firstFault === undefined && !this.deps.dryRun && checks.length > 0) {
+      // The claim is about the body now, not when the pilot last looked (it may have thought for
+      // seconds, and a firmware that streams no state leaves metrics as old as that look).
+      await this.deps.body.observe();
+    }
     // A fault cannot be undone by a later verb: the run ends, and not as a success.
     if (this.firstFault !== undefined) return { kind: 'declare', verdict: 'failure', reason: `success not accepted after ${this.firstFault} (the pilot said: ${reason})` };
-    const checks = this.deps.duck.successWhen;
     if (this.deps.dryRun) return { kind: 'declare', verdict: 'success', reason, verified: 'dry run: not verified' };
     // Nothing to check it against (an ad-hoc --goal, a duck without success_when): say so.
     if (checks.length === 0) return { kind: 'declare', verdict: 'success', reason, verified: 'unverified: nothing measured it' };

@@ -8,7 +8,7 @@ import type { SuccessCheck } from '../ducks/duck.js';
 export interface Verification {
   /** false only when a measured metric fails its check. */
   readonly ok: boolean;
-  /** e.g. `ball_displaced_m 0.49 ≥ 0.3`, or `quacks not measured by this body`. */
+  /** e.g. `ball_displaced_m 0.49 ≥ 0.3`, or `battery_v: no reading (unverified)`. */
   readonly detail: string;
 }
 
@@ -33,8 +33,10 @@ export function verifySuccess(checks: readonly SuccessCheck[], metrics: Metrics)
   const parts: string[] = [];
   for (const check of checks) {
     const value = metrics[check.metric];
+    // A duck only names metrics its body measures (ducks/check.ts): a missing one is a reading
+    // the body does not have, and the check cannot say yes or no.
     if (value === undefined) {
-      parts.push(`${check.metric} not measured by this body (unverified)`);
+      parts.push(`${check.metric}: no reading (unverified)`);
       continue;
     }
     if (!holds(value, check)) {

@@ -17,6 +17,11 @@ export type TranscriptEvent =
   | { type: 'error'; message: string }
   /** The body reported trouble by itself: a lost link, a firmware fault (watchdog, battery). */
   | { type: 'trouble'; kind: 'link-lost' | 'fault'; message: string }
+  /**
+   * The run's body talks to a firmware over a link: which port, which firmware and which boot of
+   * it (two runs with one boot id ran on one firmware that did not restart in between).
+   */
+  | { type: 'body_link'; device: string; firmware: string; board: string; boot: number }
   /** The body was told to stop at the end of the run (every run, whatever ended it). */
   | { type: 'body_stop'; ok: boolean; error?: string }
   | { type: 'end'; outcome: Outcome['status']; reason: string; steps: number; llmCalls: number; seconds: number; usage?: { inputTokens: number; outputTokens: number } };

@@ -1,7 +1,8 @@
 /**
  * One runtime, several robots: runs on different robots go on side by side, a second run on a
  * busy robot is refused, a serial link is opened once and stays up across runs (the firmware over
- * a real pty), and each run's success is measured on that run alone.
+ * a real pty, one boot of it in both runs' transcripts), and each run's success is measured on
+ * that run alone.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,12 +13,24 @@ import { RobotBusy } from '../../src/runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../src/runtime/fleet.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { noTtyGate } from '../../src/safety/gate.js';
+import { readTranscript } from '../../src/transcript/reader.js';
 import { Rig, missingTools } from '../bridge/rig.js';
 import { duck } from '../helpers/ducks.js';
 import { scripted } from '../helpers/scripted-provider.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const never = new AbortController().signal;
+
+/** The firmware boot a run talked to, as its transcript records it. */
+function firmwareBoot(transcriptPath: string): number {
+  const links = readTranscript(transcriptPath).lines.filter((l) => l.type === 'body_link');
+  assert.equal(links.length, 1, 'one body_link line per run on a serial robot');
+  const link = links[0];
+  assert.ok(link?.type === 'body_link');
+  assert.equal(link.firmware, 'quackd-fw 0.1.0');
+  assert.equal(link.board, 'host');
+  return link.boot;
+}
 
 describe('the runtime', { skip: missingTools() }, () => {
   let rig: Rig;
@@ -65,17 +78,32 @@ describe('the runtime', { skip: missingTools() }, () => {
     assert.equal((await run('hall')).outcome.status, 'success');
   });
 
-  it('keeps the serial link up across runs: opened once, never closed between runs', async () => {
+  it('keeps the serial link up across runs: opened once, never closed between runs, one firmware boot', async () => {
+    const boots: number[] = [];
     for (let i = 0; i < 2; i += 1) {
       const r = await run('bench');
       assert.equal(r.outcome.status, 'success', r.outcome.reason);
       // hello-world's success_when is `quacks >= 1`: the count is this run's, not the link's.
       assert.match(r.outcome.reason, /quacks 1 ≥ 1/);
+      boots.push(firmwareBoot(r.transcriptPath));
     }
     assert.equal(opened.filter((r) => r === 'bench').length, 1);
     assert.deepEqual(closed.filter((r) => r === 'bench'), []);
+    // The same firmware answered both runs: it did not restart in between.
+    assert.equal(boots[1], boots[0]);
     // A simulator's world is the run's: opened and closed with each.
     assert.equal(opened.filter((r) => r === 'den').length, closed.filter((r) => r === 'den').length);
+
+    // The firmware restarts behind the port that stays (socat keeps the pty, as a USB-serial
+    // bridge keeps its device node while the microcontroller resets): the link is still the one
+    // opened above, and the next run says it is a new boot.
+    await rig.killFirmware();
+    await rig.startFirmware(['--watchdog-ms', '5000']);
+    const next = await run('bench');
+    assert.equal(next.outcome.status, 'success', next.outcome.reason);
+    assert.notEqual(firmwareBoot(next.transcriptPath), boots[0], 'a restarted firmware has a new boot id');
+    assert.equal(opened.filter((r) => r === 'bench').length, 1, 'the held link was not reopened');
+    assert.deepEqual(closed.filter((r) => r === 'bench'), []);
   });
 
   it('a held body whose link died is not lent again: the next run opens the plugged-in robot afresh', async () => {
@@ -93,6 +121,21 @@ describe('the runtime', { skip: missingTools() }, () => {
     const again = await run('bench');
     assert.equal(again.outcome.status, 'success', again.outcome.reason);
     assert.equal(opened.filter((r) => r === 'bench').length, opensBefore + 1);
+  });
+
+  it('a held body whose firmware went away between runs fails the next lease, not a verb, and is not lent again', async () => {
+    const opensBefore = opened.filter((r) => r === 'bench').length;
+    const closesBefore = closed.filter((r) => r === 'bench').length;
+    await rig.killFirmware();
+    const dead = await run('bench');
+    assert.equal(dead.outcome.status, 'error', dead.outcome.reason);
+    assert.match(dead.outcome.reason, /^no hello from the firmware on .+ within 1000 ms: it answered the last run: is it powered, or stuck\?$/);
+    assert.equal(dead.steps, 0);
+    assert.equal(closed.filter((r) => r === 'bench').length, closesBefore + 1, 'the dead body was closed');
+    await rig.startFirmware(['--watchdog-ms', '5000']);
+    const again = await run('bench');
+    assert.equal(again.outcome.status, 'success', again.outcome.reason);
+    assert.equal(opened.filter((r) => r === 'bench').length, opensBefore + 1, 'the robot was opened afresh');
   });
 
   it('names robots by fleet name or body key, and checks their settings with the backend schema', () => {

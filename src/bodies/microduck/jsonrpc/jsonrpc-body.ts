@@ -6,7 +6,8 @@
  * firmware's 200 ms watchdog has already cut torque. While anyone listens (onTrouble), the body
  * watches the link between verbs too: a detach, or a state stream that goes stale and a firmware
  * that does not answer either, is reported as `link-lost`; a firmware `fault` notification as
- * `fault`.
+ * `fault`. Each run after the first says hello again, so the run knows which boot of the firmware
+ * it talks to (`link`): a firmware that restarted behind a port that stayed has a new boot id.
  *
  * Settings (BodyOptions.settings): { port: string, baud?: number }.
  */
@@ -15,7 +16,7 @@ import { BridgeClient } from '../../../bridge/client.js';
 import { BridgeError, LinkLostError, RequestTimeoutError, RpcError } from '../../../bridge/errors.js';
 import { PROTOCOL_VERSION, type BridgeState, type Fault, type Hello } from '../../../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink } from '../../../bridge/serial.js';
-import { BodyError, type Body, type BodyKey, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { describeState, stateMetrics } from './describe-state.js';
 import { NEEDS_POLICY, jsonRpcSettings } from './settings.js';
 import { logger } from '../../../log.js';
@@ -53,11 +54,13 @@ export class JsonRpcBody implements Body {
   private readonly listeners = new Set<(trouble: BodyTrouble) => void>();
   private watch: NodeJS.Timeout | undefined;
   private probing = false;
+  /** The hello that opened the body is the first run's: only later runs say hello again. */
+  private greeted = true;
 
   constructor(
     private readonly client: BridgeClient,
-    readonly hello: Hello,
-    private readonly link: JsonRpcLink,
+    private hello: Hello,
+    private readonly port: JsonRpcLink,
   ) {
     client.on('detached', (reason) => {
       if (this.closed || this.lost !== undefined) return;
@@ -92,7 +95,7 @@ export class JsonRpcBody implements Body {
     }
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb} cancelled before it was sent` };
     this.assertLinked();
-    logger('body').debug({ body: JSONRPC_KEY, verb: intent.verb, port: this.link.label }, 'body: sending');
+    logger('body').debug({ body: JSONRPC_KEY, verb: intent.verb, port: this.port.label }, 'body: sending');
     try {
       if (intent.verb === 'quack') {
         await this.client.quack();
@@ -114,8 +117,29 @@ export class JsonRpcBody implements Body {
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
   }
 
-  beginRun(): void {
+  get link(): BodyLink {
+    return { device: this.port.label, firmware: this.hello.firmware, board: this.hello.board, boot: this.hello.boot };
+  }
+
+  /**
+   * Per-run counters start again, and a held body asks who is at the far end now: a firmware
+   * that restarted (a reset behind a USB-serial bridge keeps the port) answers with a new boot id,
+   * and one that does not answer fails the lease rather than the run's first verb.
+   */
+  async beginRun(): Promise<void> {
     this.quacks = 0;
+    if (this.greeted) {
+      this.greeted = false;
+      return;
+    }
+    this.assertLinked();
+    const hello = await greet(this.client, this.port.label, 'it answered the last run: is it powered, or stuck?');
+    if (hello.boot !== this.hello.boot) {
+      logger('body').info({ body: JSONRPC_KEY, port: this.port.label, was: this.hello.boot, boot: hello.boot }, 'body: the firmware restarted since the last run');
+      // A state cached from the old boot is not this firmware's.
+      this.acted = true;
+    }
+    this.hello = hello;
   }
 
   frame(): Frame {
@@ -135,7 +159,7 @@ export class JsonRpcBody implements Body {
   async stop(): Promise<void> {
     // Down: the watchdog has cut torque, but quackd could not say so itself.
     if (!this.client.attached) {
-      throw new BodyError(`serial link to ${this.link.label} is down: torque off not sent; the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
+      throw new BodyError(`serial link to ${this.port.label} is down: torque off not sent; the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
     }
     // Up again after a loss: say it anyway rather than trust that the gap outlasted the watchdog.
     try {
@@ -152,7 +176,7 @@ export class JsonRpcBody implements Body {
     await this.stop().catch(() => undefined);
     this.closed = true;
     this.client.close();
-    await this.link.close();
+    await this.port.close();
   }
 
   /**
@@ -213,7 +237,7 @@ export class JsonRpcBody implements Body {
       if (this.closed || this.lost !== undefined) return;
       this.lost = err instanceof Error ? err : new Error(String(err));
       const why = err instanceof RequestTimeoutError ? `no state for ${Math.round(staleMs)} ms and no answer to get_state` : this.lost.message;
-      this.report({ kind: 'link-lost', message: `the firmware on ${this.link.label} went silent (${why}); its watchdog cuts torque` });
+      this.report({ kind: 'link-lost', message: `the firmware on ${this.port.label} went silent (${why}); its watchdog cuts torque` });
     } finally {
       this.probing = false;
     }
@@ -221,9 +245,9 @@ export class JsonRpcBody implements Body {
 
   private bodyError(err: unknown): BodyError {
     if (err instanceof LinkLostError || this.lost !== undefined) {
-      return new BodyError(`serial link to ${this.link.label} lost; the firmware's watchdog has cut torque`);
+      return new BodyError(`serial link to ${this.port.label} lost; the firmware's watchdog has cut torque`);
     }
-    if (err instanceof RequestTimeoutError) return new BodyError(`the firmware on ${this.link.label} stopped answering (${err.message})`);
+    if (err instanceof RequestTimeoutError) return new BodyError(`the firmware on ${this.port.label} stopped answering (${err.message})`);
     if (err instanceof BridgeError) return new BodyError(err.message);
     return new BodyError(String(err));
   }
@@ -235,13 +259,13 @@ function faultLine(fault: Fault): string {
 }
 
 /** Say hello over an attached client and check that the far end speaks our protocol. */
-export async function greet(client: BridgeClient, label: string): Promise<Hello> {
+export async function greet(client: BridgeClient, label: string, silentHint = 'is it running quackd-fw at the same baud?'): Promise<Hello> {
   let hello: Hello;
   try {
     hello = await client.hello(HELLO_TIMEOUT_MS);
   } catch (err) {
     if (err instanceof RequestTimeoutError) {
-      throw new BodyError(`no hello from the firmware on ${label} within ${HELLO_TIMEOUT_MS} ms: is it running quackd-fw at the same baud?`);
+      throw new BodyError(`no hello from the firmware on ${label} within ${HELLO_TIMEOUT_MS} ms: ${silentHint}`);
     }
     throw new BodyError(err instanceof Error ? err.message : String(err));
   }
