@@ -49,10 +49,17 @@ interface Pending {
   readonly method: Method;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: Error) => void;
-  readonly timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout;
 }
 
 export const DEFAULT_TIMEOUT_MS = 500;
+/**
+ * A deadline timer that fires this late means quackd's own loop was stalled, not the link: the
+ * timer phase runs before the poll phase reads the port, so an answer that came in time may be
+ * sitting unread. It gets this much running loop before the request is called timed out.
+ */
+const STALL_LATE_MS = 25;
+const STALL_GRACE_MS = 50;
 export const DEFAULT_HEARTBEAT_MS = 50;
 
 export class BridgeClient extends EventEmitter<BridgeClientEvents> {
@@ -127,12 +134,19 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return new Promise<MethodResult<M>>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const deadline = performance.now() + timeoutMs;
+      const expire = (graced: boolean): void => {
+        const waiting = this.pending.get(id);
+        if (waiting === undefined) return;
+        if (!graced && performance.now() - deadline > STALL_LATE_MS) {
+          waiting.timer = setTimeout(() => expire(true), STALL_GRACE_MS);
+          return;
+        }
         this.pending.delete(id);
         this.extra.timeouts++;
         reject(new RequestTimeoutError(method, timeoutMs));
-      }, timeoutMs);
-      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer });
+      };
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer: setTimeout(() => expire(false), timeoutMs) });
       stream.write(frame);
     });
   }

@@ -31,6 +31,8 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
       return [`memory ${l.action} ${JSON.stringify(l.detail)}`];
     case 'budget':
       return [`budget ${l.budget}: ${l.used}/${l.limit}`];
+    case 'body_link':
+      return [`body   ${l.firmware} on ${l.board} via ${l.device} · boot ${l.boot}`];
     case 'body_stop':
       return [`body   told to stop${l.ok ? '' : `: failed (${l.error ?? '?'})`}`];
     case 'error':

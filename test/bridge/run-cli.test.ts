@@ -19,10 +19,14 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
   });
 
   it('flies hello-world over the serial link', async () => {
-    const r = await quackd(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
+    const env = { QUACKD_HOME: tempDir() };
+    const r = await quackd(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^hello-world on microduck:jsonrpc/m);
     assert.match(r.stdout, /^ {2}1 {2}quack +/m);
+    // The transcript says which firmware, on which link, in which boot the run flew.
+    const show = await quackd(['transcript', 'show', 'last'], { env });
+    assert.match(show.stdout, new RegExp(`body {3}quackd-fw \\S+ on host via ${rig.hostPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · boot \\d+$`, 'm'));
   });
 
   it('refuses a duck that needs walking until the policy loop exists, before anything opens', async () => {
