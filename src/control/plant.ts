@@ -1,0 +1,59 @@
+/**
+ * The far end of a control loop: the physics twin (microduck:mujoco) or the real duck's bridge
+ * (microduck:jsonrpc). A plant lives inside the control worker, next to the loop that drives it,
+ * so nothing on the main thread stands between a tick and the joints.
+ *
+ * Joint order is the Microduck policy order (../shared/sim-kit): 0 left_hip_yaw, 1 left_hip_roll,
+ * 2 left_hip_pitch, 3 left_knee, 4 left_ankle, 5 neck_pitch, 6 head_pitch, 7 head_yaw, 8 head_roll,
+ * 9 right_hip_yaw, 10 right_hip_roll, 11 right_hip_pitch, 12 right_knee, 13 right_ankle.
+ */
+
+/** One joint as the body announces it: the safety stage clamps to these. */
+export interface JointSpec {
+  readonly name: string;
+  /** rad */
+  readonly min: number;
+  /** rad */
+  readonly max: number;
+  /** The fastest the joint can move, rad/s: no target may jump further than this × one period. */
+  readonly maxVelocity: number;
+}
+
+/** Where the trunk is, when the plant can tell (the twin knows; a real duck integrates odometry). */
+export interface TrunkPose {
+  /** m, world frame */
+  readonly x: number;
+  readonly y: number;
+  readonly z: number;
+  /** rad */
+  readonly roll: number;
+  readonly pitch: number;
+  readonly yaw: number;
+}
+
+/** One sensor reading, in policy joint order. */
+export interface SensorFrame {
+  /** Angular velocity of the trunk, trunk frame, rad/s. */
+  readonly gyro: readonly [number, number, number];
+  /** Gravity projected into the trunk frame, a unit vector (upright ≈ (0, 0, -1)). */
+  readonly gravity: readonly [number, number, number];
+  /** rad, one per joint. */
+  readonly jointPos: Float64Array;
+  /** rad/s, one per joint. */
+  readonly jointVel: Float64Array;
+  readonly trunk?: TrunkPose;
+}
+
+export interface Plant {
+  readonly joints: readonly JointSpec[];
+  /** This tick's reading; undefined when the read failed (the loop then runs no policy this tick). */
+  read(): SensorFrame | undefined;
+  /** Joint targets, rad, one per joint. Only the safety stage (src/control/safety.ts) calls this. */
+  send(targets: Float64Array): void;
+  /**
+   * A simulated plant advances its world by one control period here (physics steps); a real one
+   * leaves it out: its time passes by itself.
+   */
+  advance?(periodS: number): void;
+  close?(): void;
+}
