@@ -8,6 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
 import { BridgeClient } from '../../src/bridge/client.js';
@@ -167,4 +168,41 @@ export async function patientBody(rig: Rig, timeoutMs = 3000): Promise<JsonRpcBo
     throw err;
   });
   return new JsonRpcBody(client, hello, { label: rig.hostPath, close: () => link.close() });
+}
+
+export interface Wired {
+  readonly rig: Rig;
+  readonly client: BridgeClient;
+}
+
+/**
+ * For a describe block: a rig and a client attached over its link, set up before its tests and
+ * torn down after them. Read `wired.rig` and `wired.client` inside the tests.
+ */
+export function wiredClient(fwArgs: readonly string[], clientOptions: ConstructorParameters<typeof BridgeClient>[0]): Wired {
+  let rig: Rig | undefined;
+  let client: BridgeClient | undefined;
+  let link: SerialLink | undefined;
+  before(async () => {
+    rig = await Rig.start(fwArgs);
+    client = new BridgeClient(clientOptions);
+    link = await SerialLink.open(client, { path: rig.hostPath });
+  });
+  after(async () => {
+    client?.close();
+    await link?.close();
+    await rig?.cleanup();
+  });
+  const ready = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('the rig is not up: use it inside a test');
+    return v;
+  };
+  return {
+    get rig() {
+      return ready(rig);
+    },
+    get client() {
+      return ready(client);
+    },
+  };
 }

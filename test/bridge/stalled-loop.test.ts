@@ -7,11 +7,9 @@
  * the loop on purpose). A link that is truly silent still times out.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { BridgeClient } from '../../src/bridge/client.js';
+import { describe, it } from 'node:test';
 import { RequestTimeoutError } from '../../src/bridge/errors.js';
-import { SerialLink } from '../../src/bridge/serial.js';
-import { Rig, missingTools } from './rig.js';
+import { missingTools, wiredClient } from './rig.js';
 
 /** Blocks this thread, as a synchronous module load on a starved CPU does. */
 function blockFor(ms: number): void {
@@ -20,22 +18,11 @@ function blockFor(ms: number): void {
 }
 
 describe('a request across a stall of quackd itself', { skip: missingTools() }, () => {
-  let rig: Rig;
-  let client: BridgeClient;
-  let link: SerialLink | undefined;
-  before(async () => {
-    rig = await Rig.start(['--watchdog-ms', '5000']);
-    client = new BridgeClient({ timeoutMs: 3000 });
-    link = await SerialLink.open(client, { path: rig.hostPath });
-    await client.hello();
-  });
-  after(async () => {
-    client?.close();
-    await link?.close();
-    await rig?.cleanup();
-  });
+  const wired = wiredClient(['--watchdog-ms', '5000'], { timeoutMs: 3000 });
 
   it('a hello answered while the loop was blocked past its deadline is not a timeout', async () => {
+    const { client } = wired;
+    await client.hello();
     for (let i = 0; i < 5; i++) {
       const hello = client.hello(100);
       blockFor(400);
@@ -46,6 +33,7 @@ describe('a request across a stall of quackd itself', { skip: missingTools() }, 
   });
 
   it('a firmware that really is silent still times out, once the loop has run', async () => {
+    const { client, rig } = wired;
     rig.pauseLink();
     try {
       const started = Date.now();
