@@ -69,9 +69,10 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   // A run nobody can account for afterwards must not go on: a transcript that cannot be written
   // (disk full) stops the run as cleanly as Ctrl-C would, and the outcome says why.
   const unrecorded = new AbortController();
+  transcript.onFailure(() => unrecorded.abort(new Error('stopped by a transcript that cannot be written')));
   const emit = (event: TranscriptEvent): void => {
     const safe = withholdSecretNotes(event);
-    if (!transcript.write(safe) && !unrecorded.signal.aborted) unrecorded.abort(new Error('stopped by a transcript that cannot be written'));
+    transcript.write(safe);
     req.onEvent?.(safe);
   };
   req.onStart?.({ runId: transcript.runId, transcriptPath: transcript.path });

@@ -55,6 +55,7 @@ export class TranscriptWriter {
   /** Whether the event loop has turned since the write in flight began. */
   private turned = false;
   private drained: (() => void)[] = [];
+  private failed: ((err: NodeJS.ErrnoException) => void)[] = [];
   /** Writes the writer made synchronously because its caller was not yielding (see STARVED_LINES). */
   syncWrites = 0;
   /** The first write that failed (disk full, …): nothing more is written after it. */
@@ -177,9 +178,20 @@ export class TranscriptWriter {
     });
   }
 
+  /**
+   * Calls `listener` once, the moment a write fails (at once if one already has): a run waiting on
+   * its model for a minute learns then, not at its next event, that nothing more is recorded.
+   */
+  onFailure(listener: (err: NodeJS.ErrnoException) => void): void {
+    if (this.failure !== undefined) listener(this.failure);
+    else this.failed.push(listener);
+  }
+
   private fail(err: NodeJS.ErrnoException): void {
+    const first = this.failure === undefined;
     this.failure ??= err;
     this.next();
+    if (first) for (const listener of this.failed.splice(0)) listener(err);
   }
 
   private writeQueuedSync(fd: number): void {
