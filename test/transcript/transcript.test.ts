@@ -102,16 +102,20 @@ describe('transcripts', () => {
   });
 
   it('within one second, the run that started last is last: ten runs of a duck, two ducks', async () => {
+    const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 30));
     const dir = tempDir();
     for (let i = 0; i < 11; i += 1) {
       await TranscriptWriter.create(dir, '20261130-010203-x').close();
-      // Creation order is what "last" means; file systems stamp it to the nanosecond.
-      await new Promise((r) => setTimeout(r, 5));
+      // Creation order is what "last" means. Linux stamps a file with the kernel's coarse clock
+      // (one tick: 4 ms here, measured; up to 10 ms), which lags a tick or more on a loaded
+      // machine: two runs started within one tick cannot be told apart, so these start 30 ms apart.
+      // (5 ms failed once in CI under load: apple and zebra got the same stamp.)
+      await tick();
     }
     assert.equal(resolveTranscriptId(dir, 'last'), '20261130-010203-x-11');
     assert.deepEqual(listTranscriptIds(dir).slice(0, 3), ['20261130-010203-x-11', '20261130-010203-x-10', '20261130-010203-x-9']);
     await TranscriptWriter.create(dir, '20261130-010204-zebra').close();
-    await new Promise((r) => setTimeout(r, 5));
+    await tick();
     await TranscriptWriter.create(dir, '20261130-010204-apple').close();
     assert.equal(resolveTranscriptId(dir, 'last'), '20261130-010204-apple');
   });
