@@ -1,0 +1,193 @@
+/**
+ * The Microduck policy manifest, schema 2: the `manifest.json` beside a `policy.onnx`.
+ *
+ * Field names and meanings follow pollen-robotics/microduck `docs/policy-manifest.md` (schema 2,
+ * the contract robotd reads): `schema_version`, `model_api`, `obs_len`, `action_len`,
+ * `robot.{model,hw_rev,servos,control_hz}`, `name`, `description`, `kind`, `duration_s`, `chain`,
+ * `action_scale`, `unwind_s`, `ramp_s`, `mode`, `slot`, `entry_pose`,
+ * `command.{encoding,idle,period_s,end_phase,twist,head,body}`. As there, every field is optional
+ * and a policy is refused only on a claim that is present and wrong; fields quackd does not read
+ * (`training`, `eval`, …) are accepted and dropped. Two names differ from a first guess and the
+ * published ones win: the version is `schema_version` (not `schema`, and nothing gates on it),
+ * and `kind` says who ends the policy (`episodic` | `perpetual` | `scripted`); which skill it is
+ * (walk, stand, kick_left …) is `slot`.
+ *
+ * quackd adds four fields of its own; the published contract has nothing for them (searched: the
+ * manifest doc, robotd's design and its obs.rs):
+ * - `obs_layout`: which observation builder (layouts.ts); absent, it follows from obs_len.
+ * - `command.ranges`: `{ vx, vy, vyaw: [min, max] }`, the command the policy was made for
+ *   (robotd keeps velocity limits in its own config, not in the manifest).
+ * - `home`: the 14 joint angles the observation and the action are relative to; absent, the
+ *   layout's (alpha for 61 inputs, legacy otherwise).
+ * - `joints`: the 14 joint names in policy order, for a model whose joints are named otherwise.
+ */
+import { z } from 'zod';
+import { printable } from '../text/printable.js';
+import { PolicyError } from './errors.js';
+import { OBS_LAYOUTS, OBS_LEN, defaultLayout, type ObsLayout } from './layouts.js';
+import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_JOINTS } from './microduck.js';
+
+/** The daemon API a policy may need: quackd runs feed-forward exports (API 1), not the recurrent ones (API 2). */
+export const MODEL_API = 1;
+
+const positive = z.number().positive();
+const range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, { message: 'min (the first) is above max (the second)' });
+const joints14 = <T extends z.ZodType>(item: T) => z.array(item).length(MICRODUCK_ACTIONS);
+
+const RobotSchema = z.object({
+  model: z.string().optional(),
+  hw_rev: z.number().int().optional(),
+  servos: z.string().optional(),
+  control_hz: positive.optional(),
+});
+
+const CommandSchema = z.object({
+  encoding: z.enum(['constant', 'phase', 'posture_flag']).optional(),
+  idle: z.tuple([z.number(), z.number(), z.number()]).optional(),
+  period_s: positive.optional(),
+  end_phase: positive.optional(),
+  twist: z.string().optional(),
+  head: z.string().optional(),
+  body: z.string().optional(),
+  // quackd's own: strict, so a misspelt axis is refused rather than silently unlimited.
+  ranges: z.strictObject({ vx: range.optional(), vy: range.optional(), vyaw: range.optional() }).optional(),
+});
+
+export const ManifestFileSchema = z.object({
+  schema_version: z.number().int().optional(),
+  model_api: z.number().int().positive().optional(),
+  obs_len: z.number().int().positive().optional(),
+  action_len: z.number().int().positive().optional(),
+  robot: RobotSchema.optional(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  kind: z.enum(['episodic', 'perpetual', 'scripted']).optional(),
+  duration_s: positive.optional(),
+  chain: z.boolean().optional(),
+  action_scale: positive.optional(),
+  unwind_s: positive.optional(),
+  ramp_s: positive.optional(),
+  mode: z.string().optional(),
+  slot: z.string().optional(),
+  entry_pose: z.string().optional(),
+  command: CommandSchema.optional(),
+  obs_layout: z.enum(OBS_LAYOUTS).optional(),
+  home: joints14(z.number()).optional(),
+  joints: joints14(z.string().min(1)).optional(),
+});
+
+/** A manifest as written: every field optional. */
+export type ManifestFile = z.infer<typeof ManifestFileSchema>;
+
+/** A manifest checked against its model, with what the loop needs filled in. */
+export type PolicyManifest = Omit<ManifestFile, 'obs_len' | 'action_len' | 'obs_layout' | 'home' | 'joints'> & {
+  /** The manifest.json it was read from (for messages). */
+  readonly file: string;
+  readonly obs_len: number;
+  readonly action_len: number;
+  readonly obs_layout: ObsLayout;
+  readonly home: readonly number[];
+  readonly joints: readonly string[];
+};
+
+function fieldName(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`), '');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${printable(k)}"`).join(', ')}`;
+  if (issue.code === 'invalid_type') return `expected ${issue.expected === 'int' ? 'a whole number' : issue.expected === 'array' ? 'a list' : `${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`}`;
+  // Every list in the manifest has a fixed length (tuples, 14 joints).
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'array') return `expected ${String(issue.code === 'too_small' ? issue.minimum : issue.maximum)} values`;
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'number') {
+    const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+    return `expected a number ${issue.code === 'too_small' ? '>' : '<'}${issue.inclusive === true ? '=' : ''} ${String(bound)}`;
+  }
+  if (issue.code === 'invalid_value') return `expected one of ${issue.values.map((v) => String(v)).join(', ')}`;
+  return issue.message;
+}
+
+/** Reads manifest.json's text: JSON, then the schema; the first problem is the one line reported. */
+export function parseManifest(text: string, file: string): ManifestFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+    throw new PolicyError('manifest', file, `${file}: not valid JSON (${printable(why)})`);
+  }
+  if (typeof raw === 'object' && raw !== null && 'policies' in raw) {
+    throw new PolicyError('manifest', file, `${file}: is a policy set (policies[]), not one policy: point at a folder with one policy.onnx and its manifest.json`);
+  }
+  const parsed = ManifestFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue === undefined ? '' : fieldName(issue.path);
+    throw new PolicyError('manifest', file, `${file}: ${field === '' ? '' : `${field}: `}${issue === undefined ? 'invalid' : describeIssue(issue)}`);
+  }
+  return parsed.data;
+}
+
+/** What the ONNX file itself says: the width of its one input and its one output, where fixed. */
+export interface ModelShape {
+  readonly inputs?: number;
+  readonly outputs?: number;
+}
+
+export interface ResolveOptions {
+  readonly manifestFile: string;
+  readonly modelFile: string;
+  /** The body's robot model; a manifest that names another is refused. */
+  readonly robot?: string;
+}
+
+/**
+ * Checks a parsed manifest against the robot and the model's shapes and fills in what it leaves
+ * out (obs_len and action_len from the model, the layout from obs_len, the home pose from the
+ * layout). Every refusal is one line naming the file and the field.
+ */
+export function resolveManifest(m: ManifestFile, shape: ModelShape, opts: ResolveOptions): PolicyManifest {
+  const { manifestFile: file, modelFile: model } = opts;
+  const robot = opts.robot ?? 'microduck';
+  const name = 'manifest.json';
+  if (m.model_api !== undefined && m.model_api > MODEL_API) {
+    throw new PolicyError('robot', file, `${file}: model_api ${m.model_api} needs a newer quackd (this one runs feed-forward policies, model_api ${MODEL_API})`);
+  }
+  if (m.robot?.model !== undefined && m.robot.model !== robot) {
+    throw new PolicyError('robot', file, `${file}: robot.model is "${printable(m.robot.model)}" but this body is a ${robot}`);
+  }
+  if (m.action_len !== undefined && m.action_len !== MICRODUCK_ACTIONS) {
+    throw new PolicyError('robot', file, `${file}: action_len is ${m.action_len} but a ${robot} has ${MICRODUCK_ACTIONS} policy joints`);
+  }
+  if (shape.inputs !== undefined && m.obs_len !== undefined && shape.inputs !== m.obs_len) {
+    throw new PolicyError('mismatch', model, `${model} takes ${shape.inputs} inputs but ${name} says obs_len ${m.obs_len}`);
+  }
+  if (shape.outputs !== undefined && shape.outputs !== (m.action_len ?? MICRODUCK_ACTIONS)) {
+    const claim = m.action_len !== undefined ? `${name} says action_len ${m.action_len}` : `a ${robot} has ${MICRODUCK_ACTIONS} policy joints`;
+    throw new PolicyError('mismatch', model, `${model} gives ${shape.outputs} actions but ${claim}`);
+  }
+  const obsLen = m.obs_len ?? shape.inputs;
+  if (obsLen === undefined) {
+    throw new PolicyError('mismatch', file, `${file}: no obs_len, and ${model} does not fix its input width: add obs_len`);
+  }
+  const layout = m.obs_layout ?? defaultLayout(obsLen);
+  if (layout === undefined) {
+    throw new PolicyError('mismatch', file, `${file}: obs_len ${obsLen} is no published layout (51 or 61): add obs_layout (${OBS_LAYOUTS.join(', ')})`);
+  }
+  if (OBS_LEN[layout] !== obsLen) {
+    const source = m.obs_len !== undefined ? `obs_len is ${obsLen}` : `${model} takes ${obsLen}`;
+    throw new PolicyError('mismatch', file, `${file}: obs_layout ${layout} has ${OBS_LEN[layout]} inputs but ${source}`);
+  }
+  if (layout === 'quackd-gait-1' && m.command?.period_s === undefined) {
+    throw new PolicyError('manifest', file, `${file}: command.period_s: obs_layout quackd-gait-1 needs the phase cycle in seconds`);
+  }
+  return {
+    ...m,
+    file,
+    obs_len: obsLen,
+    action_len: m.action_len ?? MICRODUCK_ACTIONS,
+    obs_layout: layout,
+    home: m.home ?? (layout === 'microduck-61' ? ALPHA_HOME : LEGACY_HOME),
+    joints: m.joints ?? MICRODUCK_JOINTS,
+  };
+}
