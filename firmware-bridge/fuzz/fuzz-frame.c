@@ -6,7 +6,8 @@
  *      payload is ever accepted, and an unmutated frame is accepted exactly once;
  *   3. overlong frames are dropped and counted, and the decoder resynchronises after them;
  *   4. through the whole core: only an intact set_targets frame applies targets, and applied
- *      targets are always inside the announced limits.
+ *      targets are always inside the announced limits and within one step (max_vel x tick_ms)
+ *      of the previous ones, however the random calls and the poll ticks interleave.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ static void core(uint32_t now) {
   int flips = 1 + (int)(rnd() % 4);
   size_t first = rnd() % (w - 1u);
   for (int f = 0; f < flips; f++) wire[(first + (size_t)f * 7u) % (w - 1u)] ^= (uint8_t)(1u << (rnd() % 8));
-  uint32_t before = fuzz_targets_applied;
+  uint32_t before = fuzz_targets_applied, accepted = proto_stats()->targets;
   uint8_t zero = 0;
   feed(&zero, 1, now);
   feed(wire, w, now);
@@ -143,8 +144,12 @@ static void core(uint32_t now) {
   json[jn] = '\0';
   send_json(json, now);
   CHECK(fuzz_targets_in_limits, "targets outside the limits reached the HAL");
+  CHECK(fuzz_targets_in_step, "a target moved further than max_vel x tick_ms at once");
+  uint32_t mid = proto_stats()->targets;
   send_json(targets, now);
-  CHECK(fuzz_targets_applied >= before + 1u, "an intact set_targets was not applied");
+  CHECK(proto_stats()->targets == mid + 1u && fuzz_targets_applied >= before + 1u, "an intact set_targets was not applied");
+  CHECK(mid - accepted <= 1u, "more than the one well-formed call was accepted");
+  CHECK(fuzz_targets_in_step, "a target moved further than max_vel x tick_ms at once");
 }
 
 int main(int argc, char **argv) {
@@ -155,14 +160,17 @@ int main(int argc, char **argv) {
   }
   rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
   frame_decoder_init(&dec);
-  proto_init(&(proto_config_t){"fuzz", "fuzz", 0, PROTO_WATCHDOG_MS, 1}, 0);
+  proto_init(&(proto_config_t){.firmware = "fuzz", .board = "fuzz", .watchdog_ms = PROTO_WATCHDOG_MS, .boot_id = 1}, 0);
+  fuzz_step_max = proto_config()->max_vel * (float)proto_config()->tick_ms / 1000.0f;
   for (unsigned long it = 0; it < iterations && failures == 0; it++) {
     random_bytes();
     mutated_frames();
     if (it % 64 == 0) overlong();
-    core((uint32_t)it);
+    uint32_t now = (uint32_t)it * 7u; /* 7 ms a round: the step limit's ticks fall between calls */
+    core(now);
     /* Keep the watchdog fed so torque stays on for the next core() round. */
-    send_json("{\"jsonrpc\":\"2.0\",\"method\":\"heartbeat\"}", (uint32_t)it);
+    send_json("{\"jsonrpc\":\"2.0\",\"method\":\"heartbeat\"}", now);
+    for (uint32_t t = now; t < now + 7u; t++) proto_poll(t);
   }
   const frame_counters_t *c = &dec.count;
   const proto_stats_t *s = proto_stats();

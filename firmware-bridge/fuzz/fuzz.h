@@ -9,6 +9,8 @@
 
 extern uint32_t fuzz_targets_applied;
 extern bool fuzz_targets_in_limits; /* false once any applied target broke duck_lower/upper */
+extern bool fuzz_targets_in_step;   /* false once a target moved further than one step */
+extern float fuzz_step_max;         /* the step the core was configured with (rad) */
 extern uint32_t fuzz_tx_frames;
 
 #endif

@@ -6,6 +6,8 @@
 #define QD_DUCK_H
 
 #define DUCK_JOINTS 14
+/* One bit per joint, in joint order. */
+#define DUCK_ALL_JOINTS ((1u << DUCK_JOINTS) - 1u)
 
 extern const char *const duck_joint_names[DUCK_JOINTS];
 extern const float duck_lower[DUCK_JOINTS];

@@ -23,8 +23,17 @@ typedef struct {
 
 /* Queue one whole frame for the link. Returns false (and sends nothing) if it does not fit. */
 bool hal_write(const uint8_t *bytes, size_t len);
+/* Write torque enable to every servo. The write may be lost on the bus: the core reads it back. */
 void hal_set_torque(bool on);
-/* Targets are already validated and clamped to duck_lower/duck_upper by the core. */
+/* Ask every servo for its torque-enable register, without waiting for the answers. */
+void hal_torque_query(void);
+/*
+ * The answers to the last hal_torque_query: bit i of *off set when joint i's servo answered
+ * "torque disabled". Returns true once every servo has answered (false while answers are due,
+ * or when one never comes: the core's own timeout covers that).
+ */
+bool hal_torque_readback(uint32_t *off);
+/* Targets are already validated, clamped to duck_lower/duck_upper and step-limited by the core. */
 void hal_set_targets(const float pos[DUCK_JOINTS]);
 /* Make the current measured positions the targets, so torque-on holds the pose it finds. */
 void hal_hold(void);

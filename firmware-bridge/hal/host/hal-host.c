@@ -1,7 +1,9 @@
 /*
  * hal.h for Linux: the joints, IMU and battery are simulated (sim.h); hal_write queues whole
  * frames in a transmit ring that the main loop drains without blocking, so a host that stops
- * reading can never stall the watchdog.
+ * reading can never stall the watchdog. Each simulated servo has its own torque-enable register,
+ * answers a torque read-back at once, and the bus can be told to lose torque-off writes or to keep
+ * servos silent, so the core's torque-off confirmation can be tested.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +19,11 @@
 #define BATTERY_MIN_V 6.0f
 
 static float pos[DUCK_JOINTS], vel[DUCK_JOINTS], target[DUCK_JOINTS];
-static int torque;
+static bool servo_on[DUCK_JOINTS];
+static unsigned drop_writes;       /* torque-off writes the bus is to lose, next first */
+static uint32_t silent;            /* servos that never answer a read-back */
+static uint32_t readback_off, readback_answered;
+static uint32_t torque_writes, torque_queries, target_writes;
 static float battery_v;
 static sim_config_t sim;
 static uint32_t last_step;
@@ -32,9 +38,22 @@ void sim_init(const sim_config_t *cfg) {
   memcpy(pos, duck_home, sizeof pos);
   memcpy(target, duck_home, sizeof target);
   memset(vel, 0, sizeof vel);
-  torque = 0;
+  memset(servo_on, 0, sizeof servo_on);
+  drop_writes = 0;
+  silent = 0;
+  readback_off = readback_answered = 0;
+  torque_writes = torque_queries = target_writes = 0;
   stepped = 0;
 }
+
+void sim_drop_torque_off_writes(unsigned n) { drop_writes = n; }
+void sim_silence(uint32_t joints) { silent = joints; }
+bool sim_servo_torque(int joint) { return servo_on[joint]; }
+float sim_target(int joint) { return target[joint]; }
+float sim_pos(int joint) { return pos[joint]; }
+uint32_t sim_torque_writes(void) { return torque_writes; }
+uint32_t sim_torque_queries(void) { return torque_queries; }
+uint32_t sim_target_writes(void) { return target_writes; }
 
 void sim_step(uint32_t now_ms) {
   if (!stepped) {
@@ -46,9 +65,11 @@ void sim_step(uint32_t now_ms) {
   if (dt <= 0.0f) return;
   last_step = now_ms;
   float alpha = 1.0f - expf(-dt / SERVO_TAU_S);
+  int holding = 0;
   for (int i = 0; i < DUCK_JOINTS; i++) {
     float step = 0.0f;
-    if (torque) {
+    holding |= servo_on[i];
+    if (servo_on[i]) {
       step = (target[i] - pos[i]) * alpha;
       float max = SERVO_MAX_RAD_S * dt;
       if (step > max) step = max;
@@ -60,7 +81,7 @@ void sim_step(uint32_t now_ms) {
     vel[i] = (next - pos[i]) / dt;
     pos[i] = next;
   }
-  battery_v -= sim.drain_v_per_s * dt * (torque ? 2.0f : 1.0f);
+  battery_v -= sim.drain_v_per_s * dt * (holding ? 2.0f : 1.0f);
   if (battery_v < BATTERY_MIN_V) battery_v = BATTERY_MIN_V;
 }
 
@@ -82,9 +103,33 @@ void host_tx_consume(size_t n) {
   tx_len -= n;
 }
 
-void hal_set_torque(bool on) { torque = on ? 1 : 0; }
+void hal_set_torque(bool on) {
+  torque_writes++;
+  if (!on && drop_writes > 0) {
+    drop_writes--; /* lost on the bus: no servo heard it */
+    return;
+  }
+  for (int i = 0; i < DUCK_JOINTS; i++) servo_on[i] = on;
+}
 
-void hal_set_targets(const float p[DUCK_JOINTS]) { memcpy(target, p, sizeof target); }
+void hal_torque_query(void) {
+  torque_queries++;
+  readback_answered = DUCK_ALL_JOINTS & ~silent;
+  readback_off = 0;
+  for (int i = 0; i < DUCK_JOINTS; i++) {
+    if ((readback_answered & (1u << i)) && !servo_on[i]) readback_off |= 1u << i;
+  }
+}
+
+bool hal_torque_readback(uint32_t *off) {
+  *off = readback_off;
+  return readback_answered == DUCK_ALL_JOINTS;
+}
+
+void hal_set_targets(const float p[DUCK_JOINTS]) {
+  target_writes++;
+  memcpy(target, p, sizeof target);
+}
 
 void hal_hold(void) { memcpy(target, pos, sizeof target); }
 

@@ -4,9 +4,14 @@
  * bench and anyone developing against the protocol without a robot.
  *
  *   quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]
+ *                  [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]
  *                  [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]
+ *                  [--drop-torque-off-writes N]
+ *
+ * The loop wakes at every millisecond boundary (not 1 ms after it last slept), so the core sees
+ * each millisecond of the clock and its watchdog trips in the millisecond it is due.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -42,7 +47,9 @@ static uint32_t now_ms(void) {
 static int usage(const char *why) {
   if (why != NULL) fprintf(stderr, "quackd-fw-host: %s\n", why);
   fputs("usage: quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]\n"
-        "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n",
+        "                      [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]\n"
+        "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n"
+        "                      [--drop-torque-off-writes N]\n",
         stderr);
   return 2;
 }
@@ -112,6 +119,8 @@ int main(int argc, char **argv) {
   const char *port = NULL;
   double baud = 1000000, state_hz = 50, watchdog = PROTO_WATCHDOG_MS, battery = 8.2, drain = 0.002;
   double noise_ms = 0, seed = (double)(now_ms() ^ (uint32_t)getpid());
+  double max_vel = PROTO_MAX_VEL, tick_ms = PROTO_TICK_MS, attempts = PROTO_TORQUE_ATTEMPTS;
+  double confirm_ms = PROTO_TORQUE_CONFIRM_MS, drop_torque = 0;
   const struct {
     const char *flag;
     double *value;
@@ -119,7 +128,9 @@ int main(int argc, char **argv) {
   } numeric[] = {
       {"--baud", &baud, 1200, 4000000},   {"--state-hz", &state_hz, 0, 500}, {"--watchdog-ms", &watchdog, 10, 60000},
       {"--battery", &battery, 0, 30},     {"--drain", &drain, 0, 10},        {"--noise-ms", &noise_ms, 0, 60000},
-      {"--seed", &seed, 0, 4294967295.0},
+      {"--seed", &seed, 0, 4294967295.0}, {"--max-vel", &max_vel, 0.1, 1000}, {"--tick-ms", &tick_ms, 1, 1000},
+      {"--torque-attempts", &attempts, 1, 100}, {"--torque-confirm-ms", &confirm_ms, 1, 10000},
+      {"--drop-torque-off-writes", &drop_torque, 0, 1000},
   };
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -160,11 +171,21 @@ int main(int argc, char **argv) {
 
   uint32_t t0 = now_ms();
   sim_init(&(sim_config_t){(float)battery, (float)drain});
-  proto_init(&(proto_config_t){FIRMWARE_VERSION, "host", (uint32_t)state_hz, (uint32_t)watchdog,
-                               (uint32_t)rand()},
+  proto_init(&(proto_config_t){.firmware = FIRMWARE_VERSION,
+                               .board = "host",
+                               .state_hz = (uint32_t)state_hz,
+                               .watchdog_ms = (uint32_t)watchdog,
+                               .boot_id = (uint32_t)rand(),
+                               .max_vel = (float)max_vel,
+                               .tick_ms = (uint32_t)tick_ms,
+                               .torque_attempts = (uint32_t)attempts,
+                               .torque_confirm_ms = (uint32_t)confirm_ms},
              t0);
-  fprintf(stderr, "quackd-fw-host: ready on %s (protocol %d, 14 joints, state %u Hz, watchdog %u ms)\n",
-          port, PROTO_VERSION, (unsigned)state_hz, (unsigned)watchdog);
+  sim_drop_torque_off_writes((unsigned)drop_torque); /* after boot's own torque off: the host's */
+  fprintf(stderr,
+          "quackd-fw-host: ready on %s (protocol %d, 14 joints, state %u Hz, watchdog %u ms, "
+          "step limit %g rad/s x %u ms)\n",
+          port, PROTO_VERSION, (unsigned)state_hz, (unsigned)watchdog, max_vel, (unsigned)tick_ms);
 
   uint32_t next_noise = t0 + (uint32_t)noise_ms;
   uint8_t buf[512];
@@ -172,7 +193,10 @@ int main(int argc, char **argv) {
   while (running) {
     const uint8_t *pending = NULL;
     struct pollfd p = {fd, (short)(POLLIN | (host_tx_peek(&pending) > 0 ? POLLOUT : 0)), 0};
-    int r = poll(&p, 1, 1);
+    struct timespec ts, wait = {0, 0};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    wait.tv_nsec = 1000000L - ts.tv_nsec % 1000000L + 20000L; /* just past the next ms boundary */
+    int r = ppoll(&p, 1, &wait, NULL);
     uint32_t now = now_ms();
     if (r > 0 && (p.revents & POLLIN)) {
       ssize_t n = read(fd, buf, sizeof buf);

@@ -63,12 +63,14 @@ size_t dxl_sync_read(uint16_t addr, uint16_t width, const uint8_t *ids, size_t n
   return packet(0x82, params, 4 + n, out, cap);
 }
 
-bool dxl_parse_status4(dxl_parser_t *p, uint8_t byte, uint8_t *id, int32_t *value) {
+bool dxl_parse_status(dxl_parser_t *p, uint8_t byte, dxl_status_t *out) {
   static const uint8_t head[] = {0xFF, 0xFF, 0xFD, 0x00};
   if (p->len < sizeof head) {
     /* Resynchronise on the header, byte by byte. */
     if (byte == head[p->len]) {
       p->buf[p->len++] = byte;
+    } else if (p->len == 2 && byte == 0xFF) {
+      /* FF FF FF: still two FFs of a header */
     } else {
       p->len = (byte == 0xFF) ? 1u : 0u;
       if (p->len == 1u) p->buf[0] = byte;
@@ -79,14 +81,18 @@ bool dxl_parse_status4(dxl_parser_t *p, uint8_t byte, uint8_t *id, int32_t *valu
   if (p->len == 7) {
     size_t length = (size_t)p->buf[5] | ((size_t)p->buf[6] << 8);
     p->want = 7u + length;
-    if (p->want != 7u + 1u + 1u + 4u + 2u) p->len = 0; /* only 4-byte status packets are expected */
+    /* instruction + error + 1..4 data bytes + CRC: only the status packets this HAL asks for */
+    if (length < 5u || length > 8u) p->len = 0;
     return false;
   }
-  if (p->len < 7 || p->len < p->want) return false;
+  if (p->len < 8 || p->len < p->want) return false;
   p->len = 0;
   uint16_t crc = (uint16_t)(p->buf[p->want - 2] | (p->buf[p->want - 1] << 8));
   if (p->buf[7] != 0x55 || dxl_crc16(p->buf, p->want - 2u) != crc) return false;
-  *id = p->buf[4];
-  *value = (int32_t)((uint32_t)p->buf[9] | ((uint32_t)p->buf[10] << 8) | ((uint32_t)p->buf[11] << 16) | ((uint32_t)p->buf[12] << 24));
+  out->id = p->buf[4];
+  out->error = p->buf[8];
+  out->n = (uint8_t)(p->want - DXL_STATUS_BYTES(0));
+  out->value = 0;
+  for (uint8_t b = 0; b < out->n; b++) out->value |= (uint32_t)p->buf[9 + b] << (8u * b);
   return true;
 }

@@ -13,7 +13,16 @@
 int main(void) {
   rp2040_hal_init();
   uint32_t now = to_ms_since_boot(get_absolute_time());
-  proto_init(&(proto_config_t){"quackd-fw 0.1.0", "rp2040", STATE_HZ, PROTO_WATCHDOG_MS, get_rand_32()}, now);
+  proto_init(&(proto_config_t){.firmware = "quackd-fw 0.1.0",
+                               .board = "rp2040",
+                               .state_hz = STATE_HZ,
+                               .watchdog_ms = PROTO_WATCHDOG_MS,
+                               .boot_id = get_rand_32(),
+                               .max_vel = STEP_MAX_VEL,
+                               .tick_ms = STEP_TICK_MS,
+                               .torque_attempts = TORQUE_ATTEMPTS,
+                               .torque_confirm_ms = TORQUE_CONFIRM_MS},
+             now);
   watchdog_enable(100, true);
   uint8_t buf[64];
   for (;;) {
