@@ -19,6 +19,8 @@ export const RPC_ERROR = {
   badParams: -32602,
   outOfLimit: -32001,
   torqueOff: -32002,
+  /** Torque off written and read back three times, and a servo still did not confirm it. */
+  torqueUnconfirmed: -32003,
 } as const;
 
 const count = z.number().int().nonnegative();
@@ -36,9 +38,13 @@ export const helloSchema = z
     state_hz: z.number().nonnegative(),
     watchdog_ms: z.number().positive(),
     max_payload: z.number().int().positive(),
+    // Announced since the firmware's step limit; an older firmware leaves them out.
+    /** rad/s per joint: no target moves further than max_vel × tick_ms from the last. */
+    max_vel: z.array(z.number().positive()).optional(),
+    tick_ms: z.number().positive().optional(),
   })
-  .refine((h) => h.lower.length === h.joints.length && h.upper.length === h.joints.length, {
-    message: 'lower and upper must have one entry per joint',
+  .refine((h) => h.lower.length === h.joints.length && h.upper.length === h.joints.length && (h.max_vel === undefined || h.max_vel.length === h.joints.length), {
+    message: 'lower, upper and max_vel must have one entry per joint',
   });
 export type Hello = z.infer<typeof helloSchema>;
 
@@ -67,6 +73,9 @@ export const stateSchema = z.object({
   targets: count,
   rx: firmwareRxSchema,
   tx_dropped: count,
+  /** set_targets calls the step limit cut short, and torque-off writes repeated (newer firmware). */
+  limited: count.optional(),
+  torque_retries: count.optional(),
 });
 export type BridgeState = z.infer<typeof stateSchema>;
 
@@ -86,9 +95,10 @@ export const METHODS = {
   get_state: { params: empty, result: stateSchema },
   set_targets: {
     params: z.object({ pos: z.array(z.number()), strict: z.boolean().optional() }).strict(),
-    result: z.object({ clamped: z.array(z.number().int().nonnegative()) }),
+    result: z.object({ clamped: z.array(z.number().int().nonnegative()), limited: z.array(z.number().int().nonnegative()).optional() }),
   },
-  torque: { params: z.object({ on: z.boolean() }).strict(), result: z.object({ torque: z.boolean() }) },
+  // Torque off is answered once the servos confirmed it (attempts: how many writes that took).
+  torque: { params: z.object({ on: z.boolean() }).strict(), result: z.object({ torque: z.boolean(), attempts: count.optional() }) },
   quack: { params: empty, result: z.object({ quacks: count }) },
   heartbeat: { params: empty, result: z.object({ t: count }) },
 } as const;

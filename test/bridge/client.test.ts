@@ -65,6 +65,9 @@ describe('bridge client ↔ host firmware over a pty', { skip: missingTools() },
     assert.equal(hello.protocol, 1);
     assert.deepEqual(hello.joints, JOINTS);
     hello.joints.forEach((_, i) => assert.ok((hello.lower[i] ?? 0) < (hello.upper[i] ?? 0)));
+    // The step limit the host's safety stage must match: 10 rad/s × a 20 ms tick by default.
+    assert.equal(hello.tick_ms, 20);
+    assert.deepEqual(hello.max_vel, Array.from({ length: 14 }, () => 10));
   });
 
   it('streams state at the configured rate (50 Hz)', async () => {
