@@ -24,6 +24,8 @@ export interface BodyEntry {
    * than held open by the runtime across runs (a serial link).
    */
   readonly perRun?: boolean;
+  /** Driven by skill policies in the control loop: has policy slots (src/policy/slots.ts). */
+  readonly policies?: boolean;
   readonly load: (options: BodyOptions) => Promise<Body>;
 }
 

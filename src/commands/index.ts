@@ -16,5 +16,6 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   memory: { summary: "show, search and tend a robot's memory (notes and earlier runs)", load: async () => (await import('./memory.js')).memoryCommand },
   bodies: { summary: 'list the bodies quackd can drive (adapter:backend)', load: async () => (await import('./bodies.js')).bodiesCommand },
   config: { summary: 'check the config file and show the effective settings and where each came from', load: async () => (await import('./config.js')).configCommand },
+  policy: { summary: "list a robot's skill policies (walk, turn, stand, kicks) and swap one between runs", load: async () => (await import('./policy.js')).policyCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
 };
