@@ -1,6 +1,7 @@
 /**
  * The written invariants, enforced on the source: only the safety layer sends intents to a body,
- * and only the runtime's body pool opens one (every front door leases from it).
+ * only the control loop's safety stage sends joint targets to a plant, and only the runtime's
+ * body pool opens a body (every front door leases from it).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,6 +32,13 @@ describe('invariants', () => {
       callers.filter((f) => !f.startsWith('safety/')),
       [],
     );
+  });
+
+  it('joint targets reach a plant only through the safety stage (src/control/safety.ts), and so does torque off', () => {
+    const senders = filesMatching(/\bplant\??\.send\(|\.send\(\s*targets\b|\bplant\??\.limp\b/);
+    // The stage's own calls must be seen, or an empty list below would prove nothing.
+    assert.ok(senders.includes('control/safety.ts'), `the scan does not see the safety stage's send: ${JSON.stringify(senders)}`);
+    assert.deepEqual(senders, ['control/safety.ts']);
   });
 
   it('the environment is read only by the bin (main.ts) and the logger outside any invocation (log.ts)', () => {

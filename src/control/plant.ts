@@ -55,5 +55,10 @@ export interface Plant {
    * leaves it out: its time passes by itself.
    */
   advance?(periodS: number): void;
+  /**
+   * Torque off: the joints go limp. The safe state after a fall when the loop is set to go limp;
+   * a plant without it is held instead. Only the safety stage calls this.
+   */
+  limp?(): void;
   close?(): void;
 }

@@ -6,9 +6,8 @@
  * the worker will not write it afterwards. A job already in its transaction is waited for, since
  * it will commit or fail within the transaction's own time.
  */
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { siblingModule, spawnWorker } from '../worker-thread.js';
 import { MemoryRefusal } from './entry.js';
 import { MemoryBusy, StoreError } from './errors.js';
 import { JOB_ABANDONED, JOB_PENDING, type JobReply, type JobResults, type WriteJob } from './writer-jobs.js';
@@ -21,15 +20,6 @@ interface Pending {
   reject(err: Error): void;
 }
 
-function spawnWorker(): Worker {
-  // The same loader as this module: .js from dist, .ts under tsx (tests, development).
-  const url = new URL(`./writer-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
-  // Node 20 runs --import preloads (tsx) in the main thread only: the worker registers tsx itself.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then((t) => (t.register(), import(${JSON.stringify(url.href)})))`, { eval: true });
-}
-
 const stripLine = (err: Error) => err.message.split('\n')[0] ?? '';
 
 class WriterThread {
@@ -37,7 +27,7 @@ class WriterThread {
   private readonly pending = new Map<number, Pending>();
   private stopped: Error | undefined;
 
-  constructor(private readonly worker: Worker = spawnWorker()) {
+  constructor(private readonly worker: Worker = spawnWorker(siblingModule(import.meta.url, 'writer-worker'))) {
     worker.on('message', (msg: JobReply) => this.settle(msg));
     worker.on('error', (err) => this.fail(new StoreError(`the memory writer failed: ${stripLine(err)}`)));
     worker.on('exit', () => this.fail(new StoreError('the memory writer stopped')));

@@ -4,6 +4,7 @@
  * is logged and never reaches the emitter: the runtime must not fail because a dashboard did.
  */
 import type { BodyKey } from '../bodies/body.js';
+import type { ControlStats } from '../control/stats.js';
 import { logger } from '../log.js';
 import type { Outcome } from '../transcript/events.js';
 
@@ -12,6 +13,10 @@ export interface RuntimeEvents {
   'body:close': { readonly robot: string; readonly key: BodyKey };
   'run:start': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string };
   'run:end': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly outcome: Outcome };
+  /** A control loop's health, pushed by its worker every second or so, on a fall, and when it closes. */
+  'control:stats': { readonly robot: string; readonly stats: ControlStats };
+  /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
+  'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
 }
 
 type Listener<K extends keyof RuntimeEvents> = (event: RuntimeEvents[K]) => void;

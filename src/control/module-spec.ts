@@ -1,0 +1,64 @@
+/**
+ * Plants and skills are made inside the control worker from a module specifier and JSON options
+ * (what crosses a thread is data, never an object with methods), so the MuJoCo twin, the bridge
+ * and a policy skill plug in without the loop knowing them. The loading half runs in the worker.
+ */
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Plant } from './plant.js';
+import type { Skill, SkillContext } from './skill.js';
+
+export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
+
+/**
+ * A plant or a skill to be made in the worker: `module` is a URL, an absolute path or a package
+ * specifier (resolve a relative path against your own module: `new URL('./x.js',
+ * import.meta.url).href`); `export` names its factory (`createPlant` / `createSkill` unless set).
+ */
+export interface ModuleSpec {
+  readonly module: string;
+  readonly export?: string;
+  readonly options?: Json;
+}
+
+/** What a plant module exports (as `createPlant` unless the spec names another export). */
+export type PlantFactory = (options: Json | undefined) => Plant | Promise<Plant>;
+
+/** Why a spec cannot be used, or undefined; checked on the main thread before a worker sees it. */
+export function specProblem(spec: ModuleSpec): string | undefined {
+  if (spec.module.startsWith('.')) return `"${spec.module}" is relative; pass a URL or an absolute path`;
+  return undefined;
+}
+
+const specifier = (module: string) => (isAbsolute(module) ? pathToFileURL(module).href : module);
+
+async function factory(spec: ModuleSpec, fallback: string): Promise<(...args: unknown[]) => unknown> {
+  const mod: unknown = await import(specifier(spec.module));
+  const name = spec.export ?? fallback;
+  const f = typeof mod === 'object' && mod !== null ? (mod as Record<string, unknown>)[name] : undefined;
+  if (typeof f !== 'function') throw new Error(`${spec.module} has no ${name}() export`);
+  return (...args: unknown[]): unknown => Reflect.apply(f, undefined, args);
+}
+
+const hasMethods = (x: unknown, ...names: string[]): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && names.every((n) => typeof (x as Record<string, unknown>)[n] === 'function');
+
+function isPlant(x: unknown): x is Plant {
+  return hasMethods(x, 'read', 'send') && Array.isArray(x['joints']);
+}
+
+function isSkill(x: unknown): x is Skill {
+  return hasMethods(x, 'tick');
+}
+
+export async function loadPlant(spec: ModuleSpec): Promise<Plant> {
+  const plant = await (await factory(spec, 'createPlant'))(spec.options);
+  if (!isPlant(plant)) throw new Error(`${spec.module}: its factory did not return a plant (joints, read, send)`);
+  return plant;
+}
+
+export async function loadSkill(spec: ModuleSpec, context: SkillContext): Promise<Skill> {
+  const skill = await (await factory(spec, 'createSkill'))(spec.options, context);
+  if (!isSkill(skill)) throw new Error(`${spec.module}: its factory did not return a skill (tick)`);
+  return skill;
+}

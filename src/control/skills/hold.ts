@@ -1,0 +1,20 @@
+/**
+ * `hold`: keeps the targets where they are (the `stand` verb of a body with no stand policy).
+ * Done after `durationMs` when one is given; otherwise it holds until stopped.
+ */
+import { z } from 'zod';
+import type { Json } from '../module-spec.js';
+import type { Skill } from '../skill.js';
+
+const Options = z.object({ durationMs: z.number().positive().optional() }).strict();
+
+export function createSkill(options: Json | undefined): Skill {
+  const { durationMs } = Options.parse(options ?? {});
+  let pose: Float64Array | undefined;
+  return {
+    start(_frame, held) {
+      pose = held;
+    },
+    tick: (_frame, tMs) => (durationMs !== undefined && tMs >= durationMs ? 'done' : (pose ?? 'done')),
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * The built-in skills as specs a body hands to ControlLoop.run: the worker makes them from these,
+ * in the same language as this module (.js from dist, .ts under tsx).
+ */
+import { siblingModule } from '../../worker-thread.js';
+import type { ModuleSpec } from '../module-spec.js';
+
+/** Hold the targets where they are; for `durationMs`, or until stopped. */
+export function holdSkill(durationMs?: number): ModuleSpec {
+  return { module: siblingModule(import.meta.url, 'hold').href, options: durationMs === undefined ? {} : { durationMs } };
+}
+
+/** Go to `targets` (rad, one per joint) at the joints' top speed; fails after `timeoutMs`. */
+export function poseSkill(targets: readonly number[], options: { readonly toleranceRad?: number; readonly timeoutMs?: number } = {}): ModuleSpec {
+  return { module: siblingModule(import.meta.url, 'pose').href, options: { targets, ...options } };
+}

@@ -1,0 +1,84 @@
+/**
+ * The control worker's entry: makes the plant from its spec, then runs the loop (core + driver)
+ * and answers the handle (src/control/control-loop.ts). Nothing on the main thread can delay a
+ * tick here, and nothing here ever waits for the main thread: stops come through shared memory,
+ * and everything the worker says is a message it posts and forgets.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ControlCore, type CoreHooks } from './core.js';
+import { loadPlant, loadSkill } from './module-spec.js';
+import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
+import type { Plant } from './plant.js';
+import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
+import { raiseThreadPriority } from './realtime.js';
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Promise<void> {
+  const post = (message: FromWorker) => port.postMessage(message);
+  let plant: Plant;
+  try {
+    plant = await loadPlant(init.plant);
+  } catch (err) {
+    post({ type: 'failed', message: errorText(err) });
+    return;
+  }
+  const shared = new BigInt64Array(init.shared);
+  const virtual = init.mode === 'lockstep' ? new VirtualClock() : undefined;
+  const clock = virtual?.now ?? (() => performance.now());
+  const warned = new Set<string>();
+  const hooks: CoreHooks = {
+    verbEnded: (id, result) => post({ type: 'verb', id, result }),
+    fell: (tiltRad, tick) => {
+      post({ type: 'fell', tiltRad, tick });
+      publish();
+    },
+    // Once per kind of call: a plant that fails every tick must not flood the main thread.
+    plantError: (call, err) => {
+      if (warned.has(call)) return;
+      warned.add(call);
+      post({ type: 'warn', message: `plant ${call} failed: ${errorText(err)} (further failures are only counted)` });
+    },
+  };
+  const core = new ControlCore(plant, init, hooks, clock, stopCounter(shared));
+  const scheduling =
+    init.mode === 'lockstep' ? 'normal (lock-step)' : init.realtimePriority === false ? 'normal (not asked for)' : raiseThreadPriority(init.realtimePriority);
+  const publish = () => post({ type: 'stats', stats: { ...core.stats.snapshot(core.state, clock()), scheduling } });
+  const deps = { core, periodMs: init.periodMs, shared, statsEveryMs: init.statsEveryMs, publish };
+  const driver: Driver = virtual !== undefined ? new LockstepDriver(deps, virtual) : new RealtimeDriver(deps);
+  const context = { joints: plant.joints, periodMs: init.periodMs };
+
+  let closing = false;
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'run') {
+      loadSkill(message.skill, context).then(
+        (skill) => {
+          core.begin(message.id, skill, message.stopSeq);
+          driver.kick();
+        },
+        (err: unknown) => post({ type: 'verb', id: message.id, result: { outcome: 'failed', reason: 'skill', message: `skill: ${errorText(err)}`, ticks: 0, endTick: -1 } }),
+      );
+    } else if (message.type === 'stop') {
+      core.interrupt();
+    } else if (!closing) {
+      closing = true;
+      core.close();
+      void driver.stop().then(() => {
+        publish();
+        try {
+          plant.close?.();
+        } catch (err) {
+          post({ type: 'warn', message: `plant close failed: ${errorText(err)}` });
+        }
+        post({ type: 'closed' });
+        // Not close(): that may drop messages still queued (the last verb result, the final stats).
+        port.unref();
+      });
+    }
+  });
+  post({ type: 'ready', joints: plant.joints, scheduling });
+  driver.start();
+}
+
+if (parentPort === null) throw new Error('src/control/worker.ts runs as a worker thread (ControlLoop.start)');
+void main(parentPort, workerData as WorkerInit);
