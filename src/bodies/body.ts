@@ -4,6 +4,7 @@
  * model text. Keep behaviour out of this file: backends live in bodies/<adapter>/<backend>/.
  */
 
+import type { EventBus } from '../runtime/events.js';
 import type { BodyIntent } from '../verbs/intent.js';
 
 /** `adapter:backend`, e.g. `microduck:sim2d`. Memory and transcripts are keyed by it. */
@@ -98,6 +99,12 @@ export interface BodyOptions {
   readonly seed: number;
   /** Backend-specific settings (serial port path, baud, …). */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** The robot's name in the fleet (its key when it has none): names its events. */
+  readonly robot?: string;
+  /** A body that runs skill policies: the folder of each slot, as the runtime resolved them for this lease. */
+  readonly policies?: Readonly<Record<string, string>>;
+  /** The runtime's bus, where a body's control loop publishes its health. */
+  readonly events?: EventBus;
 }
 
 /** A body's error that a user can act on (port missing, firmware refused, …): exit code 3. */

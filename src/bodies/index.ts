@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Body, BodyKey, BodyOptions } from './body.js';
 import { JSONRPC_VERBS, NEEDS_POLICY, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
+import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
 
 export interface BodyEntry {
   readonly key: BodyKey;
@@ -41,6 +42,17 @@ const entries: readonly BodyEntry[] = [
     settings: z.object({}).strict(),
     perRun: true,
     load: async (o) => (await import('./microduck/sim2d/sim2d-body.js')).createSim2dBody(o),
+  },
+  {
+    key: 'microduck:mujoco',
+    description: "Microduck's physics twin (MuJoCo) in sim2d's living room, walking and kicking by its policies",
+    verbs: MUJOCO_VERBS,
+    metrics: MUJOCO_METRICS,
+    seeded: true,
+    settings: mujocoSettings,
+    perRun: true,
+    policies: true,
+    load: async (o) => (await import('./microduck/mujoco/mujoco-body.js')).createMujocoBody(o),
   },
   {
     key: 'microduck:jsonrpc',

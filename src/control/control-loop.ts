@@ -15,7 +15,7 @@ import type { EventBus } from '../runtime/events.js';
 import { siblingModule, spawnWorker } from '../worker-thread.js';
 import { ControlError } from './errors.js';
 import { DEFAULT_FALL, type FallSettings } from './fall.js';
-import { specProblem, type ModuleSpec } from './module-spec.js';
+import { specProblem, type Json, type ModuleSpec } from './module-spec.js';
 import type { JointSpec } from './plant.js';
 import { SHARED_SLOTS, STOP, TICKS, type FromWorker, type ToWorker, type WorkerInit } from './protocol.js';
 import type { VerbResult } from './skill.js';
@@ -55,6 +55,8 @@ export class ControlLoop {
   private readonly shared: BigInt64Array;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  private nextSense = 1;
+  private readonly senses = new Map<number, (world: Json) => void>();
   private current: number | undefined;
   private dead: ControlError | undefined;
   private closing: Promise<void> | undefined;
@@ -116,6 +118,16 @@ export class ControlLoop {
     return result;
   }
 
+  /** What the plant reports beyond the loop's sensors (Plant.sense), asked between two ticks; null when it reports nothing. */
+  sense(): Promise<Json> {
+    if (this.dead !== undefined) return Promise.reject(this.dead);
+    const id = this.nextSense++;
+    return new Promise<Json>((resolve) => {
+      this.senses.set(id, resolve);
+      this.post({ type: 'sense', id });
+    });
+  }
+
   /**
    * Stops the running verb: the first tick that starts after this call holds the targets, so it
    * takes effect within one period. Waits for nothing; idempotent; harmless with no verb.
@@ -164,6 +176,11 @@ export class ControlLoop {
         return this.events?.emit('control:fell', { robot: this.robot, tiltRad: message.tiltRad, tick: message.tick });
       case 'warn':
         return logger('control').warn({ robot: this.robot }, message.message);
+      case 'sensed': {
+        const resolve = this.senses.get(message.id);
+        this.senses.delete(message.id);
+        return resolve?.(message.world);
+      }
       case 'closed':
         // Everything the worker had to say came before this; a timer a skill or plant left
         // behind must not keep the thread alive.
@@ -181,6 +198,9 @@ export class ControlLoop {
       p.reject(err);
     }
     this.current = undefined;
+    // A dead loop senses nothing: no caller waits for an answer that cannot come.
+    for (const resolve of this.senses.values()) resolve(null);
+    this.senses.clear();
   }
 }
 

@@ -8,6 +8,8 @@
  * 9 right_hip_yaw, 10 right_hip_roll, 11 right_hip_pitch, 12 right_knee, 13 right_ankle.
  */
 
+import type { Json } from './module-spec.js';
+
 /** One joint as the body announces it: the safety stage clamps to these. */
 export interface JointSpec {
   readonly name: string;
@@ -60,5 +62,10 @@ export interface Plant {
    * a plant without it is held instead. Only the safety stage calls this.
    */
   limp?(): void;
+  /**
+   * What the body reports to its pilot beyond the loop's sensors, as data (the twin: where the
+   * trunk and the ball are, what the camera sees). Asked between ticks, never during one.
+   */
+  sense?(): Json;
   close?(): void;
 }

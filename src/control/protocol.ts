@@ -5,7 +5,7 @@
  * increase), which the worker checks at the start of every tick.
  */
 import type { FallSettings } from './fall.js';
-import type { ModuleSpec } from './module-spec.js';
+import type { Json, ModuleSpec } from './module-spec.js';
 import type { JointSpec } from './plant.js';
 import type { VerbResult } from './skill.js';
 import type { ControlStats, LoopMode } from './stats.js';
@@ -31,6 +31,7 @@ export type ToWorker =
   | { readonly type: 'run'; readonly id: number; readonly skill: ModuleSpec; readonly stopSeq: bigint }
   /** The counter says it already; this only wakes a tick that waits on a skill's promise. */
   | { readonly type: 'stop' }
+  | { readonly type: 'sense'; readonly id: number }
   | { readonly type: 'close' };
 
 export type FromWorker =
@@ -40,4 +41,5 @@ export type FromWorker =
   | { readonly type: 'stats'; readonly stats: ControlStats }
   | { readonly type: 'fell'; readonly tiltRad: number; readonly tick: number }
   | { readonly type: 'warn'; readonly message: string }
+  | { readonly type: 'sensed'; readonly id: number; readonly world: Json }
   | { readonly type: 'closed' };

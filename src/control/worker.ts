@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ControlCore, type CoreHooks } from './core.js';
-import { loadPlant, loadSkill } from './module-spec.js';
+import { loadPlant, loadSkill, type Json } from './module-spec.js';
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
@@ -60,6 +60,14 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       );
     } else if (message.type === 'stop') {
       core.interrupt();
+    } else if (message.type === 'sense') {
+      let world: Json = null;
+      try {
+        world = plant.sense?.() ?? null;
+      } catch (err) {
+        post({ type: 'warn', message: `plant sense failed: ${errorText(err)}` });
+      }
+      post({ type: 'sensed', id: message.id, world });
     } else if (!closing) {
       closing = true;
       core.close();

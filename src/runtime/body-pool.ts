@@ -40,7 +40,11 @@ export class BodyPool {
   private readonly leased = new Set<string>();
   private closing = false;
 
-  constructor(private readonly events: EventBus) {}
+  constructor(
+    private readonly events: EventBus,
+    /** The policy folders a robot that runs policies gets, read afresh at each open. */
+    private readonly policiesOf: (robot: Robot) => Readonly<Record<string, string>> | undefined = () => undefined,
+  ) {}
 
   /** Leases `robot`'s body for one run; `seed` picks a simulator's world. Throws RobotBusy. */
   lease(robot: Robot, seed: number): Promise<Lease> {
@@ -138,7 +142,8 @@ export class BodyPool {
   }
 
   private async open(robot: Robot, seed: number): Promise<Body> {
-    const body = await robot.entry.load({ seed, settings: robot.settings });
+    const policies = robot.entry.policies === true ? this.policiesOf(robot) : undefined;
+    const body = await robot.entry.load({ seed, settings: robot.settings, robot: robot.name, events: this.events, ...(policies !== undefined ? { policies } : {}) });
     this.events.emit('body:open', { robot: robot.name, key: robot.key });
     return body;
   }

@@ -18,12 +18,22 @@ import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
 import { Fleet, type Robot, type RobotsSection } from './fleet.js';
+import { PolicySlotsSchema, SLOTS, resolveSlots } from '../policy/slots.js';
+
+/** Each slot's folder for a robot: bundled, its config's `policies:`, or what `quackd policy load` recorded. */
+function policyDirs(robot: Robot, dataDir: string): Record<string, string> {
+  const configured = PolicySlotsSchema.optional().safeParse(robot.settings['policies']);
+  const slots = resolveSlots(robot.name, configured.success ? configured.data : undefined, dataDir);
+  return Object.fromEntries(SLOTS.map((s) => [s, slots[s].dir]));
+}
 
 export interface RuntimeConfig {
   readonly robots?: RobotsSection;
   /** The memory directory, or undefined for no memory at all (`--no-memory`). */
   readonly memoryDir?: string;
   readonly transcriptsDir: string;
+  /** The data directory: where `quackd policy load` records a robot's policy slots. */
+  readonly dataDir?: string;
   readonly now?: () => Date;
 }
 
@@ -46,7 +56,8 @@ export class Runtime {
 
   constructor(readonly config: RuntimeConfig) {
     this.fleet = new Fleet(config.robots ?? {});
-    this.bodies = new BodyPool(this.events);
+    const dataDir = config.dataDir;
+    this.bodies = new BodyPool(this.events, (robot) => (dataDir === undefined ? undefined : policyDirs(robot, dataDir)));
   }
 
   get transcriptsDir(): string {

@@ -14,3 +14,11 @@ export function holdSkill(durationMs?: number): ModuleSpec {
 export function poseSkill(targets: readonly number[], options: { readonly toleranceRad?: number; readonly timeoutMs?: number } = {}): ModuleSpec {
   return { module: siblingModule(import.meta.url, 'pose').href, options: { targets, ...options } };
 }
+
+/** What ends a policy verb: a distance along the start heading, a yaw change, or the policy's own duration. */
+export type PolicyUntil = { readonly kind: 'distance'; readonly metres: number } | { readonly kind: 'yaw'; readonly rad: number } | { readonly kind: 'duration' };
+
+/** Run the policy in `dir` with a velocity command until `until`, at most `timeoutMs`. */
+export function policySkill(dir: string, command: { readonly vx: number; readonly vy: number; readonly vyaw: number }, until: PolicyUntil, timeoutMs: number): ModuleSpec {
+  return { module: siblingModule(import.meta.url, 'policy').href, options: { dir, command: { ...command }, until: { ...until }, timeoutMs } };
+}

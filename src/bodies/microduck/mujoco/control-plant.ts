@@ -1,0 +1,31 @@
+/**
+ * The twin as the control worker makes it (ModuleSpec `createPlant`): the MuJoCo plant for a
+ * seed, plus what it senses beyond the loop's sensors for the body on the main thread: the trunk
+ * and ball poses and what the head camera sees (sim2d's camera rule on the twin's poses).
+ */
+import { z } from 'zod';
+import type { Json } from '../../../control/module-spec.js';
+import type { Plant } from '../../../control/plant.js';
+import { openMujocoPlant } from './plant.js';
+
+const Options = z.object({ seed: z.number().int().nonnegative(), kp: z.number().positive().optional() }).strict();
+
+/** What `sense()` answers; the body parses it back with the same schema. */
+export const TwinWorldSchema = z.object({
+  t: z.number(),
+  trunk: z.object({ x: z.number(), y: z.number(), z: z.number(), roll: z.number(), pitch: z.number(), yaw: z.number() }),
+  ball: z.object({ x: z.number(), y: z.number(), z: z.number() }),
+  sees: z.object({ bearing: z.number(), distance: z.number() }).nullable(),
+});
+export type TwinWorld = z.infer<typeof TwinWorldSchema>;
+
+export async function createPlant(options: Json | undefined): Promise<Plant> {
+  const { seed, kp } = Options.parse(options);
+  const plant = await openMujocoPlant({ seed, ...(kp !== undefined ? { kp } : {}) });
+  const sense = (): TwinWorld => {
+    const seen = plant.seesBall();
+    return { t: plant.time(), trunk: { ...plant.trunk() }, ball: { ...plant.ball() }, sees: seen === undefined ? null : { ...seen } };
+  };
+  // The plant itself, with sense() beside its own calls: only the safety stage sends it targets.
+  return Object.assign(plant, { sense });
+}

@@ -1,0 +1,199 @@
+/**
+ * microduck:mujoco, the Microduck's physics twin: the MuJoCo duck (src/bodies/microduck/mujoco)
+ * in sim2d's living room, its joints driven by skill policies in the 50 Hz control loop (a worker
+ * thread: src/control). A verb is a policy run until the twin's own pose says it is done: walk a
+ * distance along the heading, turn an angle, one kick; search_scan turns in 30° steps as sim2d
+ * does. Nothing here sends a joint target: the loop's safety stage does.
+ */
+import { ControlLoop } from '../../../control/control-loop.js';
+import type { VerbResult as LoopResult } from '../../../control/skill.js';
+import { describeVerb } from '../../../control/skill.js';
+import { policySkill, type PolicyUntil } from '../../../control/skills/specs.js';
+import { bundledPolicyDir } from '../../../policy/bundled.js';
+import type { Slot } from '../../../policy/slots.js';
+import { siblingModule } from '../../../worker-thread.js';
+import { BodyError, type Body, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { describeBearing } from '../sim2d/sim2d-body.js';
+import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
+import { mujocoSettings } from './settings.js';
+
+const KEY = 'microduck:mujoco' as const;
+/** The command a verb gives its policy: well inside the bundled policies' ranges. */
+const WALK_SPEED = 0.3;
+const TURN_RATE = 1.0;
+const SCAN_STEP_DEG = 30;
+
+const deg = (r: number): number => Math.round((r * 180) / Math.PI);
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+const tilt = (w: TwinWorld): number => Math.acos(Math.min(1, Math.cos(w.trunk.roll) * Math.cos(w.trunk.pitch)));
+
+export class MujocoBody implements Body {
+  readonly key = KEY;
+  private quacks = 0;
+  private walked = 0;
+  private readonly ballStart: { readonly x: number; readonly y: number };
+
+  constructor(
+    private readonly loop: ControlLoop,
+    private readonly policies: (slot: Slot) => string,
+    private world: TwinWorld,
+  ) {
+    this.ballStart = { x: world.ball.x, y: world.ball.y };
+  }
+
+  private async sense(): Promise<TwinWorld> {
+    const parsed = TwinWorldSchema.safeParse(await this.loop.sense());
+    if (!parsed.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
+    this.world = parsed.data;
+    return this.world;
+  }
+
+  private view(w: TwinWorld): string {
+    return w.sees === null ? 'no ball in view' : `ball at bearing ${describeBearing(w.sees.bearing)}, ${w.sees.distance.toFixed(2)} m`;
+  }
+
+  private viewData(w: TwinWorld): Record<string, unknown> {
+    return w.sees === null ? { ball_visible: false } : { ball_visible: true, ball_bearing_deg: deg(w.sees.bearing), ball_distance_m: round2(w.sees.distance) };
+  }
+
+  async observe(): Promise<Observation> {
+    const w = await this.sense();
+    return { summary: `camera: ${this.view(w)}`, data: { ...this.viewData(w), tilt_deg: deg(tilt(w)) } };
+  }
+
+  async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
+    const stop = (): void => this.loop.stop();
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      switch (intent.verb) {
+        case 'walk':
+          return await this.walk(intent.args.metres);
+        case 'turn':
+          return await this.turn(intent.args.degrees);
+        case 'kick':
+          return await this.kick(intent.args.foot);
+        case 'search_scan':
+          return await this.searchScan(signal);
+        case 'quack':
+          this.quacks += 1;
+          return { ok: true, summary: 'quack!', data: { quacks: this.quacks } };
+        default:
+          return { ok: false, summary: `${intent.verb} is not a verb of ${KEY}` };
+      }
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Runs one policy verb; the twin's pose before and after, and how the loop ended it. */
+  private async drive(slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number): Promise<{ before: TwinWorld; after: TwinWorld; result: LoopResult }> {
+    const before = await this.sense();
+    const result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs));
+    const after = await this.sense();
+    return { before, after, result };
+  }
+
+  private failed(result: LoopResult, what: string, after: TwinWorld): VerbResult | undefined {
+    if (result.outcome === 'done') return undefined;
+    const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
+    return { ok: false, summary: `${what}: ${why}; ${this.view(after)}`, data: { ...this.viewData(after), tilt_deg: deg(tilt(after)), ...(result.outcome === 'failed' && (result.reason === 'fell' || result.reason === 'fallen') ? { fell: true } : {}) } };
+  }
+
+  private async walk(metres: number): Promise<VerbResult> {
+    const timeoutMs = (Math.abs(metres) / WALK_SPEED) * 2500 + 2000;
+    const { before, after, result } = await this.drive('walk', { vx: Math.sign(metres) * WALK_SPEED, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs);
+    const along = (after.trunk.x - before.trunk.x) * Math.cos(before.trunk.yaw) + (after.trunk.y - before.trunk.y) * Math.sin(before.trunk.yaw);
+    this.walked += Math.abs(along);
+    const what = `walked ${along.toFixed(2)} m`;
+    const failed = this.failed(result, what, after);
+    if (failed !== undefined) return failed;
+    const short = Math.abs(along) < Math.abs(metres) * 0.8;
+    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}; ${this.view(after)}`, data: { walked_m: round2(along), ...this.viewData(after) } };
+  }
+
+  private async turn(degrees: number): Promise<VerbResult> {
+    const rad = (degrees * Math.PI) / 180;
+    const timeoutMs = (Math.abs(rad) / TURN_RATE) * 2500 + 2000;
+    const { before, after, result } = await this.drive('turn', { vx: 0, vy: 0, vyaw: Math.sign(rad) * TURN_RATE }, { kind: 'yaw', rad }, timeoutMs);
+    const turned = deg(Math.atan2(Math.sin(after.trunk.yaw - before.trunk.yaw), Math.cos(after.trunk.yaw - before.trunk.yaw)));
+    const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'}`;
+    const failed = this.failed(result, what, after);
+    if (failed !== undefined) return failed;
+    const short = Math.abs(turned - degrees) > 15;
+    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked` : ''}; ${this.view(after)}`, data: { turned_deg: turned, ...this.viewData(after) } };
+  }
+
+  private async kick(foot: 'left' | 'right'): Promise<VerbResult> {
+    const { before, after, result } = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000);
+    const moved = Math.hypot(after.ball.x - before.ball.x, after.ball.y - before.ball.y);
+    const what = `kicked ${foot}`;
+    const failed = this.failed(result, what, after);
+    if (failed !== undefined) return failed;
+    if (moved < 0.02) return { ok: false, summary: `${what}: missed, the ball did not move`, data: { ball_moved_m: round2(moved) } };
+    return { ok: true, summary: `ball moved ${moved.toFixed(2)} m`, data: { ball_moved_m: round2(moved), ball_displaced_m: this.metrics()['ball_displaced_m'] ?? 0 } };
+  }
+
+  private async searchScan(signal?: AbortSignal): Promise<VerbResult> {
+    for (let i = 0; i < 360 / SCAN_STEP_DEG; i++) {
+      const w = await this.sense();
+      if (w.sees !== null) return { ok: true, summary: `ball found at bearing ${describeBearing(w.sees.bearing)}, ${w.sees.distance.toFixed(2)} m`, data: { ...this.viewData(w), turned_deg: i * SCAN_STEP_DEG } };
+      if (signal?.aborted === true) break;
+      const step = await this.turn(SCAN_STEP_DEG);
+      if (step.data?.['fell'] === true) return { ok: false, summary: `search stopped: ${step.summary}`, ...(step.data !== undefined ? { data: step.data } : {}) };
+    }
+    return { ok: true, summary: 'no ball in sight after a full turn', data: { ball_visible: false, turned_deg: 360 } };
+  }
+
+  frame(): Frame {
+    const w = this.world;
+    return {
+      state: {
+        duck: { x: round2(w.trunk.x), y: round2(w.trunk.y), z: round2(w.trunk.z), heading_deg: deg(w.trunk.yaw), tilt_deg: deg(tilt(w)) },
+        ball: { x: round2(w.ball.x), y: round2(w.ball.y) },
+        ball_start: { x: round2(this.ballStart.x), y: round2(this.ballStart.y) },
+        t_s: round2(w.t),
+      },
+    };
+  }
+
+  metrics(): Metrics {
+    const w = this.world;
+    return {
+      ball_displaced_m: round2(Math.hypot(w.ball.x - this.ballStart.x, w.ball.y - this.ballStart.y)),
+      quacks: this.quacks,
+      tilt_deg: deg(tilt(w)),
+      walked_m: round2(this.walked),
+    };
+  }
+
+  stop(): Promise<void> {
+    this.loop.stop();
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.loop.close();
+  }
+}
+
+export async function createMujocoBody(options: BodyOptions): Promise<MujocoBody> {
+  const parsed = mujocoSettings.safeParse(options.settings ?? {});
+  if (!parsed.success) throw new BodyError(`${KEY}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid settings'}`);
+  const s = parsed.data;
+  const loop = await ControlLoop.start({
+    plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { seed: options.seed, ...(s.kp !== undefined ? { kp: s.kp } : {}) } },
+    mode: s.pace,
+    robot: options.robot ?? KEY,
+    ...(options.events !== undefined ? { events: options.events } : {}),
+  });
+  try {
+    // Starting holds the pose the twin stands in; the first sense is the run's starting world.
+    const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
+    if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
+    const policies = (slot: Slot): string => options.policies?.[slot] ?? bundledPolicyDir(slot);
+    return new MujocoBody(loop, policies, parsedWorld.data);
+  } catch (err) {
+    await loop.close();
+    throw err;
+  }
+}

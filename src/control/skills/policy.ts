@@ -1,0 +1,75 @@
+/**
+ * `policy`: a skill driven by an ONNX policy, in the control worker: each tick the observation
+ * (the manifest's layout, the gait phase from the time since start), the policy's raw action,
+ * and target = home + action_scale × action, which the safety stage then limits. It ends as the
+ * verb asks: after a distance along the heading it started with (walk), a yaw change (turn), or
+ * its manifest's duration (a kick); a time limit ends it in any case, and the body reports what
+ * was reached. A tick without a trunk pose cannot measure progress: it runs to the time limit.
+ */
+import { z } from 'zod';
+import { loadPolicy } from '../../policy/load.js';
+import { buildObservation } from '../../policy/observation.js';
+import type { Policy } from '../../policy/policy.js';
+import type { Json } from '../module-spec.js';
+import type { TrunkPose } from '../plant.js';
+import type { Skill } from '../skill.js';
+
+const Options = z
+  .object({
+    dir: z.string().min(1),
+    command: z.object({ vx: z.number(), vy: z.number(), vyaw: z.number() }).strict(),
+    until: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('distance'), metres: z.number() }).strict(),
+      z.object({ kind: z.literal('yaw'), rad: z.number() }).strict(),
+      z.object({ kind: z.literal('duration') }).strict(),
+    ]),
+    timeoutMs: z.number().positive(),
+    runtime: z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']).default('auto'),
+  })
+  .strict();
+
+const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
+
+/** How far a verb has got, from where it started: metres along the start heading, or radians turned. */
+function progress(start: TrunkPose, now: TrunkPose, kind: 'distance' | 'yaw'): number {
+  if (kind === 'yaw') return wrap(now.yaw - start.yaw);
+  return (now.x - start.x) * Math.cos(start.yaw) + (now.y - start.y) * Math.sin(start.yaw);
+}
+
+export async function createSkill(options: Json | undefined): Promise<Skill> {
+  const o = Options.parse(options);
+  const policy: Policy = await loadPolicy(o.dir, { runtime: o.runtime });
+  const m = policy.manifest;
+  // robotd's defaults when a trained manifest leaves the scale out: 1.0 standing, 0.9 otherwise.
+  const scale = m.action_scale ?? (m.slot === 'stand' ? 1 : 0.9);
+  const periodS = m.command?.period_s;
+  const durationMs = m.duration_s !== undefined ? m.duration_s * 1000 : undefined;
+  const obs = new Float32Array(m.obs_len);
+  const targets = new Float64Array(m.home.length);
+  let last: Float32Array = new Float32Array(m.action_len);
+  let start: TrunkPose | undefined;
+  return {
+    start(frame) {
+      start = frame.trunk;
+    },
+    async tick(frame, tMs) {
+      const u = o.until;
+      if (tMs >= o.timeoutMs) return 'done';
+      if (u.kind === 'duration' && durationMs !== undefined && tMs >= durationMs) return 'done';
+      if (u.kind !== 'duration' && start !== undefined && frame.trunk !== undefined) {
+        const goal = u.kind === 'yaw' ? u.rad : u.metres;
+        // Progress the wrong way (a policy turning right when asked left) never counts as done.
+        if (progress(start, frame.trunk, u.kind) * Math.sign(goal) >= Math.abs(goal)) return 'done';
+      }
+      const t = tMs / 1000;
+      const phase = periodS === undefined ? 0 : u.kind === 'duration' ? Math.min(t / periodS, 1) : (t / periodS) % 1;
+      buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command: o.command, phase }, obs);
+      last = await policy.run(obs);
+      for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
+      return targets;
+    },
+    end() {
+      void policy.close();
+    },
+  };
+}
