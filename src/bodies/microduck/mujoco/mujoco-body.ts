@@ -62,6 +62,7 @@ export class MujocoBody implements Body {
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
+    if (signal?.aborted === true) return { ok: false, summary: `${intent.verb}: stopped before it started` };
     const stop = (): void => this.loop.stop();
     signal?.addEventListener('abort', stop, { once: true });
     try {

@@ -1,0 +1,114 @@
+/**
+ * microduck:mujoco as a run sees it: the body contract, a start that moves nothing, verbs that end
+ * in the twin, a refused policy folder said in one line, and the policy slots from the CLI.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createMujocoBody } from '../../../src/bodies/microduck/mujoco/mujoco-body.js';
+import { layoutForSeed } from '../../../src/bodies/microduck/sim2d/sim2d-body.js';
+import { bundledPolicyDir } from '../../../src/policy/bundled.js';
+import { bodyContract } from '../../contract/body.contract.js';
+import { quackd } from '../../helpers/quackd.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+bodyContract('microduck:mujoco', () => createMujocoBody({ seed: 7 }), { safeVerb: { verb: 'quack', args: {} }, measures: ['ball_displaced_m', 'quacks', 'tilt_deg', 'walked_m'] });
+
+/** A copy of the bundled walk whose manifest claims 61 inputs: a folder a run must refuse. */
+function wrongWalk(): string {
+  const dir = join(tempDir('quackd-policy-'), 'walk61');
+  cpSync(bundledPolicyDir('walk'), dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, obs_len: 61, obs_layout: 'microduck-61' }));
+  return dir;
+}
+
+describe('microduck:mujoco', () => {
+  it('opens standing where sim2d would put the duck for that seed, and opening moves nothing', async () => {
+    const body = await createMujocoBody({ seed: 3 });
+    try {
+      const layout = layoutForSeed(3);
+      const duck = body.frame().state['duck'] as { x: number; y: number; tilt_deg: number };
+      assert.ok(Math.abs(duck.x - layout.duck.x) < 0.02 && Math.abs(duck.y - layout.duck.y) < 0.02, JSON.stringify(duck));
+      await body.observe();
+      const again = body.frame().state['duck'];
+      // Lock-step: no verb, no time; the twin is exactly where it was.
+      assert.deepEqual(again, duck);
+      assert.equal(body.metrics()['ball_displaced_m'], 0);
+    } finally {
+      await body.close();
+    }
+  });
+
+  it('a stop asked before a verb starts moves nothing', async () => {
+    const body = await createMujocoBody({ seed: 3 });
+    try {
+      const before = body.frame().state['duck'];
+      const abort = new AbortController();
+      abort.abort();
+      const r = await body.perform({ verb: 'walk', args: { metres: 1 } }, abort.signal);
+      assert.equal(r.ok, false);
+      assert.match(r.summary, /stopped before it started/);
+      await body.observe();
+      assert.deepEqual(body.frame().state['duck'], before);
+    } finally {
+      await body.close();
+    }
+  });
+
+  it('a policy folder the manifest contradicts fails the verb in one line, and the duck stays put', async () => {
+    const dir = wrongWalk();
+    const body = await createMujocoBody({ seed: 3, policies: { walk: dir } });
+    try {
+      const r = await body.perform({ verb: 'walk', args: { metres: 1 } });
+      assert.equal(r.ok, false);
+      assert.match(r.summary, /policy\.onnx takes 53 inputs but manifest\.json says obs_len 61/);
+      assert.equal(r.summary.includes('\n'), false);
+      assert.equal(body.metrics()['walked_m'], 0);
+    } finally {
+      await body.close();
+    }
+  });
+});
+
+describe('quackd policy', () => {
+  it('lists the bundled slots, swaps one between runs, refuses a folder that does not fit', async () => {
+    const env = { QUACKD_HOME: tempDir('quackd-home-') };
+    const list = await quackd(['policy', 'list', '--json'], { env });
+    assert.equal(list.code, 0, list.stderr);
+    const rows = JSON.parse(list.stdout) as { slot: string; from: string; ok: boolean; runtime?: string }[];
+    assert.deepEqual(rows.map((r) => [r.slot, r.from, r.ok]), [['walk', 'bundled', true], ['turn', 'bundled', true], ['stand', 'bundled', true], ['kick_left', 'bundled', true], ['kick_right', 'bundled', true]]);
+    assert.equal(rows[0]?.runtime, 'onnxruntime-node');
+
+    const kick = await quackd(['policy', 'load', 'walk', bundledPolicyDir('kick_left')], { env });
+    assert.equal(kick.code, 2);
+    assert.match(kick.stderr, /is a kick_left policy \(manifest\.json slot\), not walk/);
+    const wrong = await quackd(['policy', 'load', 'walk', wrongWalk()], { env });
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /takes 53 inputs but manifest\.json says obs_len 61/);
+
+    const mine = join(tempDir('quackd-policy-'), 'my-walk');
+    cpSync(bundledPolicyDir('walk'), mine, { recursive: true });
+    const load = await quackd(['policy', 'load', 'walk', mine], { env });
+    assert.equal(load.code, 0, load.stderr);
+    assert.match(load.stdout, /^microduck:mujoco walk: .*my-walk \(policy load\); its next run uses it$/m);
+    const after = JSON.parse((await quackd(['policy', 'list', '--json'], { env })).stdout) as { slot: string; from: string; dir: string }[];
+    assert.deepEqual(after[0], { ...after[0], from: 'policy load', dir: mine });
+    const back = await quackd(['policy', 'load', 'walk', '--default'], { env });
+    assert.match(back.stdout, /walk: .* \(bundled\)/);
+    const typo = await quackd(['policy', 'load', 'wlak', mine], { env });
+    assert.match(typo.stderr, /unknown slot "wlak" \(did you mean "walk"\?\)/);
+  });
+
+  it('a run on the twin keeps its own memory, apart from sim2d', async () => {
+    const env = { QUACKD_HOME: tempDir('quackd-home-') };
+    const r = await quackd(['run', 'hello-world', '--robot', 'microduck:mujoco'], { env });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^hello-world on microduck:mujoco/m);
+    const twin = await quackd(['memory', 'show', '--robot', 'microduck:mujoco', '--raw'], { env });
+    assert.match(twin.stdout, /hello-world/);
+    const flat = await quackd(['memory', 'show', '--robot', 'microduck:sim2d', '--raw'], { env });
+    assert.equal(flat.stdout.trim(), '');
+  });
+});
