@@ -97,7 +97,10 @@ describe('bridge client ↔ host firmware over a pty', { skip: missingTools() },
 
   it('set_targets drives the joints to the targets; get_state reports them', async () => {
     assert.deepEqual(await client.torque(true), { torque: true });
-    assert.deepEqual(await client.setTargets(POSE), { clamped: [] });
+    // Far targets are reached a step a tick (the firmware's step limit says which it cut short).
+    const set = await client.setTargets(POSE);
+    assert.deepEqual(set.clamped, []);
+    assert.ok(Array.isArray(set.limited));
     await settled(client);
     const s = await client.getState();
     assert.equal(s.torque, true);
@@ -107,7 +110,7 @@ describe('bridge client ↔ host firmware over a pty', { skip: missingTools() },
   it('clamps out-of-limit targets to the limits hello announced', async () => {
     const hello = await client.hello();
     const wild = POSE.map((p, i) => (i === 3 ? 9 : i === 7 ? -9 : p));
-    assert.deepEqual(await client.setTargets(wild), { clamped: [3, 7] });
+    assert.deepEqual((await client.setTargets(wild)).clamped, [3, 7]);
     await settled(client);
     const s = await client.getState();
     assert.ok(Math.abs((s.pos[3] ?? 0) - (hello.upper[3] ?? 0)) < 0.01, `knee at ${s.pos[3]}`);
