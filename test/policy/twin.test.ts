@@ -30,6 +30,11 @@ describe('bundled policies in the MuJoCo twin', () => {
     });
   }
 
+  it('walk clamps a faster command to its range (vx 0.3 m/s: faster falls) and still walks', async () => {
+    const w = await walkTrial(mujoco, policies, 1, 10, { vx: 1, vy: 0, vyaw: 0 });
+    assert.ok(!w.run.fell && w.forward >= 0.5, `forward ${w.forward.toFixed(3)} m, tilt ${deg(w.maxTilt).toFixed(1)}°`);
+  });
+
   for (const seed of SEEDS) {
     for (const goal of [90, -90]) {
       it(`turn by ${goal}° stops within 15° of the goal (seed ${seed})`, async () => {

@@ -19,43 +19,43 @@ export const PARAMS: PolicyParams = {
     "hipYawRight": 1
   },
   "stance": {
-    "crouch": 0.0508,
-    "splay": 0.0199,
-    "lean": 0.0454
+    "crouch": 0.0586,
+    "splay": 0.0149,
+    "lean": 0.0544
   },
   "balance": {
-    "pitchHip": 0.2281,
-    "pitchHipRate": 0.0172,
-    "pitchAnkle": 0.4641,
-    "pitchAnkleRate": 0.0178,
-    "rollHip": 0.4637,
-    "rollHipRate": 0.0502
+    "pitchHip": 0.202,
+    "pitchHipRate": 0.023,
+    "pitchAnkle": 0.5162,
+    "pitchAnkleRate": 0.0306,
+    "rollHip": 0.4926,
+    "rollHipRate": 0.0583
   },
   "walk": {
-    "period_s": 0.4449,
-    "stepHeight": 0.11,
-    "stridePerVx": 1.4022,
+    "period_s": 0.4464,
+    "stepHeight": 0.1079,
+    "stridePerVx": 1.3683,
     "lateralPerVy": 0.8,
     "yawPerVyaw": 0.15,
-    "sway": -0.0722,
+    "sway": -0.0654,
     "activity": {
       "vx": 10,
       "vy": 10,
       "vyaw": 3
     },
     "ranges": {
-      "vx": [-0.2, 0.4],
+      "vx": [-0.2, 0.3],
       "vy": [-0.15, 0.15],
       "vyaw": [-1.5, 1.5]
     }
   },
   "turn": {
-    "period_s": 0.311,
-    "stepHeight": 0.1189,
+    "period_s": 0.3444,
+    "stepHeight": 0.1375,
     "stridePerVx": 1.2,
     "lateralPerVy": 0.8,
-    "yawPerVyaw": -0.1658,
-    "sway": -0.1568,
+    "yawPerVyaw": -0.19,
+    "sway": -0.193,
     "activity": {
       "vx": 10,
       "vy": 10,
@@ -68,12 +68,12 @@ export const PARAMS: PolicyParams = {
     }
   },
   "kick": {
-    "duration_s": 0.7231,
-    "shift": -0.1767,
-    "shiftRamp": 3.8226,
+    "duration_s": 0.6557,
+    "shift": -0.1158,
+    "shiftRamp": 2.8236,
     "lift": 0,
-    "windBack": 0.3454,
-    "swing": 0.9522,
-    "kneeExtend": 0.4932
+    "windBack": 0.3674,
+    "swing": 1,
+    "kneeExtend": 0.4678
   }
 };

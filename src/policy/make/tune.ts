@@ -179,7 +179,7 @@ async function main(): Promise<void> {
   const began = performance.now();
   if (!values['verify-only']) {
     const stages = values.only.split(',').map((s) => s.trim());
-    const bad = stages.filter((s): s is string => !(s in STAGES));
+    const bad = stages.filter((s) => !(s in STAGES));
     if (bad.length > 0) throw new Error(`tune: unknown stage ${bad.join(', ')} (walk, turn, kick)`);
     const tuned = await tune(PARAMS, { seed: Number(values.seed), generations: Number(values.generations), lambda: Number(values.lambda), stages: stages.filter((s): s is Stage => s in STAGES) });
     if (values['dry-run']) {

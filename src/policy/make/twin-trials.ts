@@ -17,7 +17,7 @@ import type { Twist } from '../observation.js';
 import type { Policy } from '../policy.js';
 import { writePolicies } from './make-policies.js';
 import type { PolicyParams } from './param-types.js';
-import { PERIOD_S, runPolicyInTwin, tiltOf, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
+import { runPolicyInTwin, tiltOf, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
 
 export type PolicySet = Readonly<Record<BundledSlot, LoopPolicy>>;
 
@@ -191,5 +191,3 @@ async function loadSet(dirOf: (slot: BundledSlot) => string): Promise<PolicySet 
     },
   };
 }
-
-export { PERIOD_S };
