@@ -8,7 +8,14 @@
 /** [min, max] */
 export type Range = readonly [number, number];
 
-/** How the MJCF's joint axes turn: +1 or -1 per leg and joint, checked in the twin. */
+/**
+ * How the MJCF's joint axes turn: +1 or -1 per leg and joint. Measured in the twin (one joint
+ * moved 0.2 rad from home, the foot site watched in the trunk frame): +hip pitch on the left
+ * (−y axis) and −hip pitch on the right (+y) swing the foot forward, so hipPitchForward is +1;
+ * +hip roll moves either foot to the right (both axes are −x, not mirrored), so both roll signs
+ * are −1; +hip yaw turns either toe to the left (+z), so both yaw signs are +1. The right ankle
+ * (+y, mirroring the left) needs no sign: the synergies mirror it with the hip pitch.
+ */
 export interface SignParams {
   /** +1 when hip pitch in the crouch direction (left +, right -, as in the legacy home) swings the foot forward: knees point forward. */
   readonly hipPitchForward: number;
@@ -61,9 +68,18 @@ export interface GaitParams {
   readonly stridePerVx: number;
   /** Hip roll amplitude per m/s of vy, the same pattern sideways. */
   readonly lateralPerVy: number;
-  /** Hip yaw amplitude per rad/s of vyaw, the same pattern about the vertical. */
+  /**
+   * Hip yaw amplitude per rad/s of vyaw, the same pattern about the vertical. The tuned turn's is
+   * negative: its feet slide rather than lift, so which foot grips is not the one the pattern
+   * assumes, and the measured turn goes the other way (a positive one turns clockwise for +vyaw).
+   */
   readonly yawPerVyaw: number;
-  /** Hip roll weight shift over the stance foot, × s. */
+  /**
+   * Hip roll of both legs × s (+: the feet to the left while the left foot swings). Its sign is
+   * the search's: the tuned gaits take it negative, which in the twin rolls the trunk left side
+   * up (onto the right foot) while the left foot swings (measured: +3° at φ ≈ 0.3), where a
+   * positive one walks the duck backwards.
+   */
   readonly sway: number;
   /** Stepping (lift and sway) turns on with the command: activity = min(1, Σ |command_i| × gain_i); zero command stands. */
   readonly activity: { readonly vx: number; readonly vy: number; readonly vyaw: number };
@@ -78,7 +94,7 @@ export interface GaitParams {
  */
 export interface KickParams {
   readonly duration_s: number;
-  /** Hip roll weight shift onto the support foot, at its plateau. */
+  /** Hip roll of both legs toward the support foot (+: feet toward the kicking side), at its plateau; the search decides its sign, as for GaitParams.sway. */
   readonly shift: number;
   /** How fast the shift reaches its plateau: shift × clip(ramp × (1 − c) / 2, 0, 1); 2 = full from φ 0.25 to 0.75. */
   readonly shiftRamp: number;

@@ -14,8 +14,8 @@ const HEADER = `/**
  * (with renderParams in params-file.ts, so the file stays in this form), then \`npm run
  * make:policies\` regenerates src/policy/bundled/. Meanings and units: param-types.ts.
  *
- * These are first guesses from the duck's size (legs about 0.1 m, trunk at 0.1 m), not tuned
- * values, and the joint signs are read off the legacy home pose, unverified in physics.
+ * Written by \`npm run tune:policies\` (tune.ts): gait, balance, stance and kick are the search's
+ * winner in the twin; the joint signs were measured there by moving one joint at a time.
  */
 import type { PolicyParams } from './param-types.js';
 `;
