@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createMujocoBody } from '../../../src/bodies/microduck/mujoco/mujoco-body.js';
 import { layoutForSeed } from '../../../src/bodies/microduck/sim2d/sim2d-body.js';
+import { trialLayout } from '../../../src/policy/make/twin-trials.js';
 import { bundledPolicyDir } from '../../../src/policy/bundled.js';
 import { bodyContract } from '../../contract/body.contract.js';
 import { quackd } from '../../helpers/quackd.js';
@@ -66,6 +67,50 @@ describe('microduck:mujoco', () => {
       assert.match(r.summary, /policy\.onnx takes 53 inputs but manifest\.json says obs_len 61/);
       assert.equal(r.summary.includes('\n'), false);
       assert.equal(body.metrics()['walked_m'], 0);
+    } finally {
+      await body.close();
+    }
+  });
+});
+
+describe('microduck:mujoco verbs, on open floor, by the bundled policies', () => {
+  for (const seed of [1, 7, 42]) {
+    it(`seed ${seed}: walk 1 m, turn 90° and back, upright; the twin's own pose ends each`, async () => {
+      const body = await createMujocoBody({ seed }, trialLayout(seed));
+      try {
+        const walk = await body.perform({ verb: 'walk', args: { metres: 1 } });
+        assert.equal(walk.ok, true, walk.summary);
+        assert.ok(Number(walk.data?.['walked_m']) >= 0.95, walk.summary);
+        for (const degrees of [90, -90]) {
+          const turn = await body.perform({ verb: 'turn', args: { degrees } });
+          assert.equal(turn.ok, true, turn.summary);
+          assert.ok(Math.abs(Number(turn.data?.['turned_deg']) - degrees) <= 15, turn.summary);
+        }
+        assert.ok((body.metrics()['tilt_deg'] ?? 90) < 30);
+      } finally {
+        await body.close();
+      }
+    });
+  }
+
+  it('kick left moves a ball in front of the left foot, and success_when can measure it', async () => {
+    const body = await createMujocoBody({ seed: 7 }, trialLayout(7, { forward: 0.12, left: 0.06 }));
+    try {
+      const kick = await body.perform({ verb: 'kick', args: { foot: 'left' } });
+      assert.equal(kick.ok, true, kick.summary);
+      assert.ok(Number(kick.data?.['ball_moved_m']) >= 0.2, kick.summary);
+      assert.ok((body.metrics()['ball_displaced_m'] ?? 0) >= 0.2);
+    } finally {
+      await body.close();
+    }
+  });
+
+  it('a kick with no ball in reach misses and says so', async () => {
+    const body = await createMujocoBody({ seed: 7 }, trialLayout(7));
+    try {
+      const kick = await body.perform({ verb: 'kick', args: { foot: 'right' } });
+      assert.equal(kick.ok, false);
+      assert.match(kick.summary, /missed, the ball did not move/);
     } finally {
       await body.close();
     }

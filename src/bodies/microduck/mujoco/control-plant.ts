@@ -8,7 +8,15 @@ import type { Json } from '../../../control/module-spec.js';
 import type { Plant } from '../../../control/plant.js';
 import { openMujocoPlant } from './plant.js';
 
-const Options = z.object({ seed: z.number().int().nonnegative(), kp: z.number().positive().optional() }).strict();
+const Point = z.object({ x: z.number(), y: z.number() }).strict();
+const Options = z
+  .object({
+    seed: z.number().int().nonnegative(),
+    kp: z.number().positive().optional(),
+    /** A scene of the caller's instead of the seed's: where the duck stands and faces, where the ball lies. */
+    layout: z.object({ duck: Point.extend({ heading: z.number() }), ball: Point }).strict().optional(),
+  })
+  .strict();
 
 /** What `sense()` answers; the body parses it back with the same schema. */
 export const TwinWorldSchema = z.object({
@@ -20,8 +28,8 @@ export const TwinWorldSchema = z.object({
 export type TwinWorld = z.infer<typeof TwinWorldSchema>;
 
 export async function createPlant(options: Json | undefined): Promise<Plant> {
-  const { seed, kp } = Options.parse(options);
-  const plant = await openMujocoPlant({ seed, ...(kp !== undefined ? { kp } : {}) });
+  const { seed, kp, layout } = Options.parse(options);
+  const plant = await openMujocoPlant({ seed, ...(kp !== undefined ? { kp } : {}), ...(layout !== undefined ? { layout } : {}) });
   const sense = (): TwinWorld => {
     const seen = plant.seesBall();
     return { t: plant.time(), trunk: { ...plant.trunk() }, ball: { ...plant.ball() }, sees: seen === undefined ? null : { ...seen } };

@@ -13,15 +13,19 @@ import { bundledPolicyDir } from '../../../policy/bundled.js';
 import type { Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
-import { describeBearing } from '../sim2d/sim2d-body.js';
+import { describeBearing, type Sim2dLayout } from '../sim2d/sim2d-body.js';
 import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
 import { mujocoSettings } from './settings.js';
 
 const KEY = 'microduck:mujoco' as const;
 /** The command a verb gives its policy: well inside the bundled policies' ranges. */
 const WALK_SPEED = 0.3;
-const TURN_RATE = 1.0;
+/** What the bundled walk makes of WALK_SPEED in the twin: about 0.13 m/s (src/policy/README.md). */
+const WALKED_PER_S = 0.12;
+const TURN_RATE = 1.5;
 const SCAN_STEP_DEG = 30;
+/** How long the duck stands after a kick while the ball rolls on. */
+const KICK_SETTLE_MS = 1500;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
@@ -101,7 +105,7 @@ export class MujocoBody implements Body {
   }
 
   private async walk(metres: number): Promise<VerbResult> {
-    const timeoutMs = (Math.abs(metres) / WALK_SPEED) * 2500 + 2000;
+    const timeoutMs = (Math.abs(metres) / WALKED_PER_S) * 1500 + 2000;
     const { before, after, result } = await this.drive('walk', { vx: Math.sign(metres) * WALK_SPEED, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs);
     const along = (after.trunk.x - before.trunk.x) * Math.cos(before.trunk.yaw) + (after.trunk.y - before.trunk.y) * Math.sin(before.trunk.yaw);
     this.walked += Math.abs(along);
@@ -125,7 +129,12 @@ export class MujocoBody implements Body {
   }
 
   private async kick(foot: 'left' | 'right'): Promise<VerbResult> {
-    const { before, after, result } = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000);
+    const kicked = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000);
+    const { before, result } = kicked;
+    // The ball rolls on after the foot is back: stand while it does (in lock-step the twin's
+    // time runs only during a verb, so a ball read at once would be frozen mid-roll).
+    const settled = result.outcome === 'done' ? await this.drive('stand', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, KICK_SETTLE_MS) : kicked;
+    const after = settled.after;
     const moved = Math.hypot(after.ball.x - before.ball.x, after.ball.y - before.ball.y);
     const what = `kicked ${foot}`;
     const failed = this.failed(result, what, after);
@@ -177,12 +186,13 @@ export class MujocoBody implements Body {
   }
 }
 
-export async function createMujocoBody(options: BodyOptions): Promise<MujocoBody> {
+/** `scene`: a layout of the caller's instead of the seed's (a test's ball in front of a foot). */
+export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout): Promise<MujocoBody> {
   const parsed = mujocoSettings.safeParse(options.settings ?? {});
   if (!parsed.success) throw new BodyError(`${KEY}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid settings'}`);
   const s = parsed.data;
   const loop = await ControlLoop.start({
-    plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { seed: options.seed, ...(s.kp !== undefined ? { kp: s.kp } : {}) } },
+    plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { seed: options.seed, ...(s.kp !== undefined ? { kp: s.kp } : {}), ...(scene !== undefined ? { layout: { duck: { ...scene.duck }, ball: { ...scene.ball } } } : {}) } },
     mode: s.pace,
     robot: options.robot ?? KEY,
     ...(options.events !== undefined ? { events: options.events } : {}),
