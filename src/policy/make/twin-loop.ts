@@ -8,7 +8,8 @@
  * It measures only what a search scores: the trunk's path in the duck's start frame, its tilt,
  * and how far it has turned. Stopping is the caller's (`until`), e.g. a turn at its goal.
  */
-import type { JointSpec, Plant, SensorFrame, TrunkPose } from '../../control/plant.js';
+import { SafetyStage } from '../../control/safety.js';
+import type { Plant, SensorFrame, TrunkPose } from '../../control/plant.js';
 import { buildObservation, type Twist } from '../observation.js';
 import type { PolicyManifest } from '../manifest.js';
 import { OBS_LEN } from '../layouts.js';
@@ -96,18 +97,6 @@ export function phaseAt(manifest: LoopPolicy['manifest'], t: number): number {
   return cycles - Math.floor(cycles);
 }
 
-/** Clamps targets to the joint limits and to one period's travel from the previous targets, in place. */
-export function limitTargets(targets: Float64Array, previous: Float64Array, joints: readonly JointSpec[], periodS: number): void {
-  for (let i = 0; i < targets.length; i++) {
-    const j = joints[i];
-    if (j === undefined) continue;
-    const step = j.maxVelocity * periodS;
-    const from = previous[i] ?? 0;
-    const v = Math.min(j.max, Math.max(j.min, Math.min(from + step, Math.max(from - step, targets[i] ?? 0))));
-    targets[i] = v;
-  }
-}
-
 /**
  * Runs `policy` on `plant` until `seconds` (or a kick's duration), `until`, a fall or a failed
  * read. The plant keeps its state between calls, so a turn then a stand is two calls.
@@ -124,9 +113,11 @@ export async function runPolicyInTwin(plant: TwinPlant, policy: LoopPolicy, opti
   const targets = new Float64Array(home.length);
   const start = plant.trunk();
   const [cos0, sin0] = [Math.cos(start.yaw), Math.sin(start.yaw)];
-  // Rate-limit from where the joints are, as the safety stage does from the last targets it sent.
+  // The control loop's own safety stage, holding where the joints are: tuning and tests see the
+  // very limits a run has (and only it may send a plant targets: test/invariants.test.ts).
   const first = plant.read();
-  const previous = Float64Array.from(first?.jointPos ?? home);
+  const safety = new SafetyStage(plant, PERIOD_S);
+  safety.establish(Float64Array.from(first?.jointPos ?? home));
   let yawTurned = 0;
   let yawPrev = start.yaw;
   let maxTilt = tiltOf(start);
@@ -146,9 +137,7 @@ export async function runPolicyInTwin(plant: TwinPlant, policy: LoopPolicy, opti
     buildObservation(m.obs_layout, { frame, home, lastAction: last, command, phase: phaseAt(m, t0) }, obs);
     last = Float32Array.from(await policy.run(obs));
     for (let i = 0; i < targets.length; i++) targets[i] = (home[i] ?? 0) + scale * (last[i] ?? 0);
-    limitTargets(targets, previous, plant.joints, PERIOD_S);
-    previous.set(targets);
-    plant.send(targets);
+    safety.submit(targets);
     plant.advance(PERIOD_S);
     ticks++;
     end = plant.trunk();
