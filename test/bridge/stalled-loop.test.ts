@@ -23,9 +23,11 @@ describe('a request across a stall of quackd itself', { skip: missingTools() }, 
   it('a hello answered while the loop was blocked past its deadline is not a timeout', async () => {
     const { client } = wired;
     await client.hello();
-    for (let i = 0; i < 5; i++) {
+    // Blocked long enough that the firmware has answered even on a loaded machine (a full suite
+    // beside it), so the answer is in the buffer when the late timer fires.
+    for (let i = 0; i < 3; i++) {
       const hello = client.hello(100);
-      blockFor(400);
+      blockFor(1500);
       const h = await hello;
       assert.equal(h.firmware.startsWith('quackd-fw'), true);
     }
@@ -40,7 +42,7 @@ describe('a request across a stall of quackd itself', { skip: missingTools() }, 
       const hello = client.hello(100);
       blockFor(300);
       await assert.rejects(hello, RequestTimeoutError);
-      assert.ok(Date.now() - started < 1000, 'the grace after a stall is short');
+      assert.ok(Date.now() - started < 2000, 'the grace after a stall is short');
     } finally {
       rig.resumeLink();
     }
