@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Body, BodyKey, BodyOptions } from './body.js';
-import { JSONRPC_VERBS, NEEDS_POLICY, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
+import { JSONRPC_VERBS, REFUSED, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
 import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
 
 export interface BodyEntry {
@@ -61,7 +61,8 @@ const entries: readonly BodyEntry[] = [
     // Only what describes this run or the robot now: the firmware's counters run from its boot, so
     // `firmware_quacks` and `targets_applied` are reported in frames but never checkable.
     metrics: ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames'],
-    pending: NEEDS_POLICY,
+    pending: REFUSED,
+    policies: true,
     settings: jsonRpcSettings,
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },

@@ -1,7 +1,8 @@
 /**
  * microduck:jsonrpc end to end: loaded through the body catalog, talking to the host firmware
- * over a pty. quack and torque reach the firmware; walk/turn/kick/search_scan are refused and
- * the firmware sees no targets; a lost link ends the run with a BodyError.
+ * over a pty. quack and torque reach the firmware without a single joint target; search_scan is
+ * refused (no camera on the bridge); a lost link ends the run with a BodyError, a motion verb too.
+ * walk/turn/kick in the control loop: plant-walk.test.ts.
  */
 import assert from 'node:assert/strict';
 import { Duplex, PassThrough } from 'node:stream';
@@ -59,14 +60,10 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
     await waitFor('the firmware to quack', () => rig.firmwareLog().includes('quack!'), 2000);
   });
 
-  it('refuses walk, turn, kick and search_scan without sending a target', async () => {
-    const refused: Intent[] = [{ verb: 'walk', args: { metres: 0.5 } }, { verb: 'turn', args: { degrees: 30 } }, { verb: 'kick', args: { foot: 'right' } }, { verb: 'search_scan', args: {} }];
-    for (const intent of refused) {
-      const { verb } = intent;
-      const r = await body.perform(intent);
-      assert.equal(r.ok, false);
-      assert.equal(r.summary, `${verb} needs the policy control loop, not yet available on microduck:jsonrpc`);
-    }
+  it('refuses search_scan (no camera) without sending a target, and never invents a sighting', async () => {
+    const intent: Intent = { verb: 'search_scan', args: {} };
+    const r = await body.perform(intent);
+    assert.deepEqual(r, { ok: false, summary: 'search_scan needs a camera, which the bridge does not carry yet on microduck:jsonrpc' });
     const seen = await firmwareState(body);
     assert.equal(seen.targets, 0, 'the firmware received targets');
     assert.equal(seen.quacks, 1);
@@ -89,18 +86,18 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
       return true;
     });
     await assert.rejects(body.observe(), BodyError);
-    assert.equal((await body.perform({ verb: 'walk', args: { metres: 1 } })).ok, false);
+    await assert.rejects(body.perform({ verb: 'walk', args: { metres: 1 } }), BodyError);
   });
 });
 
 describe('microduck:jsonrpc in the body catalog', () => {
   // What `quackd bodies` shows and what a .duck for this body may name: written out by hand.
-  it('lists quack and torque, and walk, turn, kick and search_scan as refused until the policy loop exists', () => {
+  it('lists quack, torque, walk, turn and kick, and search_scan as refused until the bridge carries a camera', () => {
     const entry = findBody('microduck:jsonrpc');
     assert.ok(entry !== undefined, 'microduck:jsonrpc is not in the body catalog');
     assert.deepEqual(entry.verbs, ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan']);
-    const why = 'needs the policy control loop, not yet available';
-    assert.deepEqual(entry.pending, { walk: why, turn: why, kick: why, search_scan: why });
+    assert.deepEqual(entry.pending, { search_scan: 'needs a camera, which the bridge does not carry yet' });
+    assert.equal(entry.policies, true);
     assert.deepEqual(entry.metrics, ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames']);
   });
 });

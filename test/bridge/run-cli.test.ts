@@ -29,16 +29,16 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
     assert.match(show.stdout, new RegExp(`body {3}quackd-fw \\S+ on host via ${rig.hostPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · boot \\d+$`, 'm'));
   });
 
-  it('refuses a duck that needs walking until the policy loop exists, before anything opens', async () => {
+  it('refuses a duck that needs search_scan (no camera on the bridge) before anything opens', async () => {
     const dir = tempDir();
-    const path = writeDuck(dir, 'walky', 'robot: microduck:jsonrpc\nverbs:\n  - quack\n  - walk');
+    const path = writeDuck(dir, 'looky', 'robot: microduck:jsonrpc\nverbs:\n  - quack\n  - search_scan');
     const r = await quackd(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr.trim(), `quackd: ${path}:5: verbs: walk needs the policy control loop, not yet available on microduck:jsonrpc`);
+    assert.equal(r.stderr.trim(), `quackd: ${path}:5: verbs: search_scan needs a camera, which the bridge does not carry yet on microduck:jsonrpc`);
     const fk = await quackd(['run', 'find-and-kick', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(fk.code, 2);
-    assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs the policy control loop/);
+    assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs a camera, which the bridge does not carry yet/);
   });
 
   it('asks for --port before opening anything (exit 2)', async () => {

@@ -138,7 +138,7 @@ describe('quackd run --goal on microduck:jsonrpc', { skip: missingTools() }, () 
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^ {5}torque on +\(denied: needs confirmation; no terminal to ask, --yes to allow\)$/m);
     assert.equal(events(r, 'verb_result').length, 0, 'torque reached the body without a yes');
-    assert.deepEqual(events(r, 'start')[0]?.confirm, ['torque']);
+    assert.deepEqual(events(r, 'start')[0]?.confirm, ['torque', 'walk', 'turn', 'kick']);
     assert.match(r.stdout, /^OK success — I am holding still\. \(unverified: nothing measured it\)/m);
   });
 

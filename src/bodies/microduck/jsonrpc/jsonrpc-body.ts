@@ -1,30 +1,47 @@
 /**
- * microduck:jsonrpc: a real Microduck behind the serial bridge. Opening says hello (and never
- * switches torque on: nothing moves because a process started). quack and torque are wired to
- * the firmware; walk, turn, kick and search_scan are refused until the policy control loop
- * exists, without sending a single target. A lost link ends the run with a BodyError: by then the
- * firmware's 200 ms watchdog has already cut torque. While anyone listens (onTrouble), the body
- * watches the link between verbs too: a detach, or a state stream that goes stale and a firmware
- * that does not answer either, is reported as `link-lost`; a firmware `fault` notification as
- * `fault`. Each run after the first says hello again, so the run knows which boot of the firmware
- * it talks to (`link`): a firmware that restarted behind a port that stayed has a new boot id.
+ * microduck:jsonrpc: a real Microduck behind the serial bridge, driven by the same 50 Hz control
+ * loop as the MuJoCo twin. The loop's worker owns the serial port: the bridge plant
+ * (control-plant.ts) opens the link and the BridgeClient there, so the heartbeat beats beside the
+ * loop; this body reaches that client through a RemoteBridge (src/bridge/channel.ts) for hello,
+ * state, quack and torque, and runs walk, turn and kick as policy verbs in the loop. Opening says
+ * hello (and never switches torque on: nothing moves because a process started); a motion verb
+ * switches torque on first (the firmware then holds the pose it finds). search_scan needs a
+ * camera, which the bridge does not carry: it is refused, never answered with an invented sighting.
  *
- * Settings (BodyOptions.settings): { port: string, baud?: number }.
+ * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has already
+ * cut torque. While anyone listens (onTrouble), and during every motion verb, the body watches the
+ * link: a detach, or a state stream that goes stale and a firmware that does not answer either, is
+ * reported as `link-lost`; a firmware `fault` notification as `fault`; either stops a running verb
+ * on the loop's next tick. Each run after the first says hello again, so the run knows which boot
+ * of the firmware it talks to (`link`): a firmware that restarted behind a port that stayed has a
+ * new boot id.
+ *
+ * Settings (BodyOptions.settings): { port: string, baud?: number, policies?: {slot: dir} }.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { BridgeClient } from '../../../bridge/client.js';
+import { RemoteBridge, type BridgeLink } from '../../../bridge/channel.js';
+import { DEFAULT_TIMEOUT_MS } from '../../../bridge/client.js';
 import { BridgeError, LinkLostError, RequestTimeoutError, RpcError } from '../../../bridge/errors.js';
-import { PROTOCOL_VERSION, type BridgeState, type Fault, type Hello } from '../../../bridge/protocol.js';
-import { DEFAULT_BAUD, SerialLink } from '../../../bridge/serial.js';
+import { DEFAULT_BAUD, type BridgeState, type Fault, type Hello } from '../../../bridge/protocol.js';
+import { ControlLoop } from '../../../control/control-loop.js';
+import { ControlError } from '../../../control/errors.js';
+import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
+import { policySkill, type PolicyUntil } from '../../../control/skills/specs.js';
+import { bundledPolicyDir } from '../../../policy/bundled.js';
+import type { Slot } from '../../../policy/slots.js';
+import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { LinkFactsSchema, type LinkFacts } from './control-plant.js';
 import { describeState, stateMetrics } from './describe-state.js';
-import { NEEDS_POLICY, jsonRpcSettings } from './settings.js';
+import { greet } from './greet.js';
+import { REFUSED, jsonRpcSettings } from './settings.js';
 import { logger } from '../../../log.js';
+
+export { greet } from './greet.js';
 
 export const JSONRPC_KEY: BodyKey = 'microduck:jsonrpc';
 
-
-const HELLO_TIMEOUT_MS = 1000;
 /** A streamed state older than this is stale; observe() asks for a fresh one. */
 const STALE_STATE_MS = 250;
 /**
@@ -36,6 +53,21 @@ const STREAM_STALE_MIN_MS = 500;
 
 
 const torqueArgs = z.object({ on: z.boolean() });
+
+/** The command a verb gives its policy: well inside the bundled policies' ranges (as the twin's). */
+const WALK_SPEED = 0.3;
+const TURN_RATE = 1.0;
+/** How long past its own time limit a verb may run before the body stops the loop itself. */
+const VERB_GRACE_MS = 3000;
+
+const deg = (r: number): number => Math.round((r * 180) / Math.PI);
+const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
+
+/** The control loop a body drives its motion verbs with, and where each policy slot's folder is. */
+export interface JsonRpcControl {
+  readonly loop: ControlLoop;
+  readonly policies: (slot: Slot) => string;
+}
 
 /** Describes a close hook so the body can be built on any connected client (serial or a test stream). */
 export interface JsonRpcLink {
@@ -57,10 +89,15 @@ export class JsonRpcBody implements Body {
   /** The hello that opened the body is the first run's: only later runs say hello again. */
   private greeted = true;
 
+  /** A motion verb is running in the loop: trouble stops it. */
+  private driving = false;
+
   constructor(
-    private readonly client: BridgeClient,
+    private readonly client: BridgeLink,
     private hello: Hello,
     private readonly port: JsonRpcLink,
+    /** Without one (a body built by hand on a client) the motion verbs are refused. */
+    private readonly control?: JsonRpcControl,
   ) {
     client.on('detached', (reason) => {
       if (this.closed || this.lost !== undefined) return;
@@ -90,13 +127,15 @@ export class JsonRpcBody implements Body {
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
-    if (NEEDS_POLICY[intent.verb] !== undefined) {
-      return { ok: false, summary: `${intent.verb} needs the policy control loop, not yet available on ${JSONRPC_KEY}` };
-    }
+    const refused = REFUSED[intent.verb];
+    if (refused !== undefined) return { ok: false, summary: `${intent.verb} ${refused} on ${JSONRPC_KEY}` };
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb} cancelled before it was sent` };
     this.assertLinked();
     logger('body').debug({ body: JSONRPC_KEY, verb: intent.verb, port: this.port.label }, 'body: sending');
     try {
+      if (intent.verb === 'walk') return await this.walk(intent.args.metres, signal);
+      if (intent.verb === 'turn') return await this.turn(intent.args.degrees, signal);
+      if (intent.verb === 'kick') return await this.kick(intent.args.foot, signal);
       if (intent.verb === 'quack') {
         await this.client.quack();
         this.quacks += 1;
@@ -115,6 +154,101 @@ export class JsonRpcBody implements Body {
       throw this.bodyError(err);
     }
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
+  }
+
+  /** What the plant in the loop's worker says about the link (sent targets, integrated yaw, faults). */
+  private async facts(loop: ControlLoop): Promise<LinkFacts | undefined> {
+    const parsed = LinkFactsSchema.safeParse(await loop.sense().catch(() => null));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /**
+   * One policy verb in the loop: torque on first (the firmware holds the pose it finds), then the
+   * policy until `until` or its time limit. Trouble on the link (report) or the caller's signal
+   * stops it; a lost link then ends the run as any verb does, with a BodyError.
+   */
+  private async drive(verb: string, slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, signal?: AbortSignal): Promise<{ result: LoopResult; before: LinkFacts | undefined; after: LinkFacts | undefined } | VerbResult> {
+    const control = this.control;
+    if (control === undefined) return { ok: false, summary: `${verb} needs the control loop, and this ${JSONRPC_KEY} body was opened without one` };
+    if (this.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
+    const { loop } = control;
+    const state = await this.freshState();
+    if (!state.torque) await this.client.torque(true);
+    const before = await this.facts(loop);
+    const stop = (): void => loop.stop();
+    signal?.addEventListener('abort', stop, { once: true });
+    this.driving = true;
+    this.startWatch();
+    // The skill's own time limit runs on ticks; a loop that ticks no skill (no fresh state) must still end.
+    const guard = setTimeout(stop, timeoutMs + VERB_GRACE_MS);
+    let result: LoopResult;
+    try {
+      result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs));
+    } catch (err) {
+      if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
+      throw err;
+    } finally {
+      clearTimeout(guard);
+      signal?.removeEventListener('abort', stop);
+      this.driving = false;
+      this.stopWatch();
+    }
+    this.assertLinked();
+    const after = await this.facts(loop);
+    await this.settle();
+    return { result, before, after };
+  }
+
+  private failed(result: LoopResult, what: string): VerbResult | undefined {
+    if (result.outcome === 'done') return undefined;
+    const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
+    const fell = result.outcome === 'failed' && (result.reason === 'fell' || result.reason === 'fallen');
+    return { ok: false, summary: `${what}: ${why}`, data: { ...(fell ? { fell: true } : {}), tilt_deg: this.tilt() } };
+  }
+
+  private tilt(): number {
+    const last = this.client.lastState();
+    return last !== undefined ? Math.round(stateMetrics(last.state)['tilt_deg'] ?? 0) : 0;
+  }
+
+  private sentData(before: LinkFacts | undefined, after: LinkFacts | undefined): Record<string, number> {
+    if (before === undefined || after === undefined) return {};
+    return { targets_sent: after.sent - before.sent, target_send_failures: after.send_failures - before.send_failures };
+  }
+
+  /** The bridge carries no odometry: a walk ends on its time (distance ÷ speed) and says so. */
+  private async walk(metres: number, signal?: AbortSignal): Promise<VerbResult> {
+    const timeoutMs = (Math.abs(metres) / WALK_SPEED) * 1000;
+    const r = await this.drive('walk', 'walk', { vx: Math.sign(metres) * WALK_SPEED, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
+    if (!('result' in r)) return r;
+    const what = `walked ${(timeoutMs / 1000).toFixed(1)} s at ${WALK_SPEED} m/s`;
+    const failed = this.failed(r.result, what);
+    if (failed !== undefined) return failed;
+    return { ok: true, summary: `${what} (${metres.toFixed(2)} m asked; no odometry on the bridge, distance not measured)`, data: { walked_s: Math.round(timeoutMs / 100) / 10, ...this.sentData(r.before, r.after) } };
+  }
+
+  /** Ends on the yaw the plant integrates from the gyro, or on its time limit. */
+  private async turn(degrees: number, signal?: AbortSignal): Promise<VerbResult> {
+    const rad = (degrees * Math.PI) / 180;
+    const timeoutMs = (Math.abs(rad) / TURN_RATE) * 2500 + 2000;
+    const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: Math.sign(rad) * TURN_RATE }, { kind: 'yaw', rad }, timeoutMs, signal);
+    if (!('result' in r)) return r;
+    const turned = r.before !== undefined && r.after !== undefined ? deg(wrap(r.after.yaw_rad - r.before.yaw_rad)) : undefined;
+    const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
+    const failed = this.failed(r.result, what);
+    if (failed !== undefined) return failed;
+    const short = turned === undefined || Math.abs(turned - degrees) > 15;
+    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), ...this.sentData(r.before, r.after) } };
+  }
+
+  /** The kick policy for its duration; no camera, so whether a ball moved is not measured. */
+  private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
+    const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
+    if (!('result' in r)) return r;
+    const what = `kicked ${foot}`;
+    const failed = this.failed(r.result, what);
+    if (failed !== undefined) return failed;
+    return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
   }
 
   get link(): BodyLink {
@@ -171,12 +305,13 @@ export class JsonRpcBody implements Body {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.stopWatch();
+    this.clearWatch();
     // Best effort here: a caller that needs to know whether torque went off calls stop() first.
     await this.stop().catch(() => undefined);
     this.closed = true;
     this.client.close();
     await this.port.close();
+    await this.control?.loop.close();
   }
 
   /**
@@ -208,6 +343,8 @@ export class JsonRpcBody implements Body {
   }
 
   private report(trouble: BodyTrouble): void {
+    // A verb in the loop ends on its next tick: the pilot hears the trouble, not a finished walk.
+    if (this.driving) this.control?.loop.stop();
     for (const listener of [...this.listeners]) listener(trouble);
   }
 
@@ -220,6 +357,11 @@ export class JsonRpcBody implements Body {
   }
 
   private stopWatch(): void {
+    if (this.listeners.size > 0 || this.driving) return;
+    this.clearWatch();
+  }
+
+  private clearWatch(): void {
     if (this.watch !== undefined) clearInterval(this.watch);
     this.watch = undefined;
   }
@@ -258,47 +400,42 @@ function faultLine(fault: Fault): string {
   return `firmware fault (${fault.code}): ${fault.message}${fault.torque || /torque off/.test(fault.message) ? '' : '; torque off'}`;
 }
 
-/** Say hello over an attached client and check that the far end speaks our protocol. */
-export async function greet(client: BridgeClient, label: string, silentHint = 'is it running quackd-fw at the same baud?'): Promise<Hello> {
-  let hello: Hello;
-  try {
-    hello = await client.hello(HELLO_TIMEOUT_MS);
-  } catch (err) {
-    if (err instanceof RequestTimeoutError) {
-      throw new BodyError(`no hello from the firmware on ${label} within ${HELLO_TIMEOUT_MS} ms: ${silentHint}`);
-    }
-    throw new BodyError(err instanceof Error ? err.message : String(err));
-  }
-  if (hello.protocol !== PROTOCOL_VERSION) {
-    throw new BodyError(`the firmware on ${label} speaks protocol ${hello.protocol}; quackd speaks ${PROTOCOL_VERSION}: update one of them`);
-  }
-  return hello;
-}
-
 export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
   const settings = jsonRpcSettings.safeParse(options.settings ?? {});
   if (!settings.success) {
     if (settings.error.issues.some((i) => i.path[0] === 'baud')) {
       throw new BodyError(`${JSONRPC_KEY}: --baud must be a positive whole number (default ${DEFAULT_BAUD})`);
     }
+    if (settings.error.issues.some((i) => i.path[0] === 'policies')) {
+      throw new BodyError(`${JSONRPC_KEY}: policies: ${settings.error.issues[0]?.message ?? 'invalid'} (slots: walk, turn, stand, kick_left, kick_right)`);
+    }
     throw new BodyError(`${JSONRPC_KEY} needs a serial port: pass --port /dev/serial/by-id/<your duck> (and --baud if not ${DEFAULT_BAUD})`);
   }
   const { port, baud = DEFAULT_BAUD } = settings.data;
-  const client = new BridgeClient();
-  let link: SerialLink;
+  // The port is opened in the loop's worker (control-plant.ts); this thread talks to it here.
+  const channel = `quackd-bridge-${randomUUID()}`;
+  let loop: ControlLoop;
   try {
-    link = await SerialLink.open(client, { path: port, baud });
+    loop = await ControlLoop.start({
+      plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { port, baud, channel } },
+      robot: options.robot ?? JSONRPC_KEY,
+      ...(options.events !== undefined ? { events: options.events } : {}),
+    });
   } catch (err) {
-    client.close();
-    const e = err instanceof BridgeError ? err : new BridgeError(String(err));
-    throw new BodyError(`${e.message}${e.hint !== undefined ? ` (${e.hint})` : ''}`);
+    if (err instanceof ControlError) throw new BodyError(err.message.replace(/^the plant could not be made: /, ''));
+    throw err;
   }
+  const remote = new RemoteBridge(channel, DEFAULT_TIMEOUT_MS);
   try {
-    const hello = await greet(client, port);
-    return new JsonRpcBody(client, hello, { label: port, close: () => link.close() });
+    const facts = LinkFactsSchema.safeParse(await loop.sense());
+    if (!facts.success) throw new BodyError(`${JSONRPC_KEY}: the bridge plant reported nothing it could be read from`);
+    // The plant said hello already; the full hello (joints, limits) is asked again here.
+    const hello = await greet(remote, port);
+    const policies = (slot: Slot): string => options.policies?.[slot] ?? settings.data.policies?.[slot] ?? bundledPolicyDir(slot);
+    return new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies });
   } catch (err) {
-    client.close();
-    await link.close();
+    remote.close();
+    await loop.close();
     throw err;
   }
 }

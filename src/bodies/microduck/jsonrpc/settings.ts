@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_BAUD } from '../../../bridge/protocol.js';
+import { PolicySlotsSchema } from '../../../policy/slots.js';
 
 export const jsonRpcSettings = z
   .object({
@@ -12,11 +13,13 @@ export const jsonRpcSettings = z
     port: z.string().min(1, 'a serial port path, e.g. /dev/serial/by-id/usb-…-if00'),
     // A flag's text and the file's number mean the same: "115200" and 115200.
     baud: z.coerce.number().int().positive().default(DEFAULT_BAUD),
+    /** Folders for the policy slots (walk, turn, stand, kick_left, kick_right); the bundled ones otherwise. */
+    policies: PolicySlotsSchema.optional(),
   })
   .strict();
 
 /** Verbs a .duck may name for this body. */
 export const JSONRPC_VERBS = ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'] as const;
 
-/** Those of them the body refuses until the policy control loop drives them, with why. */
-export const NEEDS_POLICY: Readonly<Record<string, string>> = Object.fromEntries(['walk', 'turn', 'kick', 'search_scan'].map((v) => [v, 'needs the policy control loop, not yet available']));
+/** Those of them the body refuses, with why (the catalog's `pending`: a duck that needs one is refused). */
+export const REFUSED: Readonly<Record<string, string>> = { search_scan: 'needs a camera, which the bridge does not carry yet' };
