@@ -56,10 +56,11 @@ export const DEFAULT_TIMEOUT_MS = 500;
 /**
  * A deadline timer that fires this late means quackd's own loop was stalled, not the link: the
  * timer phase runs before the poll phase reads the port, so an answer that came in time may be
- * sitting unread. It gets this much running loop before the request is called timed out.
+ * sitting unread. It gets a little running loop (stallGraceMs) before the request is called timed out.
  */
 const STALL_LATE_MS = 25;
-const STALL_GRACE_MS = 50;
+/** Time for a few turns of a loaded loop (poll, the threadpool's read, decode): up to a quarter second, never more than the request's own timeout. */
+const stallGraceMs = (timeoutMs: number): number => Math.max(50, Math.min(timeoutMs, 250));
 export const DEFAULT_HEARTBEAT_MS = 50;
 
 export class BridgeClient extends EventEmitter<BridgeClientEvents> {
@@ -139,7 +140,7 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
         const waiting = this.pending.get(id);
         if (waiting === undefined) return;
         if (!graced && performance.now() - deadline > STALL_LATE_MS) {
-          waiting.timer = setTimeout(() => expire(true), STALL_GRACE_MS);
+          waiting.timer = setTimeout(() => expire(true), stallGraceMs(timeoutMs));
           return;
         }
         this.pending.delete(id);

@@ -18,16 +18,17 @@ function blockFor(ms: number): void {
 }
 
 describe('a request across a stall of quackd itself', { skip: missingTools() }, () => {
-  const wired = wiredClient(['--watchdog-ms', '5000'], { timeoutMs: 3000 });
+  // No state stream: a stall of 0.4 s at 50 Hz queues more frames than a pty holds, and a firmware
+  // whose link is full drops what it would send (the hello answer too). That is a true loss, and
+  // it made this test fail beside a loaded suite; here only the answer is in flight.
+  const wired = wiredClient(['--watchdog-ms', '5000', '--state-hz', '0'], { timeoutMs: 3000 });
 
   it('a hello answered while the loop was blocked past its deadline is not a timeout', async () => {
     const { client } = wired;
     await client.hello();
-    // Blocked long enough that the firmware has answered even on a loaded machine (a full suite
-    // beside it), so the answer is in the buffer when the late timer fires.
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const hello = client.hello(100);
-      blockFor(1500);
+      blockFor(600);
       const h = await hello;
       assert.equal(h.firmware.startsWith('quackd-fw'), true);
     }

@@ -120,29 +120,33 @@ describe('microduck:mujoco verbs, on open floor, by the bundled policies', () =>
 describe('quackd policy', () => {
   it('lists the bundled slots, swaps one between runs, refuses a folder that does not fit', async () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-') };
-    const list = await quackd(['policy', 'list', '--json'], { env });
+    // Two bodies run policies (the twin and the real duck): without a fleet, name one.
+    const which = await quackd(['policy', 'list'], { env });
+    assert.equal(which.code, 2);
+    assert.match(which.stderr, /^quackd: policy: name the robot \(--robot\): microduck:mujoco, microduck:jsonrpc$/m);
+    const list = await quackd(['policy', 'list', '--json', '--robot', 'microduck:mujoco'], { env });
     assert.equal(list.code, 0, list.stderr);
     const rows = JSON.parse(list.stdout) as { slot: string; from: string; ok: boolean; runtime?: string }[];
     assert.deepEqual(rows.map((r) => [r.slot, r.from, r.ok]), [['walk', 'bundled', true], ['turn', 'bundled', true], ['stand', 'bundled', true], ['kick_left', 'bundled', true], ['kick_right', 'bundled', true]]);
     assert.equal(rows[0]?.runtime, 'onnxruntime-node');
 
-    const kick = await quackd(['policy', 'load', 'walk', bundledPolicyDir('kick_left')], { env });
+    const kick = await quackd(['policy', 'load', 'walk', bundledPolicyDir('kick_left'), '--robot', 'microduck:mujoco'], { env });
     assert.equal(kick.code, 2);
     assert.match(kick.stderr, /is a kick_left policy \(manifest\.json slot\), not walk/);
-    const wrong = await quackd(['policy', 'load', 'walk', wrongWalk()], { env });
+    const wrong = await quackd(['policy', 'load', 'walk', wrongWalk(), '--robot', 'microduck:mujoco'], { env });
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /takes 53 inputs but manifest\.json says obs_len 61/);
 
     const mine = join(tempDir('quackd-policy-'), 'my-walk');
     cpSync(bundledPolicyDir('walk'), mine, { recursive: true });
-    const load = await quackd(['policy', 'load', 'walk', mine], { env });
+    const load = await quackd(['policy', 'load', 'walk', mine, '--robot', 'microduck:mujoco'], { env });
     assert.equal(load.code, 0, load.stderr);
     assert.match(load.stdout, /^microduck:mujoco walk: .*my-walk \(policy load\); its next run uses it$/m);
-    const after = JSON.parse((await quackd(['policy', 'list', '--json'], { env })).stdout) as { slot: string; from: string; dir: string }[];
+    const after = JSON.parse((await quackd(['policy', 'list', '--json', '--robot', 'microduck:mujoco'], { env })).stdout) as { slot: string; from: string; dir: string }[];
     assert.deepEqual(after[0], { ...after[0], from: 'policy load', dir: mine });
-    const back = await quackd(['policy', 'load', 'walk', '--default'], { env });
+    const back = await quackd(['policy', 'load', 'walk', '--default', '--robot', 'microduck:mujoco'], { env });
     assert.match(back.stdout, /walk: .* \(bundled\)/);
-    const typo = await quackd(['policy', 'load', 'wlak', mine], { env });
+    const typo = await quackd(['policy', 'load', 'wlak', mine, '--robot', 'microduck:mujoco'], { env });
     assert.match(typo.stderr, /unknown slot "wlak" \(did you mean "walk"\?\)/);
   });
 
