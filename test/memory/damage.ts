@@ -4,7 +4,7 @@
  * page LMDB will read (and on stale copies of it, which is harmless).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { seededRandom } from '../../src/bodies/microduck/sim2d/arena.js';
+import { seededRandom } from '../../src/random.js';
 
 const PAGE = 4096;
 

@@ -5,6 +5,7 @@
  * incumbent, keeps the best if it beats the incumbent, and widens σ on success, narrows it on
  * failure (the 1/5th rule's spirit, tuned for small budgets).
  */
+import { seededRandom } from '../../random.js';
 import type { BalanceParams, GaitParams, KickParams, PolicyParams, StanceParams } from './param-types.js';
 
 type NumericKeys<T> = { [K in keyof T]-?: T[K] extends number ? K : never }[keyof T];
@@ -49,17 +50,6 @@ export const kickKnob = (key: NumericKeys<KickParams>, min: number, max: number)
   write: (p, v) => ({ ...p, kick: { ...p.kick, [key]: v } }),
 });
 
-/** mulberry32: small, fast, and the same sequence on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);

@@ -1,26 +1,13 @@
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ROOM } from '../../../src/bodies/microduck/sim2d/arena.js';
 import { createSim2dBody, layoutForSeed } from '../../../src/bodies/microduck/sim2d/sim2d-body.js';
-import { createMujocoPlant, type MujocoPlant, type MujocoPlantOptions } from '../../../src/bodies/microduck/mujoco/plant.js';
+import type { MujocoPlantOptions } from '../../../src/bodies/microduck/mujoco/plant.js';
 import { eulerFromQuat, gravityInFrame, quatFromEuler } from '../../../src/bodies/microduck/mujoco/pose.js';
-import { loadMujoco, type Mujoco } from '../../../src/bodies/microduck/mujoco/wasm.js';
-import { PERIOD, holdHome } from './hold.js';
+import { PERIOD, holdHome, twinPlants } from './hold.js';
 
-let mujoco: Mujoco;
-before(async () => {
-  mujoco = await loadMujoco();
-});
-
-function withPlant<T>(options: MujocoPlantOptions, run: (plant: MujocoPlant) => T): T {
-  const plant = createMujocoPlant(mujoco, options);
-  try {
-    return run(plant);
-  } finally {
-    plant.close();
-  }
-}
+const withPlant = twinPlants();
 
 const rad = (d: number): number => (d * Math.PI) / 180;
 const near = (a: number, b: number, tol: number, what: string): void => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);

@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { lowestPoint } from '../../../src/bodies/microduck/mujoco/clearance.js';
 import { PUBLISHED_KP } from '../../../src/bodies/microduck/mujoco/duck-spec.js';
-import { createMujocoPlant, type MujocoPlant, type MujocoPlantOptions } from '../../../src/bodies/microduck/mujoco/plant.js';
-import { loadMujoco, type Mujoco } from '../../../src/bodies/microduck/mujoco/wasm.js';
-import { LEGACY_HOME, PERIOD, deg, holdHome, trunkTilt } from './hold.js';
+import type { MujocoPlantOptions } from '../../../src/bodies/microduck/mujoco/plant.js';
+import { LEGACY_HOME, PERIOD, deg, holdHome, trunkTilt, twinPlants } from './hold.js';
 
-let mujoco: Mujoco;
-before(async () => {
-  mujoco = await loadMujoco();
-});
-
-function withPlant<T>(options: MujocoPlantOptions, run: (plant: MujocoPlant) => T): T {
-  const plant = createMujocoPlant(mujoco, options);
-  try {
-    return run(plant);
-  } finally {
-    plant.close();
-  }
-}
+const withPlant = twinPlants();
 
 describe('microduck:mujoco standing and falling', () => {
   for (const seed of [1, 7, 42]) {
@@ -121,12 +108,12 @@ describe('microduck:mujoco standing and falling', () => {
     assert.deepEqual(run(), run());
   });
 
-  it('a closed plant reads nothing and moves nothing', () => {
-    const plant = createMujocoPlant(mujoco, { seed: 7 });
-    plant.close();
-    assert.equal(plant.read(), undefined);
-    plant.send(Float64Array.from(LEGACY_HOME));
-    plant.advance(PERIOD);
-    plant.close();
+  it('a closed plant reads nothing and moves nothing (and closes twice)', () => {
+    withPlant({ seed: 7 }, (plant) => {
+      plant.close();
+      assert.equal(plant.read(), undefined);
+      plant.send(Float64Array.from(LEGACY_HOME));
+      plant.advance(PERIOD);
+    });
   });
 });

@@ -142,17 +142,6 @@ export function kickDistance(pose: Pose, ball: Vec, foot: 'left' | 'right'): num
   return 0.15 + 0.55 * falloff * (wrongFoot ? 0.5 : 1);
 }
 
-/** A small mulberry32 PRNG: the seed fully determines the layout. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A free spot for a disc: inside the room with a margin, off the sofa. */
 export function freeSpot(random: () => number, radius: number, margin = 0.3): Vec {

@@ -13,12 +13,12 @@ import {
   freeSpot,
   kickDistance,
   rad,
-  seededRandom,
   sweepDisc,
   wrapAngle,
   type Pose,
   type Vec,
 } from './arena.js';
+import { seededRandom } from '../../../random.js';
 import { renderAscii } from './render.js';
 
 const SCAN_STEP = rad(30);
