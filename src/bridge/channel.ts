@@ -27,15 +27,12 @@ export interface BridgeLink {
 
 type Call = { readonly id: number; readonly call: 'hello'; readonly timeoutMs?: number } | { readonly id: number; readonly call: 'get_state' | 'quack' | 'close' } | { readonly id: number; readonly call: 'torque'; readonly on: boolean };
 
-interface ErrorFacts {
-  readonly name: string;
-  readonly message: string;
-  readonly hint?: string;
-  readonly method?: string;
-  readonly code?: number;
-  readonly remoteMessage?: string;
-  readonly timeoutMs?: number;
-}
+/** An error as data, by its class (a thread boundary carries no prototypes), rebuilt on arrival. */
+type ErrorFacts =
+  | { readonly kind: 'rpc'; readonly message: string; readonly method: string; readonly code: number; readonly remoteMessage: string }
+  | { readonly kind: 'timeout'; readonly message: string; readonly method: string; readonly timeoutMs: number }
+  | { readonly kind: 'link-lost' | 'bridge'; readonly message: string; readonly hint?: string }
+  | { readonly kind: 'other'; readonly message: string };
 
 type Push =
   | { readonly kind: 'reply'; readonly id: number; readonly result: unknown }
@@ -46,18 +43,27 @@ type Push =
   | { readonly kind: 'detached'; readonly error: ErrorFacts };
 
 function facts(err: unknown): ErrorFacts {
-  if (err instanceof RpcError) return { name: err.name, message: err.message, method: err.method, code: err.code, remoteMessage: err.remoteMessage };
-  if (err instanceof RequestTimeoutError) return { name: err.name, message: err.message, method: err.method, timeoutMs: err.timeoutMs };
-  if (err instanceof BridgeError) return { name: err.name, message: err.message, ...(err.hint !== undefined ? { hint: err.hint } : {}) };
-  return { name: 'Error', message: err instanceof Error ? err.message : String(err) };
+  if (err instanceof RpcError) return { kind: 'rpc', message: err.message, method: err.method, code: err.code, remoteMessage: err.remoteMessage };
+  if (err instanceof RequestTimeoutError) return { kind: 'timeout', message: err.message, method: err.method, timeoutMs: err.timeoutMs };
+  const hint = err instanceof BridgeError && err.hint !== undefined ? { hint: err.hint } : {};
+  if (err instanceof LinkLostError) return { kind: 'link-lost', message: err.message, ...hint };
+  if (err instanceof BridgeError) return { kind: 'bridge', message: err.message, ...hint };
+  return { kind: 'other', message: err instanceof Error ? err.message : String(err) };
 }
 
 function rebuild(f: ErrorFacts): Error {
-  if (f.name === 'RpcError') return new RpcError(f.method ?? '?', f.code ?? 0, f.remoteMessage ?? f.message);
-  if (f.name === 'RequestTimeoutError') return new RequestTimeoutError(f.method ?? '?', f.timeoutMs ?? 0);
-  if (f.name === 'LinkLostError') return new LinkLostError(f.message, f.hint);
-  if (f.name === 'BridgeError' || f.name === 'PortError') return new BridgeError(f.message, f.hint);
-  return new Error(f.message);
+  switch (f.kind) {
+    case 'rpc':
+      return new RpcError(f.method, f.code, f.remoteMessage);
+    case 'timeout':
+      return new RequestTimeoutError(f.method, f.timeoutMs);
+    case 'link-lost':
+      return new LinkLostError(f.message, f.hint);
+    case 'bridge':
+      return new BridgeError(f.message, f.hint);
+    case 'other':
+      return new Error(f.message);
+  }
 }
 
 /**
