@@ -49,6 +49,8 @@ class FakeProvider implements Provider {
       const moved = num(last.result.data ?? {}, 'ball_displaced_m') ?? 0;
       if (moved >= 0.3) this.kicked = true;
     }
+    // A duck that fell stays down (nothing here stands it up): say so rather than spend the budget.
+    if (last?.result.data?.['fell'] === true) return { name: 'declare_failure', args: { reason: `I fell: ${last.result.summary}` } };
     if (this.kicked) {
       return last?.verb === 'quack' || !offered.has('quack')
         ? { name: 'declare_success', args: { reason: 'The ball moved at least 0.3 m.' } }
@@ -56,6 +58,9 @@ class FakeProvider implements Provider {
     }
     // The sensors after the last verb are the freshest word on where the ball is.
     const seen = ctx.observation.data;
+    // A body that can tell the ball is at a foot (the twin's feet; the camera has lost it so close) is kicked from there.
+    const atFoot = seen['ball_in_reach'];
+    if (atFoot === 'left' || atFoot === 'right') return { name: 'kick', args: { foot: atFoot } };
     if (seen['ball_visible'] !== true) {
       // After a full turn with nothing in sight, walk to new ground and look again.
       if (last?.verb === 'search_scan') return { name: 'walk', args: { metres: 1.0 } };
@@ -66,8 +71,10 @@ class FakeProvider implements Provider {
     }
     const bearing = num(seen, 'ball_bearing_deg') ?? 0;
     const distance = num(seen, 'ball_distance_m') ?? 0;
+    // Where to stop for a kick: the body says (the twin's camera is ahead of its feet), else 0.25 m.
+    const kickFrom = num(seen, 'kick_from_m') ?? 0.25;
     if (Math.abs(bearing) > 4) return { name: 'turn', args: { degrees: bearing } };
-    if (distance > 0.33) return { name: 'walk', args: { metres: Math.min(2, Math.round((distance - 0.25) * 100) / 100) } };
+    if (distance > kickFrom + 0.08) return { name: 'walk', args: { metres: Math.min(2, Math.round((distance - kickFrom) * 100) / 100) } };
     return { name: 'kick', args: { foot: bearing > 0 ? 'left' : 'right' } };
   }
 

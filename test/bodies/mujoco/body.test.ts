@@ -150,6 +150,23 @@ describe('quackd policy', () => {
     assert.match(typo.stderr, /unknown slot "wlak" \(did you mean "walk"\?\)/);
   });
 
+  for (const seed of [3, 7, 42]) {
+    it(`find-and-kick with the fake pilot succeeds on the twin, seed ${seed}: found, walked up, kicked, checked`, async () => {
+      const r = await quackd(['run', 'find-and-kick', '--robot', 'microduck:mujoco', '--seed', String(seed), '--json'], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      const out = JSON.parse(r.stdout) as { outcome: string; reason: string };
+      assert.equal(out.outcome, 'success');
+      assert.match(out.reason, /ball_displaced_m 0\.\d+ ≥ 0\.3/);
+    });
+  }
+
+  it('a duck that falls ends the run as a failure, saying so, instead of spending its budget (seed 1: it falls on its third walk across the room)', async () => {
+    const r = await quackd(['run', 'find-and-kick', '--robot', 'microduck:mujoco', '--seed', '1'], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /failed — fell/);
+    assert.match(r.stdout, /^FAIL failure — I fell: /m);
+  });
+
   it('a run on the twin keeps its own memory, apart from sim2d', async () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-') };
     const r = await quackd(['run', 'hello-world', '--robot', 'microduck:mujoco'], { env });

@@ -31,6 +31,21 @@ const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 const tilt = (w: TwinWorld): number => Math.acos(Math.min(1, Math.cos(w.trunk.roll) * Math.cos(w.trunk.pitch)));
 
+/**
+ * Where a kick reaches, measured in the twin with the bundled kicks: the ball's centre 0.10–0.14 m
+ * ahead of the trunk and 3–12 cm to the kicking side (dead ahead only at ≤ 0.11 m). So close,
+ * the head camera has lost it; the feet would feel it. The camera distance to stop at for a kick.
+ */
+const KICK_FROM_M = 0.04;
+
+function ballInReach(w: TwinWorld): 'left' | 'right' | undefined {
+  const [dx, dy] = [w.ball.x - w.trunk.x, w.ball.y - w.trunk.y];
+  const forward = dx * Math.cos(w.trunk.yaw) + dy * Math.sin(w.trunk.yaw);
+  const left = -dx * Math.sin(w.trunk.yaw) + dy * Math.cos(w.trunk.yaw);
+  const inReach = forward >= 0.08 && forward <= 0.15 && Math.abs(left) <= 0.12 && (Math.abs(left) >= 0.025 || forward <= 0.11);
+  return inReach ? (left >= 0 ? 'left' : 'right') : undefined;
+}
+
 export class MujocoBody implements Body {
   readonly key = KEY;
   private quacks = 0;
@@ -62,7 +77,11 @@ export class MujocoBody implements Body {
 
   async observe(): Promise<Observation> {
     const w = await this.sense();
-    return { summary: `camera: ${this.view(w)}`, data: { ...this.viewData(w), tilt_deg: deg(tilt(w)) } };
+    const reach = ballInReach(w);
+    return {
+      summary: `camera: ${this.view(w)}${reach !== undefined ? `; the ball is at the ${reach} foot` : ''}`,
+      data: { ...this.viewData(w), tilt_deg: deg(tilt(w)), kick_from_m: KICK_FROM_M, ...(reach !== undefined ? { ball_in_reach: reach } : {}) },
+    };
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
