@@ -3,7 +3,7 @@
  * threshold for a few ticks in a row is a fall. Counting ticks keeps one jolt (a kick, a bump)
  * from ending a verb; the same count upright again is a recovery (someone stood the duck up).
  */
-import type { SensorFrame } from './plant.js';
+import type { SensorFrame, TrunkPose } from './plant.js';
 
 export interface FallSettings {
   /** rad from upright */
@@ -15,6 +15,11 @@ export interface FallSettings {
 }
 
 export const DEFAULT_FALL: FallSettings = { tiltRad: Math.PI / 4, ticks: 3, then: 'hold' };
+
+/** The same angle from a trunk pose's roll and pitch (a twin that knows its pose). */
+export function trunkTilt(pose: Pick<TrunkPose, 'roll' | 'pitch'>): number {
+  return Math.acos(Math.max(-1, Math.min(1, Math.cos(pose.roll) * Math.cos(pose.pitch))));
+}
 
 /** Angle between the trunk's down axis and gravity, rad: 0 upright, π/2 on its side. */
 export function tiltOf(gravity: SensorFrame['gravity']): number {

@@ -6,9 +6,12 @@
  * its manifest's duration (a kick); a time limit ends it in any case, and the body reports what
  * was reached. A tick without a trunk pose cannot measure progress: it runs to the time limit.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { loadPolicy } from '../../policy/load.js';
 import { buildObservation } from '../../policy/observation.js';
+import { phaseAt } from '../../policy/phase.js';
 import type { Policy } from '../../policy/policy.js';
 import type { Json } from '../module-spec.js';
 import type { TrunkPose } from '../plant.js';
@@ -36,13 +39,38 @@ function progress(start: TrunkPose, now: TrunkPose, kind: 'distance' | 'yaw'): n
   return (now.x - start.x) * Math.cos(start.yaw) + (now.y - start.y) * Math.sin(start.yaw);
 }
 
+/**
+ * Policies this worker has loaded, by folder, runtime and the files' change times: a search_scan
+ * is a dozen turns, and an ONNX session is made once, not per verb. A folder whose files changed
+ * (a policy installed in place) is loaded afresh. They live as long as the worker, the body's loop.
+ */
+const loaded = new Map<string, Promise<Policy>>();
+
+function policyFor(dir: string, runtime: z.infer<typeof Options>['runtime']): Promise<Policy> {
+  const stamp = ['policy.onnx', 'manifest.json'].map((f) => {
+    try {
+      return statSync(join(dir, f)).mtimeMs;
+    } catch {
+      return -1;
+    }
+  });
+  const key = JSON.stringify([dir, runtime, stamp]);
+  let policy = loaded.get(key);
+  if (policy === undefined) {
+    policy = loadPolicy(dir, { runtime });
+    loaded.set(key, policy);
+    // A refusal is not kept: the person fixes the folder and the next verb tries again.
+    policy.catch(() => loaded.delete(key));
+  }
+  return policy;
+}
+
 export async function createSkill(options: Json | undefined): Promise<Skill> {
   const o = Options.parse(options);
-  const policy: Policy = await loadPolicy(o.dir, { runtime: o.runtime });
+  const policy = await policyFor(o.dir, o.runtime);
   const m = policy.manifest;
   // robotd's defaults when a trained manifest leaves the scale out: 1.0 standing, 0.9 otherwise.
   const scale = m.action_scale ?? (m.slot === 'stand' ? 1 : 0.9);
-  const periodS = m.command?.period_s;
   const durationMs = m.duration_s !== undefined ? m.duration_s * 1000 : undefined;
   const obs = new Float32Array(m.obs_len);
   const targets = new Float64Array(m.home.length);
@@ -61,15 +89,10 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
         // Progress the wrong way (a policy turning right when asked left) never counts as done.
         if (progress(start, frame.trunk, u.kind) * Math.sign(goal) >= Math.abs(goal)) return 'done';
       }
-      const t = tMs / 1000;
-      const phase = periodS === undefined ? 0 : u.kind === 'duration' ? Math.min(t / periodS, 1) : (t / periodS) % 1;
-      buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command: o.command, phase }, obs);
+      buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command: o.command, phase: phaseAt(m, tMs / 1000) }, obs);
       last = await policy.run(obs);
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
       return targets;
-    },
-    end() {
-      void policy.close();
     },
   };
 }

@@ -8,7 +8,9 @@
  * It measures only what a search scores: the trunk's path in the duck's start frame, its tilt,
  * and how far it has turned. Stopping is the caller's (`until`), e.g. a turn at its goal.
  */
+import { trunkTilt } from '../../control/fall.js';
 import { SafetyStage } from '../../control/safety.js';
+import { phaseAt } from '../phase.js';
 import type { Plant, SensorFrame, TrunkPose } from '../../control/plant.js';
 import { buildObservation, type Twist } from '../observation.js';
 import type { PolicyManifest } from '../manifest.js';
@@ -76,26 +78,9 @@ export interface LoopResult {
   readonly stoppedBy: 'time' | 'until' | 'fall' | 'read';
 }
 
-/** Tilt of the trunk from upright: the angle of its z axis from the vertical. */
-export function tiltOf(pose: TrunkPose): number {
-  return Math.acos(Math.max(-1, Math.min(1, Math.cos(pose.roll) * Math.cos(pose.pitch))));
-}
 
 const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
 
-/**
- * φ at policy time t for a quackd-gait-1 policy: (t / period_s) mod 1 for a gait; a kick's
- * (episodic, end_phase) runs 0 → end_phase once and stays there.
- */
-export function phaseAt(manifest: LoopPolicy['manifest'], t: number): number {
-  const command = manifest.command;
-  const period = command?.period_s;
-  if (period === undefined || !(period > 0)) return 0;
-  const end = command?.end_phase;
-  if (manifest.kind === 'episodic' || end !== undefined) return Math.min(t / period, end ?? 1);
-  const cycles = t / period;
-  return cycles - Math.floor(cycles);
-}
 
 /**
  * Runs `policy` on `plant` until `seconds` (or a kick's duration), `until`, a fall or a failed
@@ -120,7 +105,7 @@ export async function runPolicyInTwin(plant: TwinPlant, policy: LoopPolicy, opti
   safety.establish(Float64Array.from(first?.jointPos ?? home));
   let yawTurned = 0;
   let yawPrev = start.yaw;
-  let maxTilt = tiltOf(start);
+  let maxTilt = trunkTilt(start);
   let tiltSum = 0;
   let ticks = 0;
   let stoppedBy: LoopResult['stoppedBy'] = 'time';
@@ -146,7 +131,7 @@ export async function runPolicyInTwin(plant: TwinPlant, policy: LoopPolicy, opti
     const [dx, dy] = [end.x - start.x, end.y - start.y];
     forward = dx * cos0 + dy * sin0;
     left = -dx * sin0 + dy * cos0;
-    const tilt = tiltOf(end);
+    const tilt = trunkTilt(end);
     maxTilt = Math.max(maxTilt, tilt);
     tiltSum += tilt;
     const tick: LoopTick = { t: ticks * PERIOD_S, trunk: end, forward, left, yawTurned, tilt, frame };

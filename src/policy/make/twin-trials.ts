@@ -17,7 +17,8 @@ import type { Twist } from '../observation.js';
 import type { Policy } from '../policy.js';
 import { writePolicies } from './make-policies.js';
 import type { PolicyParams } from './param-types.js';
-import { runPolicyInTwin, tiltOf, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
+import { trunkTilt } from '../../control/fall.js';
+import { runPolicyInTwin, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
 
 export type PolicySet = Readonly<Record<BundledSlot, LoopPolicy>>;
 
@@ -152,7 +153,7 @@ export interface StandTrial {
 export function standTrial(mujoco: Mujoco, policies: PolicySet, seed: number, seconds = 5): Promise<StandTrial> {
   return withPlant(mujoco, trialLayout(seed), seed, async (plant) => {
     const run = await runPolicyInTwin(plant, policies.stand, { seconds });
-    return { maxTilt: Math.max(run.maxTilt, tiltOf(run.end)), drift: Math.hypot(run.forward, run.left), fell: run.fell, seconds: run.seconds };
+    return { maxTilt: Math.max(run.maxTilt, trunkTilt(run.end)), drift: Math.hypot(run.forward, run.left), fell: run.fell, seconds: run.seconds };
   });
 }
 

@@ -6,6 +6,7 @@
  * does. Nothing here sends a joint target: the loop's safety stage does.
  */
 import { ControlLoop } from '../../../control/control-loop.js';
+import { trunkTilt } from '../../../control/fall.js';
 import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import { describeVerb } from '../../../control/skill.js';
 import { policySkill, type PolicyUntil } from '../../../control/skills/specs.js';
@@ -29,7 +30,7 @@ const KICK_SETTLE_MS = 1500;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
-const tilt = (w: TwinWorld): number => Math.acos(Math.min(1, Math.cos(w.trunk.roll) * Math.cos(w.trunk.pitch)));
+const tilt = (w: TwinWorld): number => trunkTilt(w.trunk);
 
 /**
  * Where a kick reaches, measured in the twin with the bundled kicks: the ball's centre 0.10–0.14 m
