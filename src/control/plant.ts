@@ -44,6 +44,17 @@ export interface SensorFrame {
   /** rad/s, one per joint. */
   readonly jointVel: Float64Array;
   readonly trunk?: TrunkPose;
+  /**
+   * What stands within stopping distance of the trunk, ahead and behind ('wall', 'sofa' …; null:
+   * clear), when the plant can tell (the twin knows its room; a real duck would need a range
+   * sensor). A walk ends when its way is blocked rather than walking the duck into it.
+   */
+  readonly proximity?: Proximity;
+}
+
+export interface Proximity {
+  readonly ahead: string | null;
+  readonly behind: string | null;
 }
 
 export interface Plant {

@@ -5,6 +5,7 @@
  * verb asks: after a distance along the heading it started with (walk), a yaw change (turn), or
  * its manifest's duration (a kick); a time limit ends it in any case, and the body reports what
  * was reached. A tick without a trunk pose cannot measure progress: it runs to the time limit.
+ * A walk also ends where the plant's proximity says its way is blocked (a wall ahead).
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,10 +34,19 @@ const Options = z
 
 const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
 
-/** How far a verb has got, from where it started: metres along the start heading, or radians turned. */
-function progress(start: TrunkPose, now: TrunkPose, kind: 'distance' | 'yaw'): number {
-  if (kind === 'yaw') return wrap(now.yaw - start.yaw);
-  return (now.x - start.x) * Math.cos(start.yaw) + (now.y - start.y) * Math.sin(start.yaw);
+/**
+ * How far a verb has got: metres along the heading it started with, or radians turned, summed
+ * tick by tick so a turn of 180° is not read as -180° when it gets there.
+ */
+function progressMeter(start: TrunkPose, kind: 'distance' | 'yaw'): (now: TrunkPose) => number {
+  let turned = 0;
+  let yaw = start.yaw;
+  return (now) => {
+    if (kind === 'distance') return (now.x - start.x) * Math.cos(start.yaw) + (now.y - start.y) * Math.sin(start.yaw);
+    turned += wrap(now.yaw - yaw);
+    yaw = now.yaw;
+    return turned;
+  };
 }
 
 /**
@@ -75,20 +85,22 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
   const obs = new Float32Array(m.obs_len);
   const targets = new Float64Array(m.home.length);
   let last: Float32Array = new Float32Array(m.action_len);
-  let start: TrunkPose | undefined;
+  let progress: ((now: TrunkPose) => number) | undefined;
   return {
     start(frame) {
-      start = frame.trunk;
+      progress = frame.trunk !== undefined && o.until.kind !== 'duration' ? progressMeter(frame.trunk, o.until.kind) : undefined;
     },
     async tick(frame, tMs) {
       const u = o.until;
       if (tMs >= o.timeoutMs) return 'done';
       if (u.kind === 'duration' && durationMs !== undefined && tMs >= durationMs) return 'done';
-      if (u.kind !== 'duration' && start !== undefined && frame.trunk !== undefined) {
+      if (u.kind !== 'duration' && progress !== undefined && frame.trunk !== undefined) {
         const goal = u.kind === 'yaw' ? u.rad : u.metres;
         // Progress the wrong way (a policy turning right when asked left) never counts as done.
-        if (progress(start, frame.trunk, u.kind) * Math.sign(goal) >= Math.abs(goal)) return 'done';
+        if (progress(frame.trunk) * Math.sign(goal) >= Math.abs(goal)) return 'done';
       }
+      // A walk whose way is blocked ends there; the body says by what (it senses the same).
+      if (u.kind === 'distance' && frame.proximity !== undefined && (u.metres >= 0 ? frame.proximity.ahead : frame.proximity.behind) !== null) return 'done';
       buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command: o.command, phase: phaseAt(m, tMs / 1000) }, obs);
       last = await policy.run(obs);
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);

@@ -93,6 +93,29 @@ describe('microduck:mujoco verbs, on open floor, by the bundled policies', () =>
     });
   }
 
+  it('a walk into a wall stops short of it, upright, says so; the duck can turn there and walk away', async () => {
+    // Facing the east wall (x = 5 m) from 0.8 m away; the ball well out of the way.
+    const body = await createMujocoBody({ seed: 7 }, { duck: { x: 4.2, y: 2, heading: 0 }, ball: { x: 1, y: 1 } });
+    try {
+      const walk = await body.perform({ verb: 'walk', args: { metres: 1.5 } });
+      assert.equal(walk.ok, false, walk.summary);
+      assert.match(walk.summary, /^stopped after 0\.\d\d m: blocked by the wall; /);
+      assert.equal(walk.data?.['blocked_by'], 'wall');
+      const duck = body.frame().state['duck'] as { x: number; tilt_deg: number };
+      assert.ok(duck.x > 4.6 && duck.x < 4.9, JSON.stringify(duck));
+      assert.ok(duck.tilt_deg < 30, JSON.stringify(duck));
+      const again = await body.perform({ verb: 'walk', args: { metres: 0.5 } });
+      assert.equal(again.data?.['blocked_by'], 'wall', again.summary);
+      const turn = await body.perform({ verb: 'turn', args: { degrees: 180 } });
+      assert.ok(Math.abs(Math.abs(Number(turn.data?.['turned_deg'])) - 180) <= 15, turn.summary);
+      const away = await body.perform({ verb: 'walk', args: { metres: 0.5 } });
+      assert.equal(away.ok, true, away.summary);
+      assert.ok((body.metrics()['tilt_deg'] ?? 90) < 30);
+    } finally {
+      await body.close();
+    }
+  });
+
   it('kick left moves a ball in front of the left foot, and success_when can measure it', async () => {
     const body = await createMujocoBody({ seed: 7 }, trialLayout(7, { forward: 0.12, left: 0.06 }));
     try {
@@ -160,8 +183,10 @@ describe('quackd policy', () => {
     });
   }
 
-  it('a duck that falls ends the run as a failure, saying so, instead of spending its budget (seed 1: it falls on its third walk across the room)', async () => {
-    const r = await quackd(['run', 'find-and-kick', '--robot', 'microduck:mujoco', '--seed', '1'], { env: { QUACKD_HOME: tempDir('quackd-home-') } });
+  it('a duck that falls ends the run as a failure, saying so, instead of spending its budget (servos too weak to hold it: kp 0.1)', async () => {
+    const home = tempDir('quackd-home-');
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  weak:\n    body: microduck:mujoco\n    kp: 0.1\n');
+    const r = await quackd(['run', 'find-and-kick', '--robot', 'weak', '--seed', '7'], { env: { QUACKD_HOME: home } });
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /failed — fell/);
     assert.match(r.stdout, /^FAIL failure — I fell: /m);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Json } from '../../../control/module-spec.js';
 import type { Plant } from '../../../control/plant.js';
 import { openMujocoPlant } from './plant.js';
+import { proximityOf } from './proximity.js';
 
 const Point = z.object({ x: z.number(), y: z.number() }).strict();
 const Options = z
@@ -24,6 +25,8 @@ export const TwinWorldSchema = z.object({
   trunk: z.object({ x: z.number(), y: z.number(), z: z.number(), roll: z.number(), pitch: z.number(), yaw: z.number() }),
   ball: z.object({ x: z.number(), y: z.number(), z: z.number() }),
   sees: z.object({ bearing: z.number(), distance: z.number() }).nullable(),
+  /** What stands within stopping distance ahead and behind (plant.ts Proximity). */
+  proximity: z.object({ ahead: z.string().nullable(), behind: z.string().nullable() }),
 });
 export type TwinWorld = z.infer<typeof TwinWorldSchema>;
 
@@ -32,7 +35,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const plant = await openMujocoPlant({ seed, ...(kp !== undefined ? { kp } : {}), ...(layout !== undefined ? { layout } : {}) });
   const sense = (): TwinWorld => {
     const seen = plant.seesBall();
-    return { t: plant.time(), trunk: { ...plant.trunk() }, ball: { ...plant.ball() }, sees: seen === undefined ? null : { ...seen } };
+    const trunk = plant.trunk();
+    return { t: plant.time(), trunk: { ...trunk }, ball: { ...plant.ball() }, sees: seen === undefined ? null : { ...seen }, proximity: { ...proximityOf(trunk) } };
   };
   // The plant itself, with sense() beside its own calls: only the safety stage sends it targets.
   return Object.assign(plant, { sense });

@@ -14,6 +14,7 @@ import { bundledPolicyDir } from '../../../policy/bundled.js';
 import type { Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { turnedDeg } from '../heading.js';
 import { describeBearing, type Sim2dLayout } from '../sim2d/sim2d-body.js';
 import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
 import { mujocoSettings } from './settings.js';
@@ -133,6 +134,9 @@ export class MujocoBody implements Body {
     const failed = this.failed(result, what, after);
     if (failed !== undefined) return failed;
     const short = Math.abs(along) < Math.abs(metres) * 0.8;
+    // The policy skill ends a walk whose way is blocked; sim2d words it the same way.
+    const blockedBy = short ? (metres >= 0 ? after.proximity.ahead : after.proximity.behind) : null;
+    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...this.viewData(after) } };
     return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}; ${this.view(after)}`, data: { walked_m: round2(along), ...this.viewData(after) } };
   }
 
@@ -140,7 +144,7 @@ export class MujocoBody implements Body {
     const rad = (degrees * Math.PI) / 180;
     const timeoutMs = (Math.abs(rad) / TURN_RATE) * 2500 + 2000;
     const { before, after, result } = await this.drive('turn', { vx: 0, vy: 0, vyaw: Math.sign(rad) * TURN_RATE }, { kind: 'yaw', rad }, timeoutMs);
-    const turned = deg(Math.atan2(Math.sin(after.trunk.yaw - before.trunk.yaw), Math.cos(after.trunk.yaw - before.trunk.yaw)));
+    const turned = turnedDeg(before.trunk.yaw, after.trunk.yaw, rad);
     const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'}`;
     const failed = this.failed(result, what, after);
     if (failed !== undefined) return failed;

@@ -15,6 +15,7 @@ import { DUCK_JOINTS, JOINT_MAX_VELOCITY } from './duck-spec.js';
 import { eulerFromQuat, gravityInFrame, quatFromEuler, type Quat } from './pose.js';
 import { ROOM_NAMES, livingRoomMjcf } from './room-mjcf.js';
 import { lowestPoint } from './clearance.js';
+import { proximityOf } from './proximity.js';
 import { loadMujoco, type MjSim, type Mujoco } from './wasm.js';
 
 export interface MujocoPlantOptions {
@@ -108,12 +109,14 @@ export class MujocoPlant implements Plant {
     const imu = sensorQuat(sensors, ids.orientation);
     const values = [...jointPos, ...jointVel, ...gyro, ...imu];
     if (!values.every(Number.isFinite)) return undefined;
+    const trunk = this.trunk();
     return {
       gyro: [gyro[0] ?? 0, gyro[1] ?? 0, gyro[2] ?? 0],
       gravity: gravityInFrame(imu),
       jointPos,
       jointVel,
-      trunk: this.trunk(),
+      trunk,
+      proximity: proximityOf(trunk),
     };
   }
 
