@@ -13,6 +13,12 @@ export interface RuntimeEvents {
   'body:close': { readonly robot: string; readonly key: BodyKey };
   'run:start': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string };
   'run:end': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly outcome: Outcome };
+  /** A verb's result in a run (a step, or an LLM-call verb such as remember: step absent). */
+  'run:step': { readonly robot: string; readonly runId: string; readonly step?: number; readonly verb: string; readonly label: string; readonly ok: boolean; readonly summary: string };
+  /** A confirmation gate opened (`waiting`) or was answered; `allowed` and `how` once answered. */
+  'run:gate': { readonly robot: string; readonly runId: string; readonly question: string; readonly verb: string; readonly state: 'waiting' | 'answered'; readonly allowed?: boolean; readonly how?: string };
+  /** A run saved something to its body's memory (a note it remembered, the episode at its end). */
+  'memory:saved': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly kind: 'note' | 'episode'; readonly id?: string };
   /** A control loop's health, pushed by its worker every second or so, on a fall, and when it closes. */
   'control:stats': { readonly robot: string; readonly stats: ControlStats };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */

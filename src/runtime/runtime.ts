@@ -14,6 +14,7 @@ import { runMemoryFor } from '../memory/open-run-memory.js';
 import { openMemoryStore, type MemoryStore } from '../memory/store.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
+import type { TranscriptEvent } from '../transcript/events.js';
 import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
@@ -108,6 +109,10 @@ export class Runtime {
         transcriptsDir: this.config.transcriptsDir,
         ...(memory !== undefined ? { memory } : {}),
         lease: () => claim.open(req.seed),
+        onEvent: (event) => {
+          this.announce(robot, runId, event);
+          rest.onEvent?.(event);
+        },
         onStart: (info) => {
           runId = info.runId;
           this.events.emit('run:start', { robot: robot.name, key: robot.key, runId, duck: req.duck.name });
@@ -119,6 +124,18 @@ export class Runtime {
     } finally {
       // The run ended its lease itself (src/run/start-run.ts settle); this frees a claim it never used.
       claim.cancel();
+    }
+  }
+
+  /** What a run's transcript says, as the bus's events: steps, answered gates, memory saved. */
+  private announce(robot: Robot, runId: string, event: TranscriptEvent): void {
+    if (event.type === 'verb_result') {
+      this.events.emit('run:step', { robot: robot.name, runId, ...(event.step !== undefined ? { step: event.step } : {}), verb: event.verb, label: event.label, ok: event.ok, summary: event.summary });
+    } else if (event.type === 'gate') {
+      this.events.emit('run:gate', { robot: robot.name, runId, question: event.label, verb: event.verb, state: 'answered', allowed: event.allowed, how: event.how });
+    } else if (event.type === 'memory' && event.detail['saved'] === true && (event.action === 'remember' || event.action === 'episode')) {
+      const id = event.detail['id'];
+      this.events.emit('memory:saved', { robot: robot.name, key: robot.key, runId, kind: event.action === 'remember' ? 'note' : 'episode', ...(typeof id === 'string' ? { id } : {}) });
     }
   }
 

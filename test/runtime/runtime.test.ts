@@ -67,6 +67,22 @@ describe('the runtime', { skip: missingTools() }, () => {
     assert.equal(hello.robot, 'microduck:jsonrpc');
   });
 
+  it("puts a run's steps, answered gates and saved memory on the event bus, named by robot and run", async () => {
+    const seen: string[] = [];
+    const offs = [
+      runtime.events.on('run:step', (e) => e.robot === 'den' && seen.push(`step ${e.step ?? '-'} ${e.verb} ${e.ok ? 'ok' : 'no'}`)),
+      runtime.events.on('run:gate', (e) => e.robot === 'den' && seen.push(`gate ${e.verb} ${e.state} ${String(e.allowed)}`)),
+      runtime.events.on('memory:saved', (e) => e.robot === 'den' && seen.push(`saved ${e.kind} ${e.key}`)),
+    ];
+    try {
+      const report = await run('den', duck('verbs: [quack, kick]\nconfirm: [kick]'), scripted([[{ name: 'quack', args: {} }], [{ name: 'kick', args: { foot: 'left' } }], [{ name: 'declare_success', args: { reason: 'done' } }]]));
+      assert.equal(report.outcome.status, 'success', report.outcome.reason);
+      assert.deepEqual(seen, ['step 1 quack ok', 'gate kick answered false', 'saved episode microduck:sim2d']);
+    } finally {
+      for (const off of offs) off();
+    }
+  });
+
   it('refuses a second run on a robot that is running one, and takes it once the first ends', async () => {
     const abort = new AbortController();
     const first = run('hall', duck('verbs: [quack]'), scripted(['hang']), abort.signal);

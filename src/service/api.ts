@@ -1,0 +1,69 @@
+/**
+ * What the running service offers its front doors (the control socket the CLI talks to over SSH,
+ * MQTT, later MCP): the fleet's status, runs on request, an emergency stop, gates a person answers,
+ * health. A front door holds a ServiceApi and the event bus; it never opens a body, a store or a
+ * transcript itself (the runtime does), and nothing it does may make the control loop or a run
+ * wait on it.
+ */
+import type { BodyKey } from '../bodies/body.js';
+import type { RunReport } from '../run/start-run.js';
+import type { EventBus } from '../runtime/events.js';
+import type { Outcome } from '../transcript/events.js';
+
+export type RobotActivity = 'idle' | 'running' | 'stopping' | 'fallen' | 'offline';
+
+/** One robot as a dashboard shows it; every field is what the service last heard, never polled. */
+export interface RobotStatus {
+  readonly robot: string;
+  readonly key: BodyKey;
+  readonly activity: RobotActivity;
+  /** The run under way: its id, duck, the step it is on, when it started (ISO). */
+  readonly run?: { readonly runId: string; readonly duck: string; readonly step: number; readonly startedAt: string };
+  /** A confirmation gate waiting for a person: the step line it asks about, since when (ISO). */
+  readonly gate?: { readonly question: string; readonly verb: string; readonly since: string };
+  readonly lastOutcome?: Outcome & { readonly runId: string; readonly duck: string; readonly endedAt: string };
+  /** The control loop's last published health, for bodies that have one. */
+  readonly loop?: { readonly hz: number; readonly periodMs: number; readonly missed: number; readonly overruns: number; readonly state: string };
+  /** What the body last reported of itself (battery, torque, link), when it reports such things. */
+  readonly battery_v?: number;
+  readonly torque?: boolean;
+  readonly link?: 'ok' | 'lost';
+}
+
+/** One line of `quackd health` (src/health): `loop  ok  50.0 of 50 Hz · 0 missed`. */
+export interface HealthLine {
+  readonly check: string;
+  readonly status: 'ok' | 'warn' | 'fail';
+  readonly detail: string;
+}
+
+export interface RunOnRequest {
+  /** A starter's name, a duck in the user's ducks folder, or a path the service can read. */
+  readonly duck: string;
+  readonly seed?: number;
+  /** Gates: asked of whoever answers (`answerGate`, from MQTT or the CLI) until the timeout, then "not confirmed". */
+  readonly gateTimeoutMs?: number;
+  readonly dryRun?: boolean;
+}
+
+export interface StartedRun {
+  readonly runId: string;
+  readonly transcriptPath: string;
+  /** Settles with the run's report; never rejects (an error is an `error` outcome). */
+  readonly done: Promise<RunReport>;
+}
+
+export interface ServiceApi {
+  readonly events: EventBus;
+  /** Every member of the fleet, in the config's order. */
+  robots(): readonly RobotStatus[];
+  /** Throws UnknownRobot (src/runtime/fleet.ts) for a name that is neither a member nor a key. */
+  status(robot: string): RobotStatus;
+  /** Starts a run; resolves once its transcript exists. Throws RobotBusy, UnknownRobot, or an InputError for a bad duck. */
+  run(robot: string, request: RunOnRequest): Promise<StartedRun>;
+  /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named. */
+  stop(robot?: string): Promise<void>;
+  /** Answers the gate waiting on `robot`; false when none is waiting (or it is about another verb). */
+  answerGate(robot: string, answer: boolean, verb?: string): boolean;
+  health(): Promise<readonly HealthLine[]>;
+}
