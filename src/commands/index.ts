@@ -17,5 +17,6 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   bodies: { summary: 'list the bodies quackd can drive (adapter:backend)', load: async () => (await import('./bodies.js')).bodiesCommand },
   config: { summary: 'check the config file and show the effective settings and where each came from', load: async () => (await import('./config.js')).configCommand },
   policy: { summary: "list a robot's skill policies (walk, turn, stand, kicks) and swap one between runs", load: async () => (await import('./policy.js')).policyCommand },
+  health: { summary: 'check the config, policies, ONNX runtime and memory store: one line each, exit 1 when one fails', load: async () => (await import('./health.js')).healthCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
 };

@@ -4,7 +4,7 @@
  * process shows: the exit code the shell sees, the streams, the version, a whole run end to end.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
@@ -37,5 +37,14 @@ describe('the quackd bin', () => {
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /^quackd: no duck named "no-such-duck".*\n$/);
+  });
+
+  it('health: a failing check is exit 1 for the shell, and the process ends with onnxruntime and its sessions loaded', async () => {
+    const home = tempDir('quackd-bin-');
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  twin:\n    body: microduck:mujoco\n    policies:\n      walk: ${join(home, 'nowhere')}\n`);
+    const r = await runCli(['health', '--robot', 'twin'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^policies +fail +walk: .*nowhere: no such policy folder/m);
+    assert.match(r.stdout, /^policy runtime +ok +onnxruntime-node /m);
   });
 });

@@ -1,0 +1,58 @@
+/**
+ * `quackd health`: one line per check (src/health), `name  ok|warn|fail  detail`, and exit 1 when
+ * one fails, so a script or a watchdog can act on it. Looks only: moves nothing, writes nothing.
+ */
+import { parseFlags } from '../cli/args.js';
+import { EXIT, UsageError } from '../cli/errors.js';
+import { fitLine } from '../cli/fit.js';
+import type { Invocation } from '../cli/invocation.js';
+import { printable, type Output } from '../cli/output.js';
+import { dataDir, memoryDir } from '../config/paths.js';
+import type { HealthResult, HealthStatus } from '../health/check.js';
+import { HEALTH_CHECKS } from '../health/checks.js';
+import { healthy, runChecks } from '../health/run-checks.js';
+import { loadHealthSetup } from '../health/setup.js';
+import type { Command } from './command.js';
+
+const help = `usage: quackd health [--robot NAME|KEY] [--json]
+
+Checks what a run of the robot needs, one line each: the config file and the robot, which ONNX
+runtime runs its policies (native or WebAssembly), that every policy slot loads, that the memory
+store opens (and how much it holds), and whether the service runs. Each says ok, warn or fail;
+exit 0 when nothing fails (a warning fails nothing), 1 when a check fails. Changes nothing.
+
+options:
+  --robot NAME   a robot of the fleet or a body key (default microduck:sim2d, as for a run)
+  --json         one JSON array of {check, status, detail}
+
+examples:
+  quackd health
+  quackd health --robot kitchen-duck --json`;
+
+function paint(io: Output, status: HealthStatus, text: string): string {
+  return status === 'ok' ? io.green(text) : status === 'warn' ? io.yellow(text) : io.red(text);
+}
+
+function print(io: Output, results: readonly HealthResult[]): void {
+  const nameWidth = Math.max(...results.map((r) => r.check.length));
+  const statusWidth = Math.max(...results.map((r) => r.status.length));
+  for (const r of results) {
+    // Padded before colouring: colour codes take no room on screen.
+    const line = `${r.check.padEnd(nameWidth)}  ${paint(io, r.status, r.status.padEnd(statusWidth))}  ${printable(r.detail)}`;
+    io.line(fitLine(line, io.width(), nameWidth + statusWidth + 4));
+  }
+}
+
+export const healthCommand: Command = {
+  name: 'health',
+  help,
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
+    const { flags, positionals } = parseFlags('health', argv, { robot: { type: 'string' }, json: { type: 'boolean' } });
+    if (positionals.length > 0) throw new UsageError(`health: unexpected argument "${positionals[0] ?? ''}"`, "see 'quackd health --help'");
+    const setup = await loadHealthSetup(env, flags.robot);
+    const results = await runChecks(HEALTH_CHECKS, { setup, dataDir: dataDir(env), memoryDir: memoryDir(undefined, env) });
+    if (flags.json === true) io.line(JSON.stringify(results.map(({ check, status, detail }) => ({ check, status, detail }))));
+    else print(io, results);
+    return healthy(results) ? EXIT.ok : EXIT.failure;
+  },
+};

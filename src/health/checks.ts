@@ -1,0 +1,13 @@
+/**
+ * The checks `quackd health` runs, in the order it prints them. A check source added later (the
+ * running service's loop, link, battery and broker) is more entries here; the command and the
+ * runner do not change.
+ */
+import type { HealthCheck } from './check.js';
+import { configCheck } from './config.js';
+import { policiesCheck } from './policies.js';
+import { policyRuntimeCheck } from './policy-runtime.js';
+import { serviceCheck } from './service.js';
+import { storeCheck } from './store.js';
+
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, policyRuntimeCheck, policiesCheck, storeCheck, serviceCheck];

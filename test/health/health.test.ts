@@ -1,0 +1,168 @@
+/**
+ * `quackd health`, in-process with a temp QUACKD_HOME: one aligned line per check, exit 1 only
+ * when one fails; a broken policy slot and a damaged store each fail in one line naming what is
+ * wrong; `--json` for scripts. Where onnxruntime-node cannot load, the runtime line says
+ * WebAssembly (in a child: the runtime is imported once per process, and the hook that makes
+ * the native import fail must be in place before it).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+import { bundledPolicyDir } from '../../src/policy/bundled.js';
+import { DATA_FILE } from '../../src/memory/store.js';
+import { childEnv } from '../helpers/cli.js';
+import { quackd } from '../helpers/quackd.js';
+import { tempDir } from '../helpers/tmp.js';
+import { zeroRange } from '../memory/damage.js';
+import { policyFolder } from '../policy/policy-folders.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CHECKS = ['config', 'policy runtime', 'policies', 'store', 'service'];
+
+interface Row {
+  readonly check: string;
+  readonly status: string;
+  readonly detail: string;
+}
+
+/** The printed lines, split on the columns the command aligns. */
+function rows(stdout: string): Row[] {
+  const lines = stdout.trimEnd().split('\n');
+  const statusAt = lines.map((l) => l.search(/ {2}(ok|warn|fail) /) + 2);
+  assert.equal(new Set(statusAt).size, 1, `statuses in one column:\n${stdout}`);
+  const at = statusAt[0] ?? 0;
+  return lines.map((l) => {
+    const m = /^(ok|warn|fail) +(.*)$/.exec(l.slice(at));
+    assert.ok(m !== null, l);
+    return { check: l.slice(0, at).trim(), status: m[1] ?? '', detail: m[2] ?? '' };
+  });
+}
+
+const byName = (rs: readonly Row[], name: string): Row => {
+  const r = rs.find((x) => x.check === name);
+  assert.ok(r !== undefined, `no ${name} line`);
+  return r;
+};
+
+function home(config?: string): { env: NodeJS.ProcessEnv; dir: string } {
+  const dir = tempDir('quackd-health-');
+  if (config !== undefined) writeFileSync(join(dir, 'config.yaml'), config);
+  return { env: { QUACKD_HOME: dir }, dir };
+}
+
+describe('quackd health', () => {
+  it('a fresh home is healthy: every check ok but the service, which is not running (a warning, exit 0)', async () => {
+    const { env } = home();
+    for (const robot of ['microduck:sim2d', 'microduck:mujoco']) {
+      const r = await quackd(['health', '--robot', robot], { env });
+      assert.equal(r.code, 0, r.stderr);
+      const rs = rows(r.stdout);
+      assert.deepEqual(rs.map((x) => x.check), CHECKS);
+      assert.deepEqual(rs.map((x) => x.status), ['ok', 'ok', 'ok', 'ok', 'warn']);
+      assert.match(byName(rs, 'config').detail, new RegExp(`config\\.yaml \\(absent: built-in defaults\\) · robot ${robot}$`));
+      assert.match(byName(rs, 'store').detail, /^none yet in .*memory: the first run creates it$/);
+      assert.equal(byName(rs, 'service').detail, 'not running');
+    }
+    // A robot that runs policies: the runtime is loaded and named; every bundled slot loads.
+    const twin = rows((await quackd(['health', '--robot', 'microduck:mujoco'], { env })).stdout);
+    assert.match(byName(twin, 'policy runtime').detail, /^onnxruntime-node 1\.\d+\.\d+ \(native\)$/);
+    assert.equal(byName(twin, 'policies').detail, 'all 5 slots load (5 bundled)');
+    // The simulator runs none: nothing to load, and it says so rather than loading onnxruntime.
+    const sim = rows((await quackd(['health'], { env })).stdout);
+    assert.equal(byName(sim, 'policy runtime').detail, 'none needed: microduck:sim2d runs no policies');
+  });
+
+  it('counts what the robot remembers, and changes nothing in the store', async () => {
+    const { env, dir } = home();
+    assert.equal((await quackd(['memory', 'add', 'the charger is under the desk'], { env })).code, 0);
+    assert.equal((await quackd(['run', 'hello-world'], { env })).code, 0);
+    const before = readFileSync(join(dir, 'memory', DATA_FILE));
+    const r = await quackd(['health'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(byName(rows(r.stdout), 'store').detail, /^1 note, 1 episode for microduck:sim2d · .*memory$/);
+    assert.deepEqual(readFileSync(join(dir, 'memory', DATA_FILE)), before);
+  });
+
+  it('a broken policy slot fails, naming the slot and why in one line, and exits 1', async () => {
+    const manifest = JSON.parse(readFileSync(join(bundledPolicyDir('walk'), 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    const walk = policyFolder('walk', { ...manifest, obs_len: 61 });
+    const { env } = home(`robots:\n  twin:\n    body: microduck:mujoco\n    policies:\n      walk: ${walk}\n`);
+    const r = await quackd(['health', '--robot', 'twin'], { env });
+    assert.equal(r.code, 1, r.stderr);
+    const rs = rows(r.stdout);
+    assert.equal(rs.length, CHECKS.length);
+    const policies = byName(rs, 'policies');
+    assert.equal(policies.status, 'fail');
+    assert.match(policies.detail, /^walk: .*policy\.onnx takes 53 inputs but manifest\.json says obs_len 61/);
+    // The other slots and checks still report.
+    assert.equal(byName(rs, 'config').status, 'ok');
+    assert.match(byName(rs, 'config').detail, /robot twin \(microduck:mujoco\)$/);
+    assert.equal(byName(rs, 'policy runtime').status, 'ok');
+  });
+
+  it('a damaged store fails in one line, exit 1, with no crash', async () => {
+    const { env, dir } = home();
+    assert.equal((await quackd(['memory', 'add', 'the ball rolls under the sofa'], { env })).code, 0);
+    zeroRange(join(dir, 'memory', DATA_FILE), 24, 32);
+    const r = await quackd(['health'], { env });
+    assert.equal(r.code, 1, r.stderr);
+    const rs = rows(r.stdout);
+    assert.equal(rs.length, CHECKS.length);
+    const store = byName(rs, 'store');
+    assert.equal(store.status, 'fail');
+    assert.match(store.detail, /^memory store in .*memory: the data file is not an LMDB database \(meta page 0: no LMDB magic number\)$/);
+  });
+
+  it('a config file that does not parse fails the config check with its line; what needs the robot is not checked', async () => {
+    const { env } = home('robots:\n  twin: [\n');
+    const r = await quackd(['health', '--robot', 'twin'], { env });
+    assert.equal(r.code, 1, r.stderr);
+    const rs = rows(r.stdout);
+    assert.equal(byName(rs, 'config').status, 'fail');
+    assert.match(byName(rs, 'config').detail, /config\.yaml:3: /);
+    assert.deepEqual(byName(rs, 'policies'), { check: 'policies', status: 'warn', detail: 'not checked: the config does not load' });
+    assert.equal(byName(rs, 'store').status, 'ok');
+  });
+
+  it('--json: an array of {check, status, detail}, the same checks in the same order', async () => {
+    const { env } = home();
+    const r = await quackd(['health', '--json', '--robot', 'microduck:mujoco'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const list = JSON.parse(r.stdout) as Record<string, unknown>[];
+    assert.deepEqual(list.map((x) => x['check']), CHECKS);
+    for (const x of list) {
+      assert.deepEqual(Object.keys(x).sort(), ['check', 'detail', 'status']);
+      assert.ok(['ok', 'warn', 'fail'].includes(String(x['status'])));
+      assert.equal(typeof x['detail'], 'string');
+    }
+  });
+
+  it('an unknown robot or a stray argument is a one-line usage error (exit 2); --help lists health', async () => {
+    const { env } = home('robots:\n  kitchen-duck:\n    body: microduck:sim2d\n');
+    const typo = await quackd(['health', '--robot', 'kitchen-dcuk'], { env });
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /^quackd: --robot: unknown robot "kitchen-dcuk" \(did you mean "kitchen-duck"\?\)/);
+    assert.equal(typo.stderr.trim().split('\n').length, 1);
+    assert.equal((await quackd(['health', 'now'], { env })).code, 2);
+    assert.match((await quackd(['--help'])).stdout, /^ {2}health +check /m);
+    assert.match((await quackd(['health', '--help'])).stdout, /usage: quackd health \[--robot NAME\|KEY\] \[--json\]/);
+  });
+
+  it('where onnxruntime-node cannot load, the runtime line says WebAssembly and why; the policies load on it', async () => {
+    const { env } = home();
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './test/policy/fixtures/no-onnxruntime-node.mjs', 'src/main.ts', 'health', '--robot', 'microduck:mujoco', '--json'], {
+      cwd: ROOT,
+      env: childEnv({ ...env, NO_COLOR: '1', QUACKD_LOG_JSON: '1' }),
+      timeout: 60_000,
+    });
+    const list = JSON.parse(stdout) as Row[];
+    const runtime = list.find((x) => x.check === 'policy runtime');
+    assert.equal(runtime?.status, 'ok');
+    assert.match(runtime.detail, /^onnxruntime-web 1\.\d+\.\d+ \(WebAssembly: onnxruntime-node cannot load here \(onnxruntime_binding\.node: cannot open shared object file \(simulated by the test\)\)\)$/);
+    assert.deepEqual(list.find((x) => x.check === 'policies'), { check: 'policies', status: 'ok', detail: 'all 5 slots load (5 bundled)' });
+  });
+});
