@@ -9,7 +9,7 @@ import { printable } from '../cli/output.js';
 import { loadConfigFile } from '../config/file.js';
 import { dataDir } from '../config/paths.js';
 import { PolicyError } from '../policy/errors.js';
-import { PolicySlotsSchema, SLOTS, isSlot, recordSlot, resolveSlots, type PolicySlots, type Slot } from '../policy/slots.js';
+import { SLOTS, isSlot, recordSlot, robotSlots, type Slot } from '../policy/slots.js';
 import { Fleet, type Robot } from '../runtime/fleet.js';
 import { listBodies } from '../bodies/index.js';
 import { didYouMean } from '../text/suggest.js';
@@ -56,12 +56,6 @@ function robotOf(fleet: Fleet, flag: string | undefined): Robot {
   return robot;
 }
 
-/** The robot's `policies:` (its body's schema checked them when the config file was read). */
-function configured(robot: Robot): PolicySlots | undefined {
-  const parsed = PolicySlotsSchema.optional().safeParse(robot.settings['policies']);
-  return parsed.success ? parsed.data : undefined;
-}
-
 async function check(dir: string): Promise<{ ok: true; summary: string; runtime: string } | { ok: false; problem: string }> {
   const { loadPolicy } = await import('../policy/load.js');
   try {
@@ -86,7 +80,7 @@ export const policyCommand: Command = {
     if (sub === 'list') {
       if (slot !== undefined) throw new UsageError(`policy list: unexpected argument "${slot}"`);
       const robot = robotOf(fleet, flags.robot);
-      const slots = resolveSlots(robot.name, configured(robot), home);
+      const slots = robotSlots(robot, home);
       const rows = await Promise.all(SLOTS.map(async (s) => ({ slot: s, ...slots[s], ...(await check(slots[s].dir)) })));
       if (flags.json === true) {
         io.line(JSON.stringify(rows));
@@ -108,7 +102,7 @@ export const policyCommand: Command = {
       const robot = robotOf(fleet, flags.robot);
       if (dir !== undefined) await refuseUnfit(slot, dir);
       recordSlot(home, robot.name, slot, dir);
-      const now = resolveSlots(robot.name, configured(robot), home)[slot];
+      const now = robotSlots(robot, home)[slot];
       io.line(`${robot.name} ${slot}: ${printable(now.dir)} (${now.from}); its next run uses it`);
       return EXIT.ok;
     }

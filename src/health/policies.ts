@@ -3,7 +3,7 @@
  * as a run loads it (src/policy/load.ts). A broken slot names itself and says why in one line.
  */
 import { PolicyError } from '../policy/errors.js';
-import { PolicySlotsSchema, SLOTS, resolveSlots, type Slot, type SlotChoice } from '../policy/slots.js';
+import { SLOTS, robotSlots, type Slot, type SlotChoice } from '../policy/slots.js';
 import { QuackdError } from '../errors.js';
 import { fail, forRobot, ok, type HealthCheck } from './check.js';
 
@@ -31,11 +31,9 @@ export const policiesCheck: HealthCheck = {
   run: (ctx) =>
     forRobot(ctx, async (robot) => {
       if (robot.entry.policies !== true) return ok(`none: ${robot.key} runs no policies`);
-      // The body's schema checked `policies:` when the config file was read.
-      const configured = PolicySlotsSchema.optional().safeParse(robot.settings['policies']);
       let slots: Readonly<Record<Slot, SlotChoice>>;
       try {
-        slots = resolveSlots(robot.name, configured.success ? configured.data : undefined, ctx.dataDir);
+        slots = robotSlots(robot, ctx.dataDir);
       } catch (err) {
         // policy-slots.json (what `quackd policy load` recorded) is unreadable or malformed.
         if (err instanceof QuackdError) return fail(err.message);

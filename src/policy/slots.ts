@@ -83,3 +83,9 @@ export function recordSlot(dataDir: string, robot: string, slot: Slot, dir: stri
   writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
 }
+
+/** A robot's slots: its config's `policies:` (its body's schema checked them when the file was read) under what was loaded. */
+export function robotSlots(robot: { readonly name: string; readonly settings: Readonly<Record<string, unknown>> }, dataDir: string): Readonly<Record<Slot, SlotChoice>> {
+  const configured = PolicySlotsSchema.optional().safeParse(robot.settings['policies']);
+  return resolveSlots(robot.name, configured.success ? configured.data : undefined, dataDir);
+}

@@ -19,12 +19,11 @@ import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
 import { Fleet, type Robot, type RobotsSection } from './fleet.js';
-import { PolicySlotsSchema, SLOTS, resolveSlots } from '../policy/slots.js';
+import { SLOTS, robotSlots } from '../policy/slots.js';
 
 /** Each slot's folder for a robot: bundled, its config's `policies:`, or what `quackd policy load` recorded. */
 function policyDirs(robot: Robot, dataDir: string): Record<string, string> {
-  const configured = PolicySlotsSchema.optional().safeParse(robot.settings['policies']);
-  const slots = resolveSlots(robot.name, configured.success ? configured.data : undefined, dataDir);
+  const slots = robotSlots(robot, dataDir);
   return Object.fromEntries(SLOTS.map((s) => [s, slots[s].dir]));
 }
 
