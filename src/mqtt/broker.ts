@@ -26,6 +26,8 @@ export async function startEmbeddedBroker(host: string, port: number): Promise<E
   const aedes = await Aedes.createBroker();
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
+    // Commands are small packets: no Nagle delay on a stop.
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     aedes.handle(socket);

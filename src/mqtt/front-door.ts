@@ -224,6 +224,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     const c = connect(url, clientOptions);
     client = c;
     c.on('connect', () => {
+      // A stop command must not sit out Nagle's 40 ms: commands and answers are small packets.
+      (c.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
       failures = 0;
       setState('online');
       const filters = [topics.robotSetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
