@@ -35,11 +35,13 @@ export class Coalescer<T> {
     this.timers.set(key, timer);
   }
 
-  /** Drops what is held back (at stop: the offline state replaces it). */
-  clear(): void {
+  /** Delivers what is held back now (a reconnect republishes the newest, not the last sent). */
+  flush(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    const pending = [...this.pending];
     this.pending.clear();
+    for (const [key, value] of pending) this.fire(key, value);
   }
 
   private fire(key: string, value: T): void {

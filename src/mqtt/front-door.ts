@@ -234,6 +234,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       c.subscribe(filters, { qos: 1 }, (err) => {
         if (err !== undefined && err !== null && !stopping) log.warn({ err }, 'MQTT subscribe failed: commands will not arrive until the next reconnect');
       });
+      states.flush();
       publisher.connected(c);
     });
     c.on('close', () => {
@@ -304,7 +305,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       clearTimeout(retry);
       clearInterval(health);
       for (const off of listeners.splice(0)) off();
-      states.clear();
+      states.flush();
       const c = client;
       if (c !== undefined) {
         for (const name of robots.keys()) publisher.retain(topics.robotAvailability(name), 'offline');
