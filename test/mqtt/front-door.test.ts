@@ -34,6 +34,11 @@ async function rig(section: Exclude<MqttSection, boolean> = {}, options: MqttDoo
   return { base, api, door };
 }
 
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ok());
+}
+
 const json = (payload: string) => JSON.parse(payload) as Record<string, unknown>;
 
 describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
@@ -181,6 +186,34 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
     const sent = w.messages.length - before;
     assert.ok(sent <= 5, `201 changes in a burst gave ${sent} state messages`);
     assert.equal(w.messages.at(-1), last);
+  });
+
+  test('a robot gone from the fleet: the next start clears its discovery and state (HA removes it)', async () => {
+    const base = `qt${process.pid}_${++bases}`;
+    const prefix = `ha_${base}`;
+    const start = async (fleet: { robot: string; key: 'microduck:sim2d' | 'microduck:jsonrpc' }[]) => {
+      const settings = resolveMqttSettings({ url: broker.url, base_topic: base, homeassistant: { discovery_prefix: prefix } }, '/');
+      assert.ok(settings !== undefined);
+      const door = createMqttFrontDoor(settings, new ServiceDouble(fleet));
+      after(() => door.stop());
+      await door.start();
+      return door;
+    };
+    const first = await start([
+      { robot: 'kitchen', key: 'microduck:sim2d' },
+      { robot: 'hall', key: 'microduck:jsonrpc' },
+    ]);
+    const seen = await watch(broker.url, [`${prefix}/switch/+/+/config`]);
+    await seen.waitFor((m) => m.payload !== '', 'the hall torque switch');
+    await first.stop();
+    const second = await start([{ robot: 'kitchen', key: 'microduck:sim2d' }]);
+    await seen.waitFor((m) => m.payload === '', 'the hall switch cleared');
+    await until(() => second.status().queued === 0);
+    const late = await watch(broker.url, [`${prefix}/#`, `${base}/+/state`]);
+    await late.waitFor((m) => m.topic === `${base}/kitchen/state`, 'kitchen state');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(late.messages.filter((m) => m.topic.includes('hall')), []);
+    assert.ok(late.messages.some((m) => m.topic === `${prefix}/sensor/${base}_kitchen/activity/config`));
   });
 
   test('stop publishes offline for the bridge and every robot, retained', async () => {
