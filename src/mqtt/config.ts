@@ -31,8 +31,16 @@ const HomeAssistantSchema = z
   })
   .strict();
 
+/**
+ * `false`/`true` as a section is short for `{ enabled: … }`. (A union of a boolean and an object
+ * would report "Invalid input" for any mistake inside the object, not the field at fault.)
+ */
+const onOff = (v: unknown) => (typeof v === 'boolean' ? { enabled: v } : v);
+
 const MqttObjectSchema = z
   .object({
+    /** false turns MQTT off (`mqtt: false` says the same). */
+    enabled: z.boolean().optional(),
     /** mqtt://host:1883 or mqtts://host:8883; absent: the embedded broker. */
     url: z.url({ protocol: /^mqtts?$/, error: 'expected an mqtt:// or mqtts:// URL' }).optional(),
     /** The embedded broker's port on 127.0.0.1 (ignored with a url). */
@@ -46,7 +54,7 @@ const MqttObjectSchema = z
     /** MQTT protocol version: 5 (default with a url) or 4 (3.1.1; the embedded broker speaks only 4). */
     version: z.union([z.literal(4), z.literal(5)]).optional(),
     client_id: z.string().min(1).max(128).optional(),
-    homeassistant: z.union([z.boolean(), HomeAssistantSchema]).optional(),
+    homeassistant: z.preprocess(onOff, HomeAssistantSchema).optional(),
     /** At most this many state messages a second per robot; newer states replace waiting ones. */
     state_hz: z.number().positive().max(50).optional(),
     /** How often `<base>/bridge/health` is published, in seconds. */
@@ -55,7 +63,7 @@ const MqttObjectSchema = z
   .strict()
   .refine((m) => m.password === undefined || m.password_file === undefined, { message: 'give password or password_file, not both' });
 
-export const MqttSectionSchema = z.union([z.boolean(), MqttObjectSchema]);
+export const MqttSectionSchema = z.preprocess(onOff, MqttObjectSchema);
 export type MqttSection = z.infer<typeof MqttSectionSchema>;
 
 export const MQTT_DEFAULTS = {

@@ -39,10 +39,10 @@ function readPem(path: string, relativeTo: string, what: string): Buffer {
  * (relative paths start there). Throws InputError for a password file that is open to others or
  * a certificate that cannot be read: the service says so in one line and goes on without MQTT.
  */
-export function resolveMqttSettings(section: MqttSection | undefined, configDir: string): MqttSettings | undefined {
-  if (section === false) return undefined;
-  const s = section === undefined || section === true ? {} : section;
-  const ha = s.homeassistant === undefined || typeof s.homeassistant === 'boolean' ? { enabled: s.homeassistant !== false } : s.homeassistant;
+export function resolveMqttSettings(section: MqttSection | boolean | undefined, configDir: string): MqttSettings | undefined {
+  const s = typeof section === 'boolean' ? { enabled: section } : (section ?? {});
+  if (s.enabled === false) return undefined;
+  const ha = s.homeassistant ?? {};
   let password = s.password;
   if (s.password_file !== undefined) password = readKeyFile(expandPath(s.password_file, configDir));
   registerSecret(password);
@@ -84,4 +84,21 @@ export function describeBroker(settings: MqttSettings): string {
   url.username = '';
   url.password = '';
   return url.toString().replace(/\/$/, '');
+}
+
+/**
+ * `quackd config check`'s line for MQTT: what the service would connect to, or why it would go on
+ * without MQTT (a password file open to others, a certificate it cannot read).
+ */
+export function mqttSummary(section: MqttSection | undefined, configDir: string): { readonly value: string; readonly problem?: string } {
+  let settings: MqttSettings | undefined;
+  try {
+    settings = resolveMqttSettings(section, configDir);
+  } catch (err) {
+    return { value: 'off', problem: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) };
+  }
+  if (settings === undefined) return { value: 'off' };
+  const ha = settings.homeassistant.enabled ? `HA discovery under ${settings.homeassistant.discoveryPrefix}/` : 'no HA discovery';
+  const login = settings.username !== undefined ? ` · user ${settings.username}${settings.password !== undefined ? ' (password set)' : ''}` : '';
+  return { value: `${describeBroker(settings)} · MQTT ${settings.version === 5 ? '5' : '3.1.1'} · base ${settings.baseTopic}/ · ${ha}${login}` };
 }

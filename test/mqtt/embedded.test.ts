@@ -104,8 +104,8 @@ test('Home Assistant discovery: every payload fits HA schema; buttons and the to
   await until('discovery again', () => configs(w.messages).length >= before * 2);
 });
 
-test('homeassistant: false publishes no discovery', async () => {
-  const { door, url } = await embedded({ homeassistant: false });
+test('homeassistant disabled publishes no discovery', async () => {
+  const { door, url } = await embedded({ homeassistant: { enabled: false } });
   await until('online', () => door.status().state === 'online');
   const w = await watch(url, ['homeassistant/#', 'quackd/bridge/devices']);
   await w.waitFor((m) => m.topic === 'quackd/bridge/devices', 'the device list');
