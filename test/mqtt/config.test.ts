@@ -3,7 +3,8 @@
  * be 0600, errors on their lines, and what `quackd config check` says of it.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfigFile } from '../../src/config/file.js';
@@ -65,6 +66,15 @@ describe('mqtt: in config.yaml', () => {
     assert.deepEqual(full.config.mqtt, { url: 'mqtt://127.0.0.1:1883', base_topic: 'house/quackd', username: 'duck', version: 4, state_hz: 2, homeassistant: { discovery_prefix: 'ha' }, tls: { reject_unauthorized: true } });
     assert.deepEqual((await load('mqtt: false\n')).config.mqtt, { enabled: false });
     assert.equal(resolveMqttSettings((await load('mqtt: false\n')).config.mqtt, '/'), undefined);
+  });
+
+  it("README's mqtt: example is a valid section", async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const example = /### MQTT[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(example !== undefined, 'README has a yaml block under ### MQTT');
+    const { config } = await load(example);
+    assert.equal(config.mqtt?.url, 'mqtts://broker.lan:8883');
+    assert.equal(config.mqtt?.password_file, 'mqtt-password');
   });
 
   it('a bad value is reported on its line', async () => {
