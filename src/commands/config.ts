@@ -3,6 +3,7 @@
  * environment, config file, default), so a person over SSH can see what a run will use. Never
  * prints a key, only whether one was found and where.
  */
+import { dirname } from 'node:path';
 import { parseFlags } from '../cli/args.js';
 import { EXIT, QuackdError, UsageError } from '../cli/errors.js';
 import { printable } from '../cli/output.js';
@@ -12,6 +13,7 @@ import { loadConfigFile } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
+import { mqttSummary } from '../mqtt/settings.js';
 import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
 import { Fleet, RobotSettingsError, type Robot } from '../runtime/fleet.js';
@@ -88,6 +90,8 @@ export const configCommand: Command = {
       },
       memoryWaitS: { value: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 }, from: 'built in' },
       robots: fleet.list().map((r) => robotReport(fleet, r)),
+      // The service's MQTT (quackd serve); a problem here is the service's, not a run's.
+      mqtt: { ...mqttSummary(file.config.mqtt, dirname(file.path)), from: file.config.mqtt !== undefined ? `mqtt in ${file.path}` : 'default' },
       pilot: {
         provider: setting(pilot.provider, pilot.sources.provider),
         model: setting(pilot.model ?? null, pilot.sources.model),
@@ -119,6 +123,9 @@ export const configCommand: Command = {
       const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(String(v.value))}${io.dim(` (${v.from})`)}`);
       row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}${r.missing !== undefined ? io.yellow(`  needs ${r.missing}: give --${r.missing} to a run`) : ''}`);
     }
+    const m = report.mqtt;
+    io.line(`mqtt         ${m.value}${io.dim(`  (${m.from})`)}`);
+    if (m.problem !== undefined) io.line(`  ${io.yellow(`${printable(m.problem)}: quackd serve would go on without MQTT`)}`);
     io.line('pilot');
     const pi = report.pilot;
     row('provider', pi.provider.value, pi.provider.from);

@@ -2,7 +2,7 @@
  * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`. One zod schema is both the type
  * and the documentation; a bad file is reported all at once, each problem with its line, and
  * exits 2. A missing file is the common case and means built-in defaults. Sections: `pilot:` (the
- * LLM) and `robots:` (the fleet).
+ * LLM), `robots:` (the fleet) and `mqtt:` (the service's MQTT).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { printable } from '../text/printable.js';
 import { RobotsSectionSchema } from '../runtime/fleet.js';
+import { MqttSectionSchema } from '../mqtt/config.js';
 import { dataDir } from './paths.js';
 
 export const PilotSectionSchema = z
@@ -31,7 +32,8 @@ export const PilotSectionSchema = z
 
 // Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
 // `robots:` is the fleet (src/runtime/fleet.ts): name → { body: adapter:backend, ...settings }.
-export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional() }).strict();
+// `mqtt:` is the service's MQTT front door (src/mqtt/config.ts); `false` turns it off.
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), mqtt: MqttSectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

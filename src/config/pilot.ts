@@ -69,7 +69,7 @@ function envNumber(env: NodeJS.ProcessEnv, name: string, opts: { int: boolean; m
 }
 
 /** `~/x` and paths relative to the config file, as a shell user would expect. */
-function expandPath(path: string, relativeTo: string): string {
+export function expandPath(path: string, relativeTo: string): string {
   if (path === '~' || path.startsWith('~/')) return resolve(homedir(), path.slice(2));
   return isAbsolute(path) ? path : resolve(relativeTo, path);
 }

@@ -6,6 +6,7 @@
 import type { BodyKey } from '../bodies/body.js';
 import type { ControlStats } from '../control/stats.js';
 import { logger } from '../log.js';
+import type { RobotStatus } from '../service/api.js';
 import type { Outcome } from '../transcript/events.js';
 
 export interface RuntimeEvents {
@@ -23,6 +24,8 @@ export interface RuntimeEvents {
   'control:stats': { readonly robot: string; readonly stats: ControlStats };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
+  /** A robot's status changed (the service emits it; MQTT publishes it as the robot's state). */
+  'robot:status': { readonly status: RobotStatus };
 }
 
 type Listener<K extends keyof RuntimeEvents> = (event: RuntimeEvents[K]) => void;

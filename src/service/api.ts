@@ -66,4 +66,6 @@ export interface ServiceApi {
   /** Answers the gate waiting on `robot`; false when none is waiting (or it is about another verb). */
   answerGate(robot: string, answer: boolean, verb?: string): boolean;
   health(): Promise<readonly HealthLine[]>;
+  /** Torque on or off (a body that reports `torque`); absent where the service cannot switch it. */
+  torque?(robot: string, on: boolean): Promise<void>;
 }

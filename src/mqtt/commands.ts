@@ -1,0 +1,198 @@
+/**
+ * Commands that arrive over MQTT: a robot's `set` (`{"run": "find-and-kick"}`, `{"stop": true}`,
+ * `{"confirm": "kick", "answer": true}`, `{"torque": false}`) and the bridge's requests
+ * (`<base>/bridge/request/<cmd>`). Everything is checked before anything is called: a payload
+ * that is not UTF-8 JSON, an unknown command, a wrong type or a duck given as a path is answered
+ * with a one-line error and calls nothing. Answers take zigbee2mqtt's shape:
+ * `{"data": {...}, "status": "ok"|"error", "error"?: "...", "transaction"?: ...}`.
+ */
+import { z } from 'zod';
+import type { ServiceApi } from '../service/api.js';
+import { printable } from '../text/printable.js';
+import { InputError, QuackdError } from '../errors.js';
+import { RobotBusy } from '../runtime/body-pool.js';
+import { UnknownRobot } from '../runtime/fleet.js';
+import { BRIDGE_COMMANDS, type BridgeCommand } from './topics.js';
+
+/** Larger payloads are refused unread: no command needs more. */
+export const MAX_PAYLOAD_BYTES = 4096;
+
+/** A duck by name only (a starter or one in the ducks folder): MQTT never names a file to read. */
+const duckName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'a duck name (letters, digits, - and _), never a path');
+const verbName = z.string().regex(/^[a-z_][a-z0-9_]{0,31}$/, 'a verb name such as kick');
+const robotName = z.string().min(1).max(64);
+const seed = z.int().min(0).max(2 ** 31 - 1);
+/** Echoed back as given, so a caller can match an answer to its request. */
+const transaction = z.union([z.string().max(128), z.number().finite()]);
+
+export type Command =
+  | { readonly kind: 'run'; readonly duck: string; readonly seed?: number }
+  | { readonly kind: 'stop' }
+  | { readonly kind: 'confirm'; readonly verb?: string; readonly answer: boolean }
+  | { readonly kind: 'torque'; readonly on: boolean }
+  | { readonly kind: 'status' }
+  | { readonly kind: 'health' };
+
+export type Transaction = z.infer<typeof transaction>;
+
+export interface Answer {
+  readonly data: Readonly<Record<string, unknown>> | readonly unknown[];
+  readonly status: 'ok' | 'error';
+  readonly error?: string;
+  readonly transaction?: Transaction;
+}
+
+export type Parsed<T> = { readonly ok: true; readonly value: T; readonly transaction?: Transaction } | { readonly ok: false; readonly error: string; readonly transaction?: Transaction };
+
+const SET_SCHEMAS = {
+  run: z.object({ run: duckName, seed: seed.optional() }).strict(),
+  stop: z.object({ stop: z.literal(true, { error: 'expected true' }) }).strict(),
+  confirm: z.object({ confirm: verbName, answer: z.boolean() }).strict(),
+  torque: z.object({ torque: z.boolean() }).strict(),
+};
+
+const REQUEST_SCHEMAS = {
+  run: z.object({ robot: robotName, duck: duckName, seed: seed.optional() }).strict(),
+  stop: z.object({ robot: robotName.optional() }).strict(),
+  confirm: z.object({ robot: robotName, verb: verbName.optional(), answer: z.boolean() }).strict(),
+  torque: z.object({ robot: robotName, on: z.boolean() }).strict(),
+  status: z.object({ robot: robotName.optional() }).strict(),
+  health: z.object({}).strict(),
+};
+
+const one = (text: string) => printable(text.split('\n')[0] ?? '').slice(0, 200);
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${one(k)}"`).join(', ')}`;
+  const path = issue.path.map(String).join('.');
+  return `${path !== '' ? `${one(path)}: ` : ''}${issue.message}`;
+}
+
+/** A JSON object from the wire, with its transaction taken off; or why not. */
+function readObject(payload: Buffer, emptyIsObject: boolean): Parsed<Record<string, unknown>> {
+  if (payload.length > MAX_PAYLOAD_BYTES) return { ok: false, error: `payload too large (${payload.length} bytes, at most ${MAX_PAYLOAD_BYTES})` };
+  if (payload.length === 0 && emptyIsObject) return { ok: true, value: {} };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(payload);
+  } catch {
+    return { ok: false, error: 'payload is not UTF-8 text' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'payload is not JSON (e.g. {"stop": true})' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'payload must be a JSON object (e.g. {"stop": true})' };
+  const { transaction: given, ...rest } = value as Record<string, unknown>;
+  if (given === undefined) return { ok: true, value: rest };
+  const tx = transaction.safeParse(given);
+  if (!tx.success) return { ok: false, error: 'transaction: a string (at most 128 characters) or a number' };
+  return { ok: true, value: rest, transaction: tx.data };
+}
+
+/** A robot's `set` payload. */
+export function parseSet(payload: Buffer): Parsed<Command> {
+  const read = readObject(payload, false);
+  if (!read.ok) return read;
+  const tx = read.transaction !== undefined ? { transaction: read.transaction } : {};
+  const names = Object.keys(SET_SCHEMAS).filter((k) => k in read.value) as (keyof typeof SET_SCHEMAS)[];
+  const [name, ...others] = names;
+  if (name === undefined) return { ok: false, error: `unknown command: expected one of ${Object.keys(SET_SCHEMAS).join(', ')}`, ...tx };
+  if (others.length > 0) return { ok: false, error: `one command at a time (got ${names.join(', ')})`, ...tx };
+  const parsed = SET_SCHEMAS[name].safeParse(read.value);
+  if (!parsed.success) return { ok: false, error: `${name}: ${firstIssue(parsed.error)}`, ...tx };
+  const d = parsed.data as Record<string, unknown>;
+  const command: Command =
+    name === 'run'
+      ? { kind: 'run', duck: d['run'] as string, ...(d['seed'] !== undefined ? { seed: d['seed'] as number } : {}) }
+      : name === 'stop'
+        ? { kind: 'stop' }
+        : name === 'confirm'
+          ? { kind: 'confirm', verb: d['confirm'] as string, answer: d['answer'] as boolean }
+          : { kind: 'torque', on: d['torque'] as boolean };
+  return { ok: true, value: command, ...tx };
+}
+
+export interface BridgeRequest {
+  readonly command: Command;
+  /** The robot named, when the command takes one (stop and status without one mean all). */
+  readonly robot?: string;
+}
+
+/** A bridge request: the command from the topic, its arguments from the payload (empty means none). */
+export function parseRequest(command: string, payload: Buffer): Parsed<BridgeRequest> {
+  const read = readObject(payload, true);
+  if (!read.ok) return read;
+  const tx = read.transaction !== undefined ? { transaction: read.transaction } : {};
+  if (!(BRIDGE_COMMANDS as readonly string[]).includes(command)) return { ok: false, error: `unknown request "${one(command)}": expected one of ${BRIDGE_COMMANDS.join(', ')}`, ...tx };
+  const name = command as BridgeCommand;
+  const parsed = REQUEST_SCHEMAS[name].safeParse(read.value);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error), ...tx };
+  const d = parsed.data as Record<string, unknown>;
+  const robot = typeof d['robot'] === 'string' ? { robot: d['robot'] } : {};
+  const value: Command =
+    name === 'run'
+      ? { kind: 'run', duck: d['duck'] as string, ...(d['seed'] !== undefined ? { seed: d['seed'] as number } : {}) }
+      : name === 'confirm'
+        ? { kind: 'confirm', answer: d['answer'] as boolean, ...(typeof d['verb'] === 'string' ? { verb: d['verb'] } : {}) }
+        : name === 'torque'
+          ? { kind: 'torque', on: d['on'] as boolean }
+          : { kind: name };
+  return { ok: true, value: { command: value, ...robot }, ...tx };
+}
+
+/** An error the caller can act on, as one line; anything else is a bug, said as such. */
+export function errorLine(err: unknown): string {
+  if (err instanceof QuackdError || err instanceof UnknownRobot || err instanceof RobotBusy) return one(err.message);
+  return `internal error: ${one(err instanceof Error ? err.message : String(err))}`;
+}
+
+export function answer(data: Answer['data'], transaction?: Transaction): Answer {
+  return { data, status: 'ok', ...(transaction !== undefined ? { transaction } : {}) };
+}
+
+export function refusal(error: string, transaction?: Transaction): Answer {
+  return { data: {}, status: 'error', error, ...(transaction !== undefined ? { transaction } : {}) };
+}
+
+/**
+ * Carries out a checked command on `robot` (undefined: every robot, for stop and status). The
+ * robot must be one `known` lists: MQTT acts only on the fleet it publishes.
+ */
+export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>): Promise<Answer['data']> {
+  if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${one(robot)}"; known: ${[...known].join(', ') || 'none'}`);
+  const needRobot = (): string => {
+    if (robot === undefined) throw new InputError('this command needs a robot');
+    return robot;
+  };
+  switch (command.kind) {
+    case 'run': {
+      const started = await api.run(needRobot(), { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}) });
+      // The run goes on; its progress is on <robot>/event and its end in <robot>/state.
+      void started.done;
+      return { runId: started.runId, transcript: started.transcriptPath };
+    }
+    case 'stop':
+      await api.stop(robot);
+      return { stopped: robot ?? 'all' };
+    case 'confirm': {
+      const r = needRobot();
+      if (!api.answerGate(r, command.answer, command.verb)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
+      return { answered: command.answer };
+    }
+    case 'torque': {
+      const r = needRobot();
+      if (api.torque === undefined) throw new InputError('this service cannot switch torque');
+      await api.torque(r, command.on);
+      return { torque: command.on };
+    }
+    case 'status':
+      return robot !== undefined ? { ...api.status(robot) } : { robots: api.robots().filter((s) => known.has(s.robot)) };
+    case 'health':
+      return { checks: await api.health() };
+  }
+}

@@ -1,0 +1,334 @@
+/**
+ * The MQTT front door: the fleet's state, availability and events out, commands in, Home
+ * Assistant discovery, in zigbee2mqtt's conventions. Written against ServiceApi and the event bus
+ * only. Nothing here makes a caller wait: bus listeners hand messages to the Publisher and return;
+ * a broker that is down at boot or goes away later is retried in the background with backoff,
+ * said once per change of state, and every retained message is sent again when it comes back.
+ */
+import { randomBytes } from 'node:crypto';
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { logger } from '../log.js';
+import type { RobotStatus, ServiceApi } from '../service/api.js';
+import type { RuntimeEvents } from '../runtime/events.js';
+import { printable } from '../text/printable.js';
+import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
+import { bridgeHealth } from './bridge-health.js';
+import { Coalescer } from './coalesce.js';
+import { answer, errorLine, execute, parseRequest, parseSet, refusal, type Answer, type Parsed } from './commands.js';
+import { describeBroker, type MqttSettings } from './settings.js';
+import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
+import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
+import { parseIncoming, RESERVED_ROBOT_NAMES, topicsFor } from './topics.js';
+import type { BodyEntry } from '../bodies/index.js';
+
+export type MqttLinkState = 'off' | 'connecting' | 'online' | 'offline' | 'stopped';
+
+export interface MqttDoorStatus extends PublisherStats {
+  readonly name: 'mqtt';
+  readonly state: MqttLinkState;
+  readonly broker: string;
+  /** Why MQTT is off, or the broker's last error while offline. */
+  readonly reason?: string;
+}
+
+export interface MqttFrontDoor {
+  readonly name: 'mqtt';
+  /** Never fails for a broker that is down or a port that is taken: it says so and goes on. */
+  start(): Promise<void>;
+  /** Publishes offline (bridge and robots), then disconnects; returns within the stop deadline. */
+  stop(): Promise<void>;
+  status(): MqttDoorStatus;
+}
+
+export interface MqttDoorOptions {
+  /** First wait before reconnecting; it doubles on each failure up to reconnectMaxMs. */
+  readonly reconnectMinMs?: number;
+  readonly reconnectMaxMs?: number;
+  readonly connectTimeoutMs?: number;
+  /** stop() waits at most this long for the broker to take the offline messages. */
+  readonly stopDeadlineMs?: number;
+  readonly limits?: PublisherLimits;
+  /** The starters a body can run, for HA's buttons (default: the bundled starters that fit). */
+  readonly starters?: (body: BodyEntry) => string[];
+}
+
+const DEFAULTS = { reconnectMinMs: 1000, reconnectMaxMs: 30_000, connectTimeoutMs: 10_000, stopDeadlineMs: 2000 };
+
+/** Events on `<base>/<robot>/event`, in the order a run has them. */
+const EVENTS = ['run:start', 'run:step', 'run:gate', 'run:end', 'memory:saved'] as const;
+type EventName = (typeof EVENTS)[number];
+
+function eventPayload<K extends EventName>(name: K, e: RuntimeEvents[K]): Record<string, unknown> {
+  const { robot: _robot, ...rest } = e as RuntimeEvents[K] & { robot: string };
+  const type = { 'run:start': 'run_started', 'run:step': 'step', 'run:gate': 'gate', 'run:end': 'run_ended', 'memory:saved': 'memory_saved' }[name];
+  return { type, ...rest, at: new Date().toISOString() };
+}
+
+export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, options: MqttDoorOptions = {}): MqttFrontDoor {
+  const opts = { ...DEFAULTS, ...options };
+  const log = logger('mqtt');
+  const topics = topicsFor(settings.baseTopic);
+  const publisher = new Publisher(options.limits);
+  const robots = new Map<string, RobotStatus>();
+  const refused = new Set<string>();
+  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined };
+  let discoveryTopics = new Set<string>();
+  let state: MqttLinkState = 'stopped';
+  let reason: string | undefined;
+  let brokerName = describeBroker(settings);
+  let client: MqttClient | undefined;
+  let broker: EmbeddedBroker | undefined;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let health: NodeJS.Timeout | undefined;
+  let stopping = false;
+  let startedAt = Date.now();
+  const listeners: (() => void)[] = [];
+
+  const setState = (next: MqttLinkState, why?: string): void => {
+    reason = why;
+    if (next === state) return;
+    const was = state;
+    state = next;
+    // Once per change, never per retry: a broker down all night is one line.
+    if (next === 'online') log.info({ broker: brokerName }, was === 'offline' ? 'reconnected to the MQTT broker' : 'connected to the MQTT broker');
+    else if (next === 'offline') log.warn({ broker: brokerName, reason: why }, 'MQTT broker unreachable; retrying in the background, state waits');
+  };
+
+  /** Only names that make one topic level of their own, and not the bridge's. */
+  const track = (status: RobotStatus): boolean => {
+    const name = status.robot;
+    if (RESERVED_ROBOT_NAMES.includes(name) || !/^[^/+#\s\0]{1,64}$/.test(name)) {
+      if (!refused.has(name)) log.warn({ robot: printable(name) }, 'robot left out of MQTT: its name cannot be a topic of its own (bridge, /, +, #)');
+      refused.add(name);
+      return false;
+    }
+    const fresh = !robots.has(name);
+    robots.set(name, status);
+    if (fresh && state !== 'stopped') publishDiscovery();
+    return true;
+  };
+
+  const publishState = (status: RobotStatus, force = false): void => {
+    publisher.retain(topics.robotState(status.robot), JSON.stringify(status), force);
+    publisher.retain(topics.robotAvailability(status.robot), status.activity === 'offline' ? 'offline' : 'online', force);
+  };
+  const states = new Coalescer<RobotStatus>(settings.stateHz, (_name, status) => publishState(status));
+
+  const publishDiscovery = (force = false): void => {
+    const next = new Set<string>();
+    if (settings.homeassistant.enabled) {
+      for (const m of [...bridgeDiscovery(ha), ...[...robots.values()].flatMap((s) => robotDiscovery(s, ha, options.starters))]) {
+        next.add(m.topic);
+        publisher.retain(m.topic, JSON.stringify(m.payload), force);
+      }
+    }
+    // Entities of a robot (or a starter) that is gone: cleared, so HA removes them.
+    for (const gone of discoveryTopics) if (!next.has(gone)) publisher.retain(gone, '');
+    discoveryTopics = next;
+    publisher.retain(topics.bridgeDevices, JSON.stringify({ robots: [...robots.keys()], discovery: [...next] }));
+  };
+
+  /** The device list a previous quackd left retained: what it published that we no longer do is cleared. */
+  const forgetOld = (payload: Buffer): void => {
+    let old: unknown;
+    try {
+      old = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return;
+    }
+    if (typeof old !== 'object' || old === null) return;
+    const { robots: oldRobots, discovery } = old as { robots?: unknown; discovery?: unknown };
+    for (const topic of Array.isArray(discovery) ? discovery : []) {
+      if (typeof topic === 'string' && !discoveryTopics.has(topic) && isOurDiscoveryTopic(topic, ha)) publisher.retain(topic, '');
+    }
+    for (const name of Array.isArray(oldRobots) ? oldRobots : []) {
+      if (typeof name !== 'string' || robots.has(name) || !/^[^/+#\s\0]{1,64}$/.test(name) || RESERVED_ROBOT_NAMES.includes(name)) continue;
+      publisher.retain(topics.robotState(name), '');
+      publisher.retain(topics.robotAvailability(name), '');
+    }
+  };
+
+  /** Answers on `topic`: a refusal at once for a bad payload, else what the command returned or why it failed. */
+  const respond = <T>(topic: string, parsed: Parsed<T>, run: (value: T) => Promise<Answer['data']>): void => {
+    const tx = parsed.transaction;
+    if (!parsed.ok) {
+      log.debug({ topic, error: parsed.error }, 'refused an MQTT command');
+      publisher.send(topic, JSON.stringify(refusal(parsed.error, tx)), 1);
+      return;
+    }
+    run(parsed.value).then(
+      (data) => publisher.send(topic, JSON.stringify(answer(data, tx)), 1),
+      (err: unknown) => {
+        const line = errorLine(err);
+        if (line.startsWith('internal error')) log.warn({ topic, err }, 'an MQTT command failed');
+        publisher.send(topic, JSON.stringify(refusal(line, tx)), 1);
+      },
+    );
+  };
+
+  const onMessage = (topic: string, payload: Buffer): void => {
+    if (topic === settings.homeassistant.statusTopic) {
+      // HA's birth message: it (re)started and needs discovery (and states) again.
+      if (settings.homeassistant.enabled && payload.toString('utf8').trim() === 'online') {
+        publishDiscovery(true);
+        for (const s of robots.values()) publishState(s, true);
+      }
+      return;
+    }
+    if (topic === topics.bridgeDevices) {
+      forgetOld(payload);
+      return;
+    }
+    const incoming = parseIncoming(settings.baseTopic, topic);
+    const known = new Set(robots.keys());
+    if (incoming.kind === 'set') {
+      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known));
+    } else if (incoming.kind === 'request') {
+      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known));
+    }
+  };
+
+  const scheduleReconnect = (): void => {
+    if (stopping || retry !== undefined || client === undefined) return;
+    const delay = Math.min(opts.reconnectMaxMs, opts.reconnectMinMs * 2 ** Math.min(failures, 16));
+    failures++;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (!stopping) client?.reconnect();
+    }, delay);
+    retry.unref();
+  };
+
+  const connectClient = (url: string): void => {
+    const tls = settings.tls;
+    const clientOptions: IClientOptions = {
+      protocolVersion: settings.version,
+      clientId: settings.clientId ?? `quackd_${randomBytes(4).toString('hex')}`,
+      clean: true,
+      keepalive: 30,
+      // Reconnects are ours (backoff with a cap); mqtt.js's own retry is a fixed period.
+      reconnectPeriod: 0,
+      connectTimeout: opts.connectTimeoutMs,
+      // Nothing piles up inside mqtt.js while offline: the Publisher's bounded queue decides.
+      queueQoSZero: false,
+      resubscribe: false,
+      will: { topic: topics.bridgeState, payload: Buffer.from('offline'), retain: true, qos: 1 },
+      ...(settings.username !== undefined ? { username: settings.username } : {}),
+      ...(settings.password !== undefined ? { password: settings.password } : {}),
+      ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
+      ...(tls?.cert !== undefined ? { cert: tls.cert } : {}),
+      ...(tls?.key !== undefined ? { key: tls.key } : {}),
+      ...(tls !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+    };
+    const c = connect(url, clientOptions);
+    client = c;
+    c.on('connect', () => {
+      // A stop command must not sit out Nagle's 40 ms: commands and answers are small packets.
+      (c.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+      failures = 0;
+      setState('online');
+      const filters = [topics.robotSetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
+      // Subscribed before the retained messages go out: the broker hands back the previous device
+      // list before it sees ours, so what that quackd published and we do not is cleared.
+      c.subscribe(filters, { qos: 1 }, (err) => {
+        if (err !== undefined && err !== null && !stopping) log.warn({ err }, 'MQTT subscribe failed: commands will not arrive until the next reconnect');
+      });
+      states.flush();
+      publisher.connected(c);
+    });
+    c.on('close', () => {
+      publisher.disconnected();
+      if (stopping) return;
+      setState('offline', reason ?? 'connection closed');
+      scheduleReconnect();
+    });
+    c.on('error', (err) => {
+      // Said by the state change that follows ('close'), not once per failed retry.
+      reason = printable(err.message.split('\n')[0] ?? 'error');
+    });
+    c.on('message', (topic, payload) => {
+      try {
+        onMessage(topic, payload);
+      } catch (err) {
+        log.warn({ err, topic }, 'an MQTT message could not be handled');
+      }
+    });
+  };
+
+  return {
+    name: 'mqtt',
+    async start() {
+      if (state !== 'stopped' || stopping) return;
+      startedAt = Date.now();
+      for (const s of api.robots()) track(s);
+      let url: string;
+      if (settings.broker.kind === 'embedded') {
+        try {
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port);
+        } catch (err) {
+          state = 'off';
+          reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');
+          log.warn({ reason }, 'MQTT is off: the embedded broker cannot start');
+          return;
+        }
+        url = broker.url;
+        brokerName = `embedded ${settings.broker.host}:${broker.port}`;
+      } else {
+        url = settings.broker.url;
+      }
+      state = 'connecting';
+      publisher.retain(topics.bridgeState, 'online');
+      for (const s of robots.values()) publishState(s);
+      publishDiscovery();
+      listeners.push(
+        api.events.on('robot:status', ({ status }) => {
+          if (track(status)) states.offer(status.robot, status);
+        }),
+      );
+      for (const name of EVENTS) {
+        listeners.push(
+          api.events.on(name, (e: RuntimeEvents[typeof name]) => {
+            if (robots.has(e.robot)) publisher.send(topics.robotEvent(e.robot), JSON.stringify(eventPayload(name, e)));
+          }),
+        );
+      }
+      const sendHealth = () => publisher.send(topics.bridgeHealth, JSON.stringify(bridgeHealth([...robots.values()], publisher.stats(), startedAt)));
+      health = setInterval(sendHealth, settings.healthIntervalMs);
+      health.unref();
+      connectClient(url);
+    },
+
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      clearTimeout(retry);
+      clearInterval(health);
+      for (const off of listeners.splice(0)) off();
+      states.flush();
+      const c = client;
+      if (c !== undefined) {
+        for (const name of robots.keys()) publisher.retain(topics.robotAvailability(name), 'offline');
+        publisher.retain(topics.bridgeState, 'offline');
+        await new Promise<void>((resolve) => {
+          // Past the deadline the socket is cut (the broker then says offline by the last will).
+          const deadline = setTimeout(() => {
+            c.stream.destroy();
+            resolve();
+          }, opts.stopDeadlineMs);
+          // Connected: not forced, so mqtt.js waits for the broker to take the offline messages.
+          c.end(!c.connected, {}, () => {
+            clearTimeout(deadline);
+            resolve();
+          });
+        });
+      }
+      await broker?.close();
+      if (state !== 'off') state = 'stopped';
+    },
+
+    status() {
+      return { name: 'mqtt', state, broker: brokerName, ...(reason !== undefined && state !== 'online' ? { reason } : {}), ...publisher.stats() };
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The embedded broker (aedes), the default when config.yaml names no broker, and Home Assistant
+ * discovery through it: every payload checked against HA's documented schema, HA's buttons and
+ * switch driving the service, discovery again on HA's birth message, a taken port said and lived
+ * with.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, test } from 'node:test';
+import { createMqttFrontDoor, type MqttFrontDoor } from '../../src/mqtt/front-door.js';
+import { resolveMqttSettings } from '../../src/mqtt/settings.js';
+import type { MqttSection } from '../../src/mqtt/config.js';
+import { freePort } from '../helpers/mosquitto.js';
+import { watch, type Received } from '../helpers/mqtt-watch.js';
+import { ServiceDouble } from '../helpers/service-double.js';
+import { DISCOVERY_TOPIC, HA_SCHEMAS } from './ha-schema.js';
+
+async function until(what: string, ok: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function embedded(section: Exclude<MqttSection, boolean> = {}): Promise<{ door: MqttFrontDoor; api: ServiceDouble; port: number; url: string }> {
+  const port = section.port ?? (await freePort());
+  const api = new ServiceDouble([
+    { robot: 'kitchen', key: 'microduck:sim2d' },
+    { robot: 'hall', key: 'microduck:jsonrpc' },
+  ]);
+  const settings = resolveMqttSettings({ port, ...section }, '/');
+  assert.ok(settings !== undefined);
+  assert.equal(settings.version, 4);
+  const door = createMqttFrontDoor(settings, api);
+  after(() => door.stop());
+  await door.start();
+  return { door, api, port, url: `mqtt://127.0.0.1:${port}` };
+}
+
+const configs = (messages: readonly Received[]) => messages.filter((m) => m.topic.endsWith('/config') && m.payload !== '');
+
+test('no url: the embedded broker on 127.0.0.1 serves the state, retained', async () => {
+  const { door, url } = await embedded();
+  await until('online', () => door.status().state === 'online');
+  assert.match(door.status().broker, /^embedded 127\.0\.0\.1:\d+$/);
+  const w = await watch(url, ['quackd/bridge/state', 'quackd/+/state']);
+  assert.equal((await w.waitFor((m) => m.topic === 'quackd/bridge/state')).payload, 'online');
+  const hall = await w.waitFor((m) => m.topic === 'quackd/hall/state');
+  assert.equal(hall.retain, true);
+  assert.equal((JSON.parse(hall.payload) as { key: string }).key, 'microduck:jsonrpc');
+});
+
+test('Home Assistant discovery: every payload fits HA schema; buttons and the torque switch drive the service', async () => {
+  const { door, api, url } = await embedded();
+  await until('online', () => door.status().state === 'online');
+  const w = await watch(url, ['homeassistant/#']);
+  await w.waitFor((m) => m.topic.includes('/switch/'), 'the torque switch');
+  await new Promise((r) => setTimeout(r, 100));
+  const found = configs(w.messages);
+  for (const m of found) {
+    assert.match(m.topic, DISCOVERY_TOPIC);
+    assert.equal(m.retain, true, m.topic);
+    const component = m.topic.split('/')[1] as keyof typeof HA_SCHEMAS;
+    const checked = HA_SCHEMAS[component].safeParse(JSON.parse(m.payload));
+    assert.ok(checked.success, `${m.topic}: ${checked.success ? '' : JSON.stringify(checked.error.issues)}`);
+  }
+  const objects = found.map((m) => m.topic.replace(/^homeassistant\//, '').replace(/\/config$/, '')).sort();
+  assert.deepEqual(objects, [
+    'button/quackd_bridge/stop_all',
+    'button/quackd_hall/run_hello-world',
+    'button/quackd_hall/stop',
+    'button/quackd_kitchen/run_find-and-kick',
+    'button/quackd_kitchen/run_hello-world',
+    'button/quackd_kitchen/stop',
+    'sensor/quackd_hall/activity',
+    'sensor/quackd_hall/battery',
+    'sensor/quackd_hall/last_outcome',
+    'sensor/quackd_hall/loop_rate',
+    'sensor/quackd_kitchen/activity',
+    'sensor/quackd_kitchen/last_outcome',
+    'switch/quackd_hall/torque',
+  ]);
+  const payload = (object: string) => JSON.parse(found.find((m) => m.topic === `homeassistant/${object}/config`)?.payload ?? '{}') as Record<string, string>;
+  const device = payload('sensor/quackd_hall/battery')['device'] as unknown as Record<string, unknown>;
+  assert.equal(device['model'], 'microduck:jsonrpc');
+  assert.equal(device['via_device'], 'quackd_bridge');
+  // HA presses a button: its payload on its command topic.
+  const run = payload('button/quackd_kitchen/run_find-and-kick');
+  await w.client.publishAsync(run['command_topic'] ?? '', run['payload_press'] ?? '', { qos: 1 });
+  const sw = payload('switch/quackd_hall/torque');
+  await w.client.publishAsync(sw['command_topic'] ?? '', sw['payload_off'] ?? '', { qos: 1 });
+  const stopAll = payload('button/quackd_bridge/stop_all');
+  await w.client.publishAsync(stopAll['command_topic'] ?? '', stopAll['payload_press'] ?? '', { qos: 1 });
+  await until('three calls', () => api.calls.length === 3);
+  assert.deepEqual(api.calls, [{ method: 'run', robot: 'kitchen', request: { duck: 'find-and-kick' } }, { method: 'torque', robot: 'hall', on: false }, { method: 'stop' }]);
+  // The switch's state topic now says torque off (what its value_template reads).
+  await w.client.subscribeAsync(sw['state_topic'] ?? '');
+  await w.waitFor((m) => m.topic === sw['state_topic'] && (JSON.parse(m.payload) as { torque?: boolean }).torque === false, 'torque off in state');
+
+  // HA restarted: its birth message brings discovery again.
+  const before = configs(w.messages).length;
+  await w.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+  await until('discovery again', () => configs(w.messages).length >= before * 2);
+});
+
+test('homeassistant disabled publishes no discovery', async () => {
+  const { door, url } = await embedded({ homeassistant: { enabled: false } });
+  await until('online', () => door.status().state === 'online');
+  const w = await watch(url, ['homeassistant/#', 'quackd/bridge/devices']);
+  await w.waitFor((m) => m.topic === 'quackd/bridge/devices', 'the device list');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(configs(w.messages), []);
+});
+
+test('a taken port: start() resolves, MQTT is off with the reason in one line', async () => {
+  const squatter = createServer();
+  await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));
+  after(() => new Promise<void>((r) => squatter.close(() => r())));
+  const address = squatter.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const { door } = await embedded({ port });
+  const status = door.status();
+  assert.equal(status.state, 'off');
+  assert.match(status.reason ?? '', new RegExp(`port ${port} on 127\\.0\\.0\\.1 is taken`));
+  assert.ok(!(status.reason ?? '').includes('\n'));
+  await door.stop();
+  assert.equal(door.status().state, 'off');
+});
+
+test('stop closes the embedded broker: its port is free again', async () => {
+  const { door, port } = await embedded();
+  await until('online', () => door.status().state === 'online');
+  await door.stop();
+  const again = createServer();
+  await new Promise<void>((resolve, reject) => {
+    again.once('error', reject);
+    again.listen(port, '127.0.0.1', () => resolve());
+  });
+  await new Promise<void>((r) => again.close(() => r()));
+});
