@@ -107,6 +107,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/** The home pose a manifest means: its own `home`, else its layout's (alpha for 61 inputs, legacy otherwise). */
+export function manifestHome(m: ManifestFile, layout: ObsLayout | undefined): readonly number[] {
+  return m.home ?? (layout === 'microduck-61' ? ALPHA_HOME : LEGACY_HOME);
+}
+
 /** Reads manifest.json's text: JSON, then the schema; the first problem is the one line reported. */
 export function parseManifest(text: string, file: string): ManifestFile {
   let raw: unknown;
@@ -187,7 +192,7 @@ export function resolveManifest(m: ManifestFile, shape: ModelShape, opts: Resolv
     obs_len: obsLen,
     action_len: m.action_len ?? MICRODUCK_ACTIONS,
     obs_layout: layout,
-    home: m.home ?? (layout === 'microduck-61' ? ALPHA_HOME : LEGACY_HOME),
+    home: manifestHome(m, layout),
     joints: m.joints ?? MICRODUCK_JOINTS,
   };
 }

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMujocoPlant, type MujocoPlant } from '../../bodies/microduck/mujoco/plant.js';
+import { createMujocoPlant, type DuckModel, type MujocoPlant } from '../../bodies/microduck/mujoco/plant.js';
 import type { Mujoco } from '../../bodies/microduck/mujoco/wasm.js';
 import { layoutForSeed, type Sim2dLayout } from '../../bodies/microduck/sim2d/sim2d-body.js';
 import { BUNDLED_SLOTS, bundledPolicyDir, type BundledSlot } from '../bundled.js';
@@ -20,7 +20,8 @@ import type { PolicyParams } from './param-types.js';
 import { trunkTilt } from '../../control/fall.js';
 import { runPolicyInTwin, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
 
-export type PolicySet = Readonly<Record<BundledSlot, LoopPolicy>>;
+/** One policy per slot, and the duck they drive when it is not quackd's own (a trained set's model). */
+export type PolicySet = Readonly<Record<BundledSlot, LoopPolicy>> & { readonly duck?: DuckModel };
 
 /** The walk trial's command: the bundled walk's nominal forward speed. */
 export const WALK_COMMAND: Twist = { vx: 0.3, vy: 0, vyaw: 0 };
@@ -51,8 +52,8 @@ export function trialLayout(seed: number, ball?: { readonly forward: number; rea
 /** Where a kick trial puts the ball: its centre this far ahead of the trunk origin, in front of the foot. */
 export const KICK_BALL = { forward: 0.14, left: 0.06 } as const;
 
-function withPlant<T>(mujoco: Mujoco, layout: Sim2dLayout, seed: number, run: (plant: MujocoPlant) => Promise<T>): Promise<T> {
-  const plant = createMujocoPlant(mujoco, { seed, layout });
+function withPlant<T>(mujoco: Mujoco, policies: PolicySet, layout: Sim2dLayout, seed: number, run: (plant: MujocoPlant) => Promise<T>): Promise<T> {
+  const plant = createMujocoPlant(mujoco, { seed, layout, ...(policies.duck !== undefined ? { model: policies.duck } : {}) });
   return run(plant).finally(() => plant.close());
 }
 
@@ -67,7 +68,7 @@ export interface WalkTrial {
 }
 
 export function walkTrial(mujoco: Mujoco, policies: PolicySet, seed: number, seconds = 10, command: Twist = WALK_COMMAND): Promise<WalkTrial> {
-  return withPlant(mujoco, trialLayout(seed), seed, async (plant) => {
+  return withPlant(mujoco, policies, trialLayout(seed), seed, async (plant) => {
     const run = await runPolicyInTwin(plant, policies.walk, { command, seconds });
     return { run, forward: run.forward, sideways: run.left, yaw: run.yawTurned, maxTilt: run.maxTilt };
   });
@@ -105,7 +106,7 @@ export async function turnBy(plant: TwinPlant, policies: PolicySet, goal: number
 }
 
 export function turnTrial(mujoco: Mujoco, policies: PolicySet, seed: number, goal = Math.PI / 2): Promise<TurnTrial> {
-  return withPlant(mujoco, trialLayout(seed), seed, async (plant) => {
+  return withPlant(mujoco, policies, trialLayout(seed), seed, async (plant) => {
     const r = await turnBy(plant, policies, goal);
     return { goal, turned: r.turned, error: r.turned - goal, turnSeconds: r.turnSeconds, drift: r.drift, maxTilt: r.maxTilt, fell: r.fell };
   });
@@ -124,10 +125,11 @@ export interface KickTrial {
 
 export function kickTrial(mujoco: Mujoco, policies: PolicySet, seed: number, side: 'left' | 'right'): Promise<KickTrial> {
   const layout = trialLayout(seed, { forward: KICK_BALL.forward, left: side === 'left' ? KICK_BALL.left : -KICK_BALL.left });
-  return withPlant(mujoco, layout, seed, async (plant) => {
+  return withPlant(mujoco, policies, layout, seed, async (plant) => {
     const b0 = plant.ball();
     const foot = plant.sim.id('site', `${side}_foot`);
-    let reach = Infinity;
+    // A model without the foot site (a user's) measures no reach.
+    let reach = foot < 0 ? Number.NaN : Infinity;
     const kick = await runPolicyInTwin(plant, side === 'left' ? policies.kick_left : policies.kick_right, {
       each: () => {
         const sites = plant.sim.siteXpos();
@@ -151,7 +153,7 @@ export interface StandTrial {
 }
 
 export function standTrial(mujoco: Mujoco, policies: PolicySet, seed: number, seconds = 5): Promise<StandTrial> {
-  return withPlant(mujoco, trialLayout(seed), seed, async (plant) => {
+  return withPlant(mujoco, policies, trialLayout(seed), seed, async (plant) => {
     const run = await runPolicyInTwin(plant, policies.stand, { seconds });
     return { maxTilt: Math.max(run.maxTilt, trunkTilt(run.end)), drift: Math.hypot(run.forward, run.left), fell: run.fell, seconds: run.seconds };
   });
@@ -159,7 +161,7 @@ export function standTrial(mujoco: Mujoco, policies: PolicySet, seed: number, se
 
 /** The bundled policies as committed, on onnxruntime-node (or the auto fallback). */
 export async function loadBundledPolicies(): Promise<PolicySet & { close(): Promise<void> }> {
-  return loadSet((slot) => bundledPolicyDir(slot));
+  return loadPolicySet((slot) => bundledPolicyDir(slot));
 }
 
 /** Policies generated from `params` into a temp folder and loaded as the bundled ones are. */
@@ -167,13 +169,14 @@ export async function loadGeneratedPolicies(params: PolicyParams): Promise<Polic
   const dir = mkdtempSync(join(tmpdir(), 'quackd-tune-'));
   try {
     writePolicies(dir, params);
-    return await loadSet((slot) => join(dir, slot));
+    return await loadPolicySet((slot) => join(dir, slot));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function loadSet(dirOf: (slot: BundledSlot) => string): Promise<PolicySet & { close(): Promise<void> }> {
+/** Each slot's policy from its folder (on quackd's duck: add `duck` for a model of your own). */
+export async function loadPolicySet(dirOf: (slot: BundledSlot) => string): Promise<PolicySet & { close(): Promise<void> }> {
   const loaded = await Promise.all(BUNDLED_SLOTS.map(async (slot): Promise<[BundledSlot, Policy]> => [slot, await loadPolicy(dirOf(slot), { runtime: 'onnxruntime-node' })]));
   const bySlot = new Map(loaded);
   const get = (slot: BundledSlot): Policy => {

@@ -10,12 +10,18 @@ import { openMujocoPlant } from './plant.js';
 import { proximityOf } from './proximity.js';
 
 const Point = z.object({ x: z.number(), y: z.number() }).strict();
+const name = z.string().min(1);
 const Options = z
   .object({
     seed: z.number().int().nonnegative(),
     kp: z.number().positive().optional(),
     /** A scene of the caller's instead of the seed's: where the duck stands and faces, where the ball lies. */
     layout: z.object({ duck: Point.extend({ heading: z.number() }), ball: Point }).strict().optional(),
+    /** A model of the user's (anatomy.ts DuckModel). */
+    model: z
+      .object({ mjcf: name, joints: z.array(name).optional(), jointsFrom: name.optional(), home: z.array(z.number()).optional(), gyro: name.optional(), framequat: name.optional(), camera: name.optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -31,8 +37,8 @@ export const TwinWorldSchema = z.object({
 export type TwinWorld = z.infer<typeof TwinWorldSchema>;
 
 export async function createPlant(options: Json | undefined): Promise<Plant> {
-  const { seed, kp, layout } = Options.parse(options);
-  const plant = await openMujocoPlant({ seed, ...(kp !== undefined ? { kp } : {}), ...(layout !== undefined ? { layout } : {}) });
+  const { seed, kp, layout, model } = Options.parse(options);
+  const plant = await openMujocoPlant({ seed, ...(kp !== undefined ? { kp } : {}), ...(layout !== undefined ? { layout } : {}), ...(model !== undefined ? { model } : {}) });
   const sense = (): TwinWorld => {
     const seen = plant.seesBall();
     const trunk = plant.trunk();

@@ -7,12 +7,15 @@
 import {
   DUCK_JOINTS,
   HEAD,
+  HOME_POSE,
   IMU_SITE,
   LEG,
   MASS,
   SERVO,
   SHAPE,
+  TIMESTEP,
   TRUNK_IXZ,
+  homeTrunkHeight,
   type DuckJoint,
   type LinkInertia,
   type Vec3,
@@ -153,4 +156,34 @@ export function duckActuators(): string {
 export function duckSensors(): string {
   return `<gyro name="${DUCK_NAMES.gyro}" site="${DUCK_NAMES.imu}"/>
     <framequat name="${DUCK_NAMES.orientation}" objtype="site" objname="${DUCK_NAMES.imu}"/>`;
+}
+
+/** The duck's part of a home keyframe: its free joint at (x, y) facing +x with the feet on the floor, then the home pose. */
+export function duckHomeQpos(x: number, y: number): number[] {
+  return [x, y, homeTrunkHeight(), 1, 0, 0, 0, ...HOME_POSE];
+}
+
+/**
+ * quackd's duck alone as an MJCF file: no room, no floor, a `home` keyframe. What a model of your
+ * own (settings `mjcf`) can start from, and what the tests export one from.
+ */
+export function standaloneDuckMjcf(kp?: number): string {
+  return `<mujoco model="quackd-duck">
+  <compiler angle="radian" autolimits="true"/>
+  <option timestep="${n(TIMESTEP)}" integrator="implicitfast"/>
+  <default>${duckDefaults(kp)}
+  </default>
+  <worldbody>${duckBody()}
+  </worldbody>
+  <actuator>
+    ${duckActuators()}
+  </actuator>
+  <sensor>
+    ${duckSensors()}
+  </sensor>
+  <keyframe>
+    <key name="home" qpos="${duckHomeQpos(0, 0).map(n).join(' ')}" ctrl="${HOME_POSE.map(n).join(' ')}"/>
+  </keyframe>
+</mujoco>
+`;
 }

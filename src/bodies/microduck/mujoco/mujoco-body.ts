@@ -6,6 +6,7 @@
  * does. Nothing here sends a joint target: the loop's safety stage does.
  */
 import { ControlLoop } from '../../../control/control-loop.js';
+import { ControlError } from '../../../control/errors.js';
 import { trunkTilt } from '../../../control/fall.js';
 import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import { describeVerb } from '../../../control/skill.js';
@@ -18,6 +19,7 @@ import { turnedDeg } from '../heading.js';
 import { describeBearing, type Sim2dLayout } from '../sim2d/sim2d-body.js';
 import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
 import { mujocoSettings } from './settings.js';
+import { modelJson, userModel } from './user-model.js';
 
 const KEY = 'microduck:mujoco' as const;
 /** The command a verb gives its policy: well inside the bundled policies' ranges. */
@@ -215,17 +217,25 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
   const parsed = mujocoSettings.safeParse(options.settings ?? {});
   if (!parsed.success) throw new BodyError(`${KEY}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid settings'}`);
   const s = parsed.data;
+  const policies = (slot: Slot): string => options.policies?.[slot] ?? bundledPolicyDir(slot);
+  const model = userModel(s, policies('walk'));
   const loop = await ControlLoop.start({
-    plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { seed: options.seed, ...(s.kp !== undefined ? { kp: s.kp } : {}), ...(scene !== undefined ? { layout: { duck: { ...scene.duck }, ball: { ...scene.ball } } } : {}) } },
+    plant: {
+      module: siblingModule(import.meta.url, 'control-plant').href,
+      options: { seed: options.seed, ...(s.kp !== undefined ? { kp: s.kp } : {}), ...(scene !== undefined ? { layout: { duck: { ...scene.duck }, ball: { ...scene.ball } } } : {}), ...(model !== undefined ? { model: modelJson(model) } : {}) },
+    },
     mode: s.pace,
     robot: options.robot ?? KEY,
     ...(options.events !== undefined ? { events: options.events } : {}),
+  }).catch((err: unknown) => {
+    // A model the twin refuses (missing, not compiling, lacking a joint) says why in one line.
+    if (err instanceof ControlError && err.kind === 'plant') throw new BodyError(`${KEY}: ${err.message.replace(/^the plant could not be made: /, '')}`);
+    throw err;
   });
   try {
     // Starting holds the pose the twin stands in; the first sense is the run's starting world.
     const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
     if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
-    const policies = (slot: Slot): string => options.policies?.[slot] ?? bundledPolicyDir(slot);
     return new MujocoBody(loop, policies, parsedWorld.data);
   } catch (err) {
     await loop.close();

@@ -2,7 +2,9 @@
  * The MuJoCo twin of the Microduck as a control-loop Plant: 14 position servos in policy order,
  * an IMU (gyro, projected gravity) and joint state, stepped 4 × 5 ms per 20 ms period. It stands
  * in sim2d's living room laid out by sim2d's seed, and also tells what only a simulator knows:
- * the trunk's and the ball's poses, and whether the head camera sees the ball.
+ * the trunk's and the ball's poses, and whether the head camera sees the ball. The duck is
+ * quackd's own (duck-mjcf.ts) or a model of the user's (`model`, the room put around it);
+ * anatomy.ts says where each part the plant reads and drives is in either.
  *
  * Everything after `loadMujoco()` is synchronous and touches no main-thread API, so the control
  * worker can own a plant outright.
@@ -10,13 +12,15 @@
 import type { JointSpec, Plant, SensorFrame, TrunkPose } from '../../../control/plant.js';
 import { BALL_RADIUS, cameraSeesBall, type Pose } from '../sim2d/arena.js';
 import { layoutForSeed, type Sim2dLayout } from '../sim2d/sim2d-body.js';
-import { DUCK_NAMES } from './duck-mjcf.js';
-import { DUCK_JOINTS, JOINT_MAX_VELOCITY } from './duck-spec.js';
-import { eulerFromQuat, gravityInFrame, quatFromEuler, type Quat } from './pose.js';
-import { ROOM_NAMES, livingRoomMjcf } from './room-mjcf.js';
+import { cameraFrame, findAnatomy, opticalAxis, readGravity, readGyro, type Anatomy, type AnatomyNames, type Axis, type DuckModel } from './anatomy.js';
+import { JOINT_MAX_VELOCITY } from './duck-spec.js';
+import { eulerFromQuat, quatFromEuler, type Quat } from './pose.js';
+import { ATTACHED_ROOM, ROOM_NAMES, livingRoomMjcf, roomFrameMjcf } from './room-mjcf.js';
 import { lowestPoint } from './clearance.js';
 import { proximityOf } from './proximity.js';
 import { loadMujoco, type MjSim, type Mujoco } from './wasm.js';
+
+export type { DuckModel };
 
 export interface MujocoPlantOptions {
   /** sim2d's layout seed: where the duck stands, which way it faces, where the ball lies. */
@@ -25,8 +29,10 @@ export interface MujocoPlantOptions {
   readonly layout?: Sim2dLayout;
   /** Start the duck tilted, rad (e.g. to watch it fall); its lowest point is put on the floor. */
   readonly tilt?: { readonly roll?: number; readonly pitch?: number };
-  /** Servo stiffness, N·m/rad (default duck-spec's SERVO.kp). */
+  /** Servo stiffness, N·m/rad (default duck-spec's SERVO.kp; a user's model keeps its own). */
   readonly kp?: number;
+  /** A model of the user's (settings `mjcf`) instead of quackd's duck, the living room put around it. */
+  readonly model?: DuckModel;
 }
 
 export interface Point3 {
@@ -38,62 +44,52 @@ export interface Point3 {
 /** The camera sees nothing while it looks more than this far up or down (a duck on its back). */
 const CAMERA_MAX_ELEVATION = Math.PI / 4;
 
-interface Ids {
-  readonly trunk: number;
-  readonly ball: number;
-  readonly camera: number;
-  readonly duckFreeQpos: number;
-  readonly duckFreeDof: number;
-  readonly ballQpos: number;
-  readonly ballDof: number;
-  readonly gyro: number;
-  readonly orientation: number;
-  readonly jointQpos: readonly number[];
-  readonly jointDof: readonly number[];
-}
-
 export class MujocoPlant implements Plant {
   readonly joints: readonly JointSpec[];
   readonly layout: Sim2dLayout;
   readonly timestep: number;
-  private readonly ids: Ids;
+  private readonly cameraAxis: Axis;
   private closed = false;
 
-  /** Use createMujocoPlant or openMujocoPlant; this takes a compiled living-room model. */
+  /** Use createMujocoPlant or openMujocoPlant; this takes a compiled living room and what is where in it. */
   constructor(
     /** The raw simulation, for measurements a tuning search or a test needs beyond the Plant. */
     readonly sim: MjSim,
     options: MujocoPlantOptions,
+    private readonly ids: Anatomy,
   ) {
-    this.ids = lookUp(sim);
     this.timestep = sim.timestep;
-    const range = sim.jntRange();
-    // Limits as compiled, which is what MuJoCo enforces (they equal duck-spec's).
-    this.joints = DUCK_JOINTS.map((j) => {
-      const joint = sim.id('joint', j.name);
-      return { name: j.name, min: range[2 * joint] ?? j.range[0], max: range[2 * joint + 1] ?? j.range[1], maxVelocity: JOINT_MAX_VELOCITY };
-    });
+    // Limits as compiled, which is what MuJoCo enforces (for quackd's duck, duck-spec's).
+    this.joints = ids.joints.map((j) => ({ name: j.name, min: j.min, max: j.max, maxVelocity: JOINT_MAX_VELOCITY }));
     this.layout = options.layout ?? layoutForSeed(options.seed);
     this.place(options);
+    this.cameraAxis = opticalAxis(sim, ids);
   }
 
-  /** Home keyframe, then the seed's layout: duck turned to its heading, ball at its spot. */
+  /** Home pose, then the seed's layout: duck turned to its heading, ball at its spot. */
   private place(options: MujocoPlantOptions): void {
     const { sim, ids, layout } = this;
-    sim.resetToKey(sim.id('key', ROOM_NAMES.home));
+    const home = ids.home;
+    if ('key' in home) sim.resetToKey(home.key);
+    else {
+      sim.reset();
+      ids.joints.forEach((j, i) => (sim.qpos()[j.qpos] = home.pose[i] ?? 0));
+    }
     const qpos = sim.qpos();
+    // The servos start holding the pose (a keyframe's ctrl may be missing or another).
+    for (const j of ids.joints) sim.ctrl()[j.actuator] = qpos[j.qpos] ?? 0;
     const q = quatFromEuler({ roll: options.tilt?.roll ?? 0, pitch: options.tilt?.pitch ?? 0, yaw: layout.duck.heading });
-    qpos[ids.duckFreeQpos] = layout.duck.x;
-    qpos[ids.duckFreeQpos + 1] = layout.duck.y;
-    qpos.set(q, ids.duckFreeQpos + 3);
+    qpos[ids.freeQpos] = layout.duck.x;
+    qpos[ids.freeQpos + 1] = layout.duck.y;
+    qpos.set(q, ids.freeQpos + 3);
     qpos[ids.ballQpos] = layout.ball.x;
     qpos[ids.ballQpos + 1] = layout.ball.y;
     qpos[ids.ballQpos + 2] = BALL_RADIUS;
     sim.forward();
-    // The keyframe's height puts the untilted feet on the floor; a tilted duck is lowered or
-    // raised until its lowest point touches it, so it starts neither in the floor nor dropped.
+    // The duck is lowered or raised until its lowest point touches the floor (tilted, or a
+    // user's model of any height), so it starts neither in the floor nor dropped.
     const drop = lowestPoint(sim, ids.trunk);
-    sim.qpos()[ids.duckFreeQpos + 2] = (sim.qpos()[ids.duckFreeQpos + 2] ?? 0) - drop;
+    sim.qpos()[ids.freeQpos + 2] = (sim.qpos()[ids.freeQpos + 2] ?? 0) - drop;
     sim.forward();
   }
 
@@ -102,17 +98,16 @@ export class MujocoPlant implements Plant {
     const { sim, ids } = this;
     const qpos = sim.qpos();
     const qvel = sim.qvel();
-    const sensors = sim.sensordata();
-    const jointPos = Float64Array.from(ids.jointQpos, (a) => qpos[a] ?? Number.NaN);
-    const jointVel = Float64Array.from(ids.jointDof, (a) => qvel[a] ?? Number.NaN);
-    const gyro = [sensors[ids.gyro], sensors[ids.gyro + 1], sensors[ids.gyro + 2]] as const;
-    const imu = sensorQuat(sensors, ids.orientation);
-    const values = [...jointPos, ...jointVel, ...gyro, ...imu];
+    const jointPos = Float64Array.from(ids.joints, (j) => qpos[j.qpos] ?? Number.NaN);
+    const jointVel = Float64Array.from(ids.joints, (j) => qvel[j.dof] ?? Number.NaN);
+    const gyro = readGyro(sim, ids);
+    const gravity = readGravity(sim, ids);
+    const values = [...jointPos, ...jointVel, ...gyro, ...gravity];
     if (!values.every(Number.isFinite)) return undefined;
     const trunk = this.trunk();
     return {
-      gyro: [gyro[0] ?? 0, gyro[1] ?? 0, gyro[2] ?? 0],
-      gravity: gravityInFrame(imu),
+      gyro,
+      gravity,
       jointPos,
       jointVel,
       trunk,
@@ -122,11 +117,11 @@ export class MujocoPlant implements Plant {
 
   send(targets: Float64Array): void {
     if (this.closed) return;
-    if (targets.length !== DUCK_JOINTS.length) {
-      throw new RangeError(`mujoco plant: ${targets.length} targets for ${DUCK_JOINTS.length} joints`);
-    }
-    // Actuators are declared in policy order (duck-mjcf.ts), so ctrl[i] drives joint i.
-    this.sim.ctrl().set(targets);
+    const joints = this.ids.joints;
+    if (targets.length !== joints.length) throw new RangeError(`mujoco plant: ${targets.length} targets for ${joints.length} joints`);
+    // Each joint's own servo, wherever the model declares it.
+    const ctrl = this.sim.ctrl();
+    joints.forEach((j, i) => (ctrl[j.actuator] = targets[i] ?? Number.NaN));
   }
 
   advance(periodS: number): void {
@@ -167,14 +162,12 @@ export class MujocoPlant implements Plant {
    * projected on the floor), or undefined while it looks mostly up or down.
    */
   camera(): Pose | undefined {
-    const { sim, ids } = this;
-    const pos = sim.siteXpos();
-    const mat = sim.siteXmat();
-    const c = ids.camera;
-    // The optical axis is the site's x axis: column 0 of its row-major rotation matrix.
-    const [ax, ay, az] = [mat[9 * c] ?? 0, mat[9 * c + 3] ?? 0, mat[9 * c + 6] ?? 0];
+    const { pos, mat } = cameraFrame(this.sim, this.ids.camera);
+    const { col, sign } = this.cameraAxis;
+    // The optical axis: one column of the frame's row-major rotation matrix (anatomy.ts).
+    const [ax, ay, az] = [sign * (mat[col] ?? 0), sign * (mat[3 + col] ?? 0), sign * (mat[6 + col] ?? 0)];
     if (Math.abs(Math.atan2(az, Math.hypot(ax, ay))) > CAMERA_MAX_ELEVATION) return undefined;
-    return { x: pos[3 * c] ?? 0, y: pos[3 * c + 1] ?? 0, heading: Math.atan2(ay, ax) };
+    return { x: pos[0], y: pos[1], heading: Math.atan2(ay, ax) };
   }
 
   /** sim2d's camera rule (field of view, range, the sofa hiding the ball) on the twin's poses. */
@@ -186,7 +179,7 @@ export class MujocoPlant implements Plant {
   /** A shove: adds this world-frame velocity (m/s) to the trunk, as a push would. */
   push(velocity: Point3): void {
     const qvel = this.sim.qvel();
-    const d = this.ids.duckFreeDof;
+    const d = this.ids.freeDof;
     qvel[d] = (qvel[d] ?? 0) + velocity.x;
     qvel[d + 1] = (qvel[d + 1] ?? 0) + velocity.y;
     qvel[d + 2] = (qvel[d + 2] ?? 0) + velocity.z;
@@ -205,48 +198,34 @@ function bodyQuat(sim: MjSim, body: number): Quat {
   return [q[4 * body] ?? 1, q[4 * body + 1] ?? 0, q[4 * body + 2] ?? 0, q[4 * body + 3] ?? 0];
 }
 
-function sensorQuat(data: Float64Array, at: number): Quat {
-  return [data[at] ?? Number.NaN, data[at + 1] ?? Number.NaN, data[at + 2] ?? Number.NaN, data[at + 3] ?? Number.NaN];
+/** quackd's own duck, as findAnatomy reads it. */
+const OWN: AnatomyNames = { file: "quackd's duck", duck: {}, ball: { body: ROOM_NAMES.ball, freejoint: ROOM_NAMES.ballFree } };
+
+function attachedNames(model: DuckModel): AnatomyNames {
+  const p = ATTACHED_ROOM.prefix;
+  return { file: model.mjcf, duck: model, ball: { body: `${p}${ROOM_NAMES.ball}`, freejoint: `${p}${ROOM_NAMES.ballFree}` } };
 }
 
-/** Every name the plant relies on, checked once: a model that lacks one is refused here. */
-function lookUp(sim: MjSim): Ids {
-  const need = (kind: Parameters<MjSim['id']>[0], name: string): number => {
-    const id = sim.id(kind, name);
-    if (id < 0) throw new Error(`mujoco plant: the model has no ${kind} "${name}"`);
-    return id;
-  };
-  const qposAdr = sim.jntQposAdr();
-  const dofAdr = sim.jntDofAdr();
-  const sensorAdr = sim.sensorAdr();
-  const duckFree = need('joint', DUCK_NAMES.freejoint);
-  const ballFree = need('joint', ROOM_NAMES.ballFree);
-  const joints = DUCK_JOINTS.map((j, i) => {
-    const id = need('joint', j.name);
-    if (sim.actuatorJoint(i) !== id) throw new Error(`mujoco plant: actuator ${i} does not drive ${j.name}`);
-    return id;
-  });
-  const adr = (table: Int32Array, i: number): number => table[i] ?? -1;
-  return {
-    trunk: need('body', DUCK_NAMES.trunk),
-    ball: need('body', ROOM_NAMES.ball),
-    camera: need('site', DUCK_NAMES.camera),
-    duckFreeQpos: adr(qposAdr, duckFree),
-    duckFreeDof: adr(dofAdr, duckFree),
-    ballQpos: adr(qposAdr, ballFree),
-    ballDof: adr(dofAdr, ballFree),
-    gyro: adr(sensorAdr, need('sensor', DUCK_NAMES.gyro)),
-    orientation: adr(sensorAdr, need('sensor', DUCK_NAMES.orientation)),
-    jointQpos: joints.map((j) => adr(qposAdr, j)),
-    jointDof: joints.map((j) => adr(dofAdr, j)),
-  };
+/** A user's servos at another stiffness: a position servo's gain kp and bias −kp·q. */
+function stiffen(sim: MjSim, ids: Anatomy, kp: number): void {
+  const [gain, bias] = [sim.actuatorGainPrm(), sim.actuatorBiasPrm()];
+  for (const { actuator: a } of ids.joints) {
+    gain[10 * a] = kp;
+    bias[10 * a + 1] = -kp;
+  }
 }
 
 /** A twin in sim2d's living room for this seed, from an already loaded MuJoCo. */
 export function createMujocoPlant(mujoco: Mujoco, options: MujocoPlantOptions): MujocoPlant {
-  const sim = mujoco.compile(livingRoomMjcf(options.kp === undefined ? {} : { kp: options.kp }));
+  const { model, kp } = options;
+  const sim =
+    model === undefined
+      ? mujoco.compile(livingRoomMjcf(kp === undefined ? {} : { kp }))
+      : mujoco.compileFile(model.mjcf, { mjcf: (hasFloor) => roomFrameMjcf({ floor: !hasFloor }), ...ATTACHED_ROOM });
   try {
-    return new MujocoPlant(sim, options);
+    const ids = findAnatomy(sim, model === undefined ? OWN : attachedNames(model));
+    if (model !== undefined && kp !== undefined) stiffen(sim, ids, kp);
+    return new MujocoPlant(sim, options, ids);
   } catch (err) {
     sim.close();
     throw err;
