@@ -3,11 +3,17 @@
  * logs at `warn` unless QUACKD_LOG_LEVEL or --debug says otherwise, so logs never drown a run's
  * own output. Every line passes through redact(): no API key reaches a log.
  *
+ * Under systemd (INVOCATION_ID or JOURNAL_STREAM set) the lines are the terminal's plain ones
+ * without time or colour, since journald stamps each line itself, at `info` (the service's
+ * summaries are info lines). When stderr is the journal's own stream, each line starts with its
+ * syslog priority (`<3>`), so `journalctl -p warning -u quackd` finds the warnings.
+ *
  * A command runs inside withLogs(root): every logger() it (and what it calls) asks for writes to
  * that invocation's stderr at its level, so two invocations in one process (a test, later a
  * service answering the CLI) never share a log stream or a level. Outside any, the process's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { fstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import { pino, type DestinationStream, type Logger } from 'pino';
@@ -74,10 +80,13 @@ export function createLogger(level: string, destination: DestinationStream): Log
  * to `stderr` (the process's own is written by file descriptor, synchronously).
  */
 export function createLogRoot(env: NodeJS.ProcessEnv, stderr: Writable & { readonly isTTY?: boolean }): Logger {
-  const asked = env['QUACKD_LOG_LEVEL']?.toLowerCase();
-  const level = asked !== undefined && LEVELS.includes(asked) ? asked : 'warn';
-  if (asked !== undefined && asked !== level) stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using warn\n`);
   const fd = stderr === process.stderr ? 2 : undefined;
+  const journal = env['QUACKD_LOG_JSON'] === undefined && stderr.isTTY !== true ? journalKind(env, fd) : undefined;
+  const fallback = journal !== undefined ? 'info' : 'warn';
+  const asked = env['QUACKD_LOG_LEVEL']?.toLowerCase();
+  const level = asked !== undefined && LEVELS.includes(asked) ? asked : fallback;
+  if (asked !== undefined && asked !== level) stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using ${fallback}\n`);
+  if (journal !== undefined) return createLogger(level, journalStream(fd !== undefined ? pino.destination({ fd, sync: true }) : stderr, journal === 'journal'));
   const pretty = stderr.isTTY === true && env['QUACKD_LOG_JSON'] === undefined;
   if (pretty) {
     // Synchronous and one line per record: on a terminal a log line sits between a run's step
@@ -85,6 +94,42 @@ export function createLogRoot(env: NodeJS.ProcessEnv, stderr: Writable & { reado
     return createLogger(level, prettyStream(fd ?? stderr, env));
   }
   return createLogger(level, fd !== undefined ? pino.destination({ fd, sync: true }) : stderr);
+}
+
+/**
+ * How systemd runs us: `journal` when stderr is the journal's stream (JOURNAL_STREAM names its
+ * device and inode: a redirected stderr is not), `plain` for another stderr of a systemd unit.
+ * Only the process's own stderr (`fd`) counts: a terminal inherits these variables from a desktop
+ * session's units, and an invocation's captured stream is none of systemd's business.
+ */
+export function journalKind(env: NodeJS.ProcessEnv, fd: number | undefined): 'journal' | 'plain' | undefined {
+  if (fd === undefined) return undefined;
+  const stream = env['JOURNAL_STREAM'];
+  if (stream !== undefined && stream !== '') {
+    try {
+      const st = fstatSync(fd);
+      if (stream === `${st.dev}:${st.ino}`) return 'journal';
+    } catch {
+      // A closed stderr: not the journal.
+    }
+  }
+  return (stream !== undefined && stream !== '') || (env['INVOCATION_ID'] ?? '') !== '' ? 'plain' : undefined;
+}
+
+/** pino's levels as syslog priorities: trace and debug 7, info 6, warn 4, error 3, fatal 2. */
+const syslogPriority = (level: number) => (level >= 60 ? 2 : level >= 50 ? 3 : level >= 40 ? 4 : level >= 30 ? 6 : 7);
+
+/** One terminal line a record for journald, with its priority when `priorities` (see the header). */
+export function journalStream(out: { write(line: string): unknown }, priorities: boolean): DestinationStream {
+  return {
+    write(json: string) {
+      const record = JSON.parse(json) as Record_;
+      const level = typeof record['level'] === 'number' ? record['level'] : 30;
+      // journald makes an entry of every line: a record stays one.
+      const line = terminalLine(record).replace(/\s*[\r\n]+\s*/g, ' ');
+      out.write(`${priorities ? `<${syslogPriority(level)}>` : ''}${line}\n`);
+    },
+  };
 }
 
 export function prettyStream(destination: number | NodeJS.WritableStream, env: NodeJS.ProcessEnv = {}): DestinationStream {

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Installs `quackd serve` as a systemd service: the quackd system user (in dialout, for the serial
+# robots), /etc/quackd with a config skeleton, the data directory /var/lib/quackd, the unit, and
+# enables it. Safe to run again: what exists is left as it is, and a config is never overwritten.
+#
+#   sudo systemd/install.sh            install and enable (starts at the next boot)
+#   sudo systemd/install.sh --now      … and start it now
+#   QUACKD_ROOT=/tmp/x systemd/install.sh --no-systemctl   into another root (a test, an image)
+set -euo pipefail
+
+usage() {
+  sed -n '2,8s/^# \{0,1\}//p' "$0"
+  echo "options: --now, --no-systemctl, --root DIR (or QUACKD_ROOT=DIR)"
+}
+
+die() {
+  echo "install.sh: $*" >&2
+  exit 2
+}
+
+root="${QUACKD_ROOT:-}"
+now=0
+use_systemctl=1
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --now) now=1 ;;
+    --no-systemctl) use_systemctl=0 ;;
+    --root) [ "$#" -ge 2 ] || die "--root needs a directory"; root="$2"; shift ;;
+    --root=*) root="${1#--root=}" ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown option $1 (--help lists them)" ;;
+  esac
+  shift
+done
+root="${root%/}"
+[ -z "$root" ] || [ -d "$root" ] || die "$root is not a directory"
+[ "$now" -eq 0 ] || [ -z "$root" ] || die "--now starts the service on this machine; it cannot go with --root"
+[ "$(id -u)" -eq 0 ] || die "run it as root (sudo): it creates a system user and owns files to it"
+
+here="$(cd "$(dirname "$0")" && pwd)"
+user=quackd
+etc="$root/etc/quackd"
+data="$root/var/lib/quackd"
+unit_dir="$root/etc/systemd/system"
+
+# useradd/groupadd edit $root/etc/{passwd,group} when given --prefix; the machine's own otherwise.
+account_flags=()
+[ -z "$root" ] || account_flags=(--prefix "$root")
+
+# Field $2 (1-based) of $1's line in $root/etc/$3 (passwd or group), empty when there is none.
+account_field() {
+  [ -f "$root/etc/$3" ] || return 0
+  awk -F: -v name="$1" -v field="$2" '$1 == name { print $field; exit }' "$root/etc/$3"
+}
+
+in_group() {
+  account_field "$2" 4 group | tr ',' '\n' | grep -qx "$1"
+}
+
+if [ -z "$(account_field dialout 1 group)" ]; then
+  groupadd "${account_flags[@]}" --system dialout
+fi
+if [ -z "$(account_field "$user" 1 group)" ]; then
+  groupadd "${account_flags[@]}" --system "$user"
+fi
+if [ -z "$(account_field "$user" 1 passwd)" ]; then
+  useradd "${account_flags[@]}" --system --gid "$user" --groups dialout --home-dir /var/lib/quackd \
+    --no-create-home --shell /usr/sbin/nologin --comment "quackd robot runtime" "$user"
+elif ! in_group "$user" dialout; then
+  usermod "${account_flags[@]}" --append --groups dialout "$user"
+fi
+# Numbers, not names: in another root the machine's own passwd does not know the user.
+uid="$(account_field "$user" 3 passwd)"
+gid="$(account_field "$user" 3 group)"
+
+# The config is root's to write and the service's to read.
+install -d -m 0750 -o 0 -g "$gid" "$etc"
+if [ ! -e "$etc/config.yaml" ]; then
+  install -m 0640 -o 0 -g "$gid" "$here/config.yaml" "$etc/config.yaml"
+fi
+
+# The data directory: transcripts, memory and the control socket; quackd's alone, its group may look.
+install -d -m 0750 -o "$uid" -g "$gid" "$data"
+# quackd reads <data>/config.yaml; a relative link so that it resolves inside another root too.
+if [ -L "$data/config.yaml" ] || [ ! -e "$data/config.yaml" ]; then
+  ln -sfn ../../../etc/quackd/config.yaml "$data/config.yaml"
+else
+  echo "install.sh: $data/config.yaml is a file of its own; the service reads it, not $etc/config.yaml" >&2
+fi
+
+install -d -m 0755 "$unit_dir"
+install -m 0644 "$here/quackd.service" "$unit_dir/quackd.service"
+
+if [ -z "$root" ] && ! PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin command -v quackd >/dev/null; then
+  echo "install.sh: quackd is not in /usr/local/bin or /usr/bin, where the service looks (sudo npm install -g quackd)" >&2
+fi
+
+if [ "$use_systemctl" -eq 1 ]; then
+  if [ -n "$root" ]; then
+    systemctl --root="$root" --quiet enable quackd.service
+  else
+    # daemon-reload needs a running systemd; enabling (links in /etc) does not.
+    [ ! -d /run/systemd/system ] || systemctl daemon-reload
+    if [ "$now" -eq 1 ]; then
+      systemctl --quiet enable --now quackd.service
+    else
+      systemctl --quiet enable quackd.service
+    fi
+  fi
+fi
+
+echo "quackd.service installed: config $etc/config.yaml, data $data"
+if [ "$use_systemctl" -eq 0 ]; then
+  echo "not enabled (--no-systemctl): sudo systemctl enable --now quackd"
+elif [ "$now" -eq 1 ]; then
+  echo "running: systemctl status quackd · journalctl -u quackd -f"
+elif [ -z "$root" ]; then
+  echo "enabled: it starts at boot; now: sudo systemctl start quackd"
+fi

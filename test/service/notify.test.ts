@@ -1,0 +1,169 @@
+/**
+ * sd_notify as systemd hears it: a unix datagram socket of the test's own (a Python listener that
+ * closes the barrier fd as systemd does) stands in for systemd's, and a process runs the notifier
+ * with the real systemd-notify. READY once, WATCHDOG at half of WATCHDOG_USEC while healthy and
+ * none once not, STOPPING on SIGTERM; nothing at all without NOTIFY_SOCKET.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { SystemdNotify, watchdogIntervalMs } from '../../src/service/notify.js';
+import { skipOutsideCi } from '../helpers/skip.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const CHILD = fileURLToPath(new URL('./notify-child.ts', import.meta.url));
+
+// Binds the socket (`@name` is the abstract namespace), then prints one JSON line a datagram.
+const LISTENER = `
+import json, os, socket, sys, time
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind('\\0' + path[1:] if path.startswith('@') else path)
+print('listening', flush=True)
+while True:
+    data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(16 * 4))
+    for level, kind, fds in anc:
+        if kind == socket.SCM_RIGHTS:
+            for i in range(0, len(fds) - len(fds) % 4, 4): os.close(int.from_bytes(fds[i:i + 4], sys.byteorder))
+    print(json.dumps({'ms': time.monotonic() * 1000, 'message': data.decode()}), flush=True)
+`;
+
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const skip = skipOutsideCi(!has('systemd-notify') ? 'systemd-notify is not installed' : !has('python3') ? 'python3 (the test listener) is not installed' : undefined);
+
+interface Heard {
+  readonly ms: number;
+  readonly message: string;
+}
+
+const started: ChildProcess[] = [];
+after(() => started.forEach((p) => p.exitCode === null && p.signalCode === null && p.kill('SIGKILL')));
+
+/** A listener on `socket`; resolves once it is bound. `heard` grows as datagrams arrive. */
+async function listen(socket: string): Promise<{ heard: Heard[]; next: (pred: (h: Heard) => boolean) => Promise<Heard> }> {
+  const py = spawn('python3', ['-u', '-c', LISTENER, socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(py);
+  const heard: Heard[] = [];
+  const waiting = new Set<() => void>();
+  const lines = createInterface({ input: py.stdout });
+  let bound: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (bound = resolve));
+  lines.on('line', (line) => {
+    if (line === 'listening') return bound();
+    heard.push(JSON.parse(line) as Heard);
+    waiting.forEach((w) => w());
+  });
+  await ready;
+  const next = (pred: (h: Heard) => boolean) =>
+    new Promise<Heard>((resolve) => {
+      const from = heard.length;
+      const look = () => {
+        const found = heard.slice(from).find(pred);
+        if (found === undefined) return;
+        waiting.delete(look);
+        resolve(found);
+      };
+      waiting.add(look);
+    });
+  return { heard, next };
+}
+
+function service(env: NodeJS.ProcessEnv): ChildProcess & { said: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  started.push(child);
+  let said = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (said += d));
+  return Object.assign(child, { said: () => said });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const is = (text: string) => (h: Heard) => h.message.split('\n').includes(text);
+
+describe('sd_notify through systemd-notify', { skip }, () => {
+  it('READY with a one-line status, WATCHDOG at half of WATCHDOG_USEC while healthy, none once not, STOPPING on SIGTERM', async () => {
+    const socket = join(tempDir(), 'notify.sock');
+    const systemd = await listen(socket);
+    const child = service({ NOTIFY_SOCKET: socket, WATCHDOG_USEC: '1000000' });
+    const ready = await systemd.next(is('READY=1'));
+    assert.equal(ready.message, 'READY=1\nSTATUS=serving 1 robot all well');
+
+    const pings: Heard[] = [];
+    while (pings.length < 4) pings.push(await systemd.next(is('WATCHDOG=1')));
+    const gaps = pings.slice(1).map((p, i) => p.ms - (pings[i]?.ms ?? 0)).sort((a, b) => a - b);
+    // Half of the 1 s timeout: well inside it, and not a ping per tick either.
+    const median = gaps[1] ?? 0;
+    assert.ok(median > 250 && median < 1000, `gaps between pings ${gaps.join(', ')} ms`);
+
+    child.kill('SIGUSR2');
+    await sleep(700); // a ping already on its way may still land
+    const withheld = systemd.heard.filter(is('WATCHDOG=1')).length;
+    await sleep(1500);
+    assert.equal(systemd.heard.filter(is('WATCHDOG=1')).length, withheld, 'pings went on after healthy() turned false');
+    // The journal says why systemd is about to restart the service, once.
+    assert.equal(child.said().match(/systemd watchdog pings withheld/g)?.length, 1, child.said());
+
+    const stopping = systemd.next(is('STOPPING=1'));
+    child.kill('SIGTERM');
+    assert.equal((await stopping).message, 'STOPPING=1\nSTATUS=stopping: SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0);
+    assert.equal(systemd.heard.filter(is('READY=1')).length, 1);
+  });
+
+  it('reaches an abstract socket (@name), and sends no pings when WATCHDOG_PID names another process', async () => {
+    const socket = `@quackd-test-${process.pid}-${Date.now()}`;
+    const systemd = await listen(socket);
+    const child = service({ NOTIFY_SOCKET: socket, WATCHDOG_USEC: '200000', WATCHDOG_PID: '1' });
+    await systemd.next(is('READY=1'));
+    await sleep(600); // six intervals
+    const stopping = systemd.next(is('STOPPING=1'));
+    child.kill('SIGTERM');
+    await stopping;
+    await once(child, 'exit');
+    assert.deepEqual(systemd.heard.filter(is('WATCHDOG=1')), []);
+  });
+});
+
+describe('the notifier without systemd', () => {
+  const silent = pino({ level: 'silent' });
+
+  it('does nothing without NOTIFY_SOCKET: no message, no timer', async () => {
+    const sent: string[] = [];
+    const sender = { open: () => void sent.push('open'), send: async (m: string) => void sent.push(m), close: () => undefined };
+    const notify = new SystemdNotify({ env: { WATCHDOG_USEC: '2000' }, healthy: () => true, log: silent, sender });
+    notify.start();
+    notify.ready('up');
+    notify.status('still up');
+    await sleep(20);
+    await notify.stopping();
+    assert.equal(notify.enabled, false);
+    assert.deepEqual(sent, []);
+  });
+
+  it('reads the watchdog interval as systemd sets it, and a bad WATCHDOG_USEC as a reason', () => {
+    assert.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000' }, 42), 15000);
+    assert.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000', WATCHDOG_PID: '42' }, 42), 15000);
+    assert.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000', WATCHDOG_PID: '7' }, 42), undefined);
+    assert.equal(watchdogIntervalMs({}, 42), undefined);
+    assert.match(String(watchdogIntervalMs({ WATCHDOG_USEC: '-5' }, 42)), /WATCHDOG_USEC "-5" is not a positive whole number/);
+  });
+
+  it('says once that systemd-notify is missing, and stops trying', async () => {
+    let tries = 0;
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
+    const missing = Object.assign(new Error('spawn systemd-notify ENOENT'), { code: 'ENOENT' });
+    const sender = { open: () => undefined, send: () => (tries++, Promise.reject(missing)), close: () => undefined };
+    const notify = new SystemdNotify({ env: { NOTIFY_SOCKET: '/run/none' }, healthy: () => true, log, sender });
+    notify.ready();
+    notify.status('a');
+    await notify.stopping();
+    assert.equal(tries, 1);
+    assert.deepEqual(warnings, ['systemd-notify is not installed: systemd will not hear that quackd is ready (Type=notify needs it)']);
+  });
+});
