@@ -43,6 +43,12 @@ function keyStatus(provider: string, keyFile: string | undefined, fromFlag: bool
  * A fleet robot as a run would get it: every setting of its backend, the defaults filled in,
  * each with its source; or, when its file entry leaves a setting to a flag, what it lacks.
  */
+/** A robot setting on one line: a map (policies: walk → folder) as `walk=/path, kick_left=/path`. */
+function settingText(value: unknown): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}=${settingText(v)}`).join(' ');
+  return Array.isArray(value) ? value.map(settingText).join(',') : String(value);
+}
+
 function robotReport(fleet: Fleet, robot: Robot): { name: string; body: string; missing?: string; settings: Record<string, { value: unknown; from: string }> } {
   let resolved: Robot = robot;
   let missing: string | undefined;
@@ -120,7 +126,7 @@ export const configCommand: Command = {
     row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
     io.line(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`);
     for (const r of report.robots) {
-      const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(String(v.value))}${io.dim(` (${v.from})`)}`);
+      const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(settingText(v.value))}${io.dim(` (${v.from})`)}`);
       row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}${r.missing !== undefined ? io.yellow(`  needs ${r.missing}: give --${r.missing} to a run`) : ''}`);
     }
     const m = report.mqtt;

@@ -47,4 +47,11 @@ describe('robots: in config.yaml', () => {
     const check = await quackd(['config', 'check'], { env: { QUACKD_HOME: h } });
     assert.match(check.stdout, /robots\n\s+den\s+microduck:sim2d\n\s+bench\s+microduck:jsonrpc\s+needs port: give --port to a run/);
   });
+
+  it('config check shows a robot\'s policy slots as slot=folder, each from where it came', async () => {
+    const h = home('robots:\n  twin:\n    body: microduck:mujoco\n    policies:\n      walk: /srv/walking\n      kick_left: /srv/kick\n');
+    const check = await quackd(['config', 'check'], { env: { QUACKD_HOME: h } });
+    assert.equal(check.code, 0, check.stderr);
+    assert.match(check.stdout, /twin\s+microduck:mujoco\s+policies walk=\/srv\/walking kick_left=\/srv\/kick \(file\), pace lockstep \(default\)/);
+  });
 });
