@@ -79,7 +79,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let link: TtyLink;
   try {
     // Not serialport: its native poller cannot run in a worker thread (src/bridge/tty.ts).
-    link = TtyLink.open(client, { path: o.port, baud: o.baud });
+    link = await TtyLink.open(client, { path: o.port, baud: o.baud });
   } catch (err) {
     client.close();
     const e = err instanceof BridgeError ? err : new BridgeError(String(err));
