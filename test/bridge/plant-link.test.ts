@@ -76,7 +76,7 @@ describe('microduck:jsonrpc: the link goes and comes back', { skip: missingTools
       assert.deepEqual(await targets(body), { targets: 0, torque: false });
       const r = await body.perform({ verb: 'walk', args: { metres: 0.3 } });
       assert.equal(r.ok, true, r.summary);
-      assert.ok((await targets(body)).targets >= 30);
+      assert.ok((await targets(body)).targets >= 10, 'the walk on the reopened link streamed (almost) nothing');
     } finally {
       await body.close();
       await rig.cleanup();
