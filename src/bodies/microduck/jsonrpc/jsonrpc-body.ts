@@ -17,8 +17,9 @@
  * new boot id.
  *
  * After a fall the loop ends the verb and the body makes the duck safe (after-fall.ts). The worker
- * reopens a link that was lost; the body stays lost for the rest of the run (the run ends on it),
- * and the next run's hello finds out who answers now: the same boot (a blip) or a new one.
+ * reopens a link that was lost; the body stays lost for the rest of the run (the run ends on it,
+ * and the pool opens the robot afresh), while a body that lost its link between runs is used
+ * again by the next run once its hello says who answers now: the same boot (a blip) or a new one.
  *
  * Settings (BodyOptions.settings): { port: string, baud?: number, policies?: {slot: dir}, after_fall?: limp | hold }.
  */
