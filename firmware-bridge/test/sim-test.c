@@ -3,7 +3,8 @@
  * torque-off confirmation (read back from every servo, written again when the bus lost the write,
  * reported when it cannot be confirmed) and the step limit as the servos see it. The bus faults
  * are the simulator's: sim_drop_torque_off_writes (a write no servo hears) and sim_silence (a servo
- * that never answers the read-back).
+ * that never answers the read-back). Also the tilt hook (tilt.h): what the simulated IMU reads
+ * as a scheduled or signalled fall tips the trunk, and the --tilt-at steps it parses.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 
 #include "../hal/host/host.h"
 #include "../hal/host/sim.h"
+#include "../hal/host/tilt.h"
+#include "../src/hal.h"
 #include "../src/duck.h"
 #include "../src/frame.h"
 #include "../src/proto.h"
@@ -247,6 +250,80 @@ static void servos_follow_within_the_step_limit(void) {
   CHECK(fabsf(sim_pos(3) - 1.2f) < 0.01f, "the simulated joint did not follow");
 }
 
+/* --tilt-at's steps: a time or USR1, degrees, an optional axis; anything else is refused whole. */
+static void tilt_steps_parse(void) {
+  tilt_step_t s = {0, false, 0.0f, 0};
+  CHECK(tilt_parse("1500:80", &s) == 0 && s.at_ms == 1500u && !s.on_signal && s.deg == 80.0f && s.axis == TILT_PITCH, "1500:80");
+  CHECK(tilt_parse("USR1:-90:roll", &s) == 0 && s.on_signal && s.deg == -90.0f && s.axis == TILT_ROLL, "USR1:-90:roll");
+  CHECK(tilt_parse("0:0:pitch", &s) == 0 && s.at_ms == 0u && s.deg == 0.0f, "0:0:pitch");
+  const char *bad[] = {"", "80", "abc:10", "10:", "10:abc", "10:5x", "10:200", "-5:10", "10:45:yaw", "usr1:10", "USR1", "1e9:10"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tilt_step_t before = {7u, true, 3.0f, TILT_ROLL}, t = before;
+    CHECK(tilt_parse(bad[i], &t) == -1 && memcmp(&t, &before, sizeof t) == 0, bad[i]);
+  }
+  CHECK(tilt_parse(NULL, &s) == -1, "NULL");
+}
+
+static hal_state_t imu(void) {
+  hal_state_t st;
+  hal_read_state(&st);
+  return st;
+}
+
+static bool near(float a, float b) { return fabsf(a - b) < 0.01f; }
+
+/*
+ * A timed fall: level until its time (boot is the first step of the clock), then tipping at
+ * TILT_RATE_DEG_S with the gyro reading that rate, then lying still at the angle, where the
+ * accelerometer reads gravity's reaction for the trunk pitched forward; the state frame says so.
+ */
+static void a_scheduled_fall_tips_the_imu(void) {
+  boot(); /* the clock starts at 1000: steps count from there */
+  tilt_step_t s;
+  CHECK(tilt_parse("200:80", &s) == 0 && tilt_add(&s) == 0, "could not add a step");
+  run_to(1199);
+  hal_state_t st = imu();
+  CHECK(near(st.accel[0], 0.0f) && near(st.accel[1], 0.0f) && near(st.accel[2], 9.81f) && near(st.gyro[1], 0.0f), "not level before the step's time");
+  run_to(1250);
+  st = imu();
+  float deg = tilt_now_deg();
+  CHECK(deg > 10.0f && deg < 20.0f, "not tipping at the fall's pace 50 ms in");
+  CHECK(near(st.gyro[1], TILT_RATE_DEG_S * 0.017453293f) && near(st.gyro[0], 0.0f), "the gyro did not read the fall's rate");
+  run_to(1200u + (uint32_t)(80.0f / TILT_RATE_DEG_S * 1000.0f) + 5u);
+  st = imu();
+  float want_x = -9.81f * sinf(80.0f * 0.017453293f), want_z = 9.81f * cosf(80.0f * 0.017453293f);
+  CHECK(near(tilt_now_deg(), 80.0f) && near(st.accel[0], want_x) && near(st.accel[1], 0.0f) && near(st.accel[2], want_z), "not lying at 80 degrees pitched forward");
+  CHECK(near(st.gyro[1], 0.0f), "the gyro still reads a rate on the floor");
+  int from = nsent;
+  send_json("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"get_state\",\"params\":{}}");
+  const char *r = find(from, "\"id\":5");
+  CHECK(r != NULL && strstr(r, "\"accel\":[-9.661") != NULL, "the state frame does not carry the tipped accelerometer");
+}
+
+/* USR1 steps wait for the signal however long it takes; a signal with no step left is not kept. */
+static void signalled_steps_wait_for_the_signal(void) {
+  boot();
+  tilt_signal(); /* nothing queued: dropped */
+  tilt_step_t over, up;
+  CHECK(tilt_parse("USR1:90:roll", &over) == 0 && tilt_parse("USR1:0", &up) == 0, "parse");
+  run_to(1010);
+  tilt_add(&over);
+  tilt_add(&up);
+  run_to(3000);
+  CHECK(near(tilt_now_deg(), 0.0f), "a signal given before the step was queued tipped the duck");
+  tilt_signal();
+  run_to(3500);
+  hal_state_t st = imu();
+  CHECK(near(st.accel[0], 0.0f) && near(st.accel[1], 9.81f) && near(st.accel[2], 0.0f), "not lying on its right side after USR1");
+  tilt_signal();
+  run_to(4000);
+  st = imu();
+  CHECK(near(st.accel[2], 9.81f) && near(tilt_now_deg(), 0.0f), "not stood up again by the second USR1");
+  tilt_signal();
+  run_to(4500);
+  CHECK(near(tilt_now_deg(), 0.0f), "a signal with no step left moved the trunk");
+}
+
 int main(void) {
   boot_confirms_torque_off();
   torque_off_confirmed_first_time();
@@ -256,6 +333,9 @@ int main(void) {
   watchdog_torque_off_is_confirmed();
   torque_on_supersedes_an_unconfirmed_off();
   servos_follow_within_the_step_limit();
+  tilt_steps_parse();
+  a_scheduled_fall_tips_the_imu();
+  signalled_steps_wait_for_the_signal();
   printf("sim-test: %s\n", failures == 0 ? "OK" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

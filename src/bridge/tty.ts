@@ -3,17 +3,38 @@
  * event loop and aborts the process when a port is opened from a worker (V8 "HandleScope without
  * proper locking"), so the control worker opens the device as a plain tty instead: `stty` sets
  * raw mode and the baud rate, and node:tty streams read and write it on the worker's own loop.
- * No reconnect: a link lost here ends the plant; the body reports it and the run ends.
+ * It keeps the promises serial.ts keeps on the main thread: the port is locked as serialport
+ * locks it (port-lock.ts), so a second opener is refused with the same words; and when the device
+ * vanishes (unplugged: the read side ends with EIO) the client is detached, its waiting requests
+ * fail, and the same path is tried again until it comes back (or the link is closed), when the
+ * client is attached to it afresh. Who is at the far end then is for a hello to say (its boot id).
  */
 import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { closeSync, constants, existsSync, openSync, readdirSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { ReadStream, WriteStream } from 'node:tty';
 import type { BridgeClient } from './client.js';
 import { LinkLostError, PortError } from './errors.js';
+import { lockPort } from './port-lock.js';
 
 const BY_ID = '/dev/serial/by-id';
+
+export interface TtyLinkOptions {
+  readonly path: string;
+  readonly baud: number;
+  /** Reopen the path when it comes back after a loss (default true). */
+  readonly reconnect?: boolean;
+  /** How often to look for the port while it is gone (default 200 ms). */
+  readonly retryMs?: number;
+}
+
+export interface TtyLinkEvents {
+  lost: [reason: Error];
+  restored: [];
+}
 
 /** Serial ports here, from the file system only (no serialport in a worker). */
 function portsHere(): string[] {
@@ -38,73 +59,159 @@ function hint(message: string): string | undefined {
   return undefined;
 }
 
-export class TtyLink {
+interface Tty {
+  readonly input: ReadStream;
+  readonly output: WriteStream;
+  /** The locked descriptor, apart from the streams' (libuv reopens a pty slave's, which would shed the lock). */
+  readonly lock: FileHandle;
+}
+
+const cannotOpen = (path: string, err: unknown): PortError => {
+  const m = err instanceof Error ? err.message : String(err);
+  return new PortError(`cannot open ${path}: ${m.replace(/^[A-Z]+: /, '').split(',')[0] ?? m}`, hint(m));
+};
+
+/**
+ * Opens `path` locked, raw, at `baud`. Locked first, so a port someone else holds is left exactly
+ * as they set it. The lock is a FileHandle: a worker terminated before it closed its plant still
+ * closes it, so the port is never left locked by a thread that is gone. Throws PortError with a hint.
+ */
+async function openTty(path: string, baud: number): Promise<Tty> {
+  let lock: FileHandle;
+  try {
+    lock = await open(path, constants.O_RDONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw cannotOpen(path, err);
+  }
+  // One descriptor per stream: each tty handle closes its own, never the other's.
+  const flags = constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK;
+  const fds: number[] = [];
+  try {
+    lockPort(lock.fd, path);
+    try {
+      fds.push(openSync(path, flags));
+    } catch (err) {
+      throw cannotOpen(path, err);
+    }
+    execFileSync('stty', ['-F', path, String(baud), 'raw', '-echo', '-echoe', '-echok', '-ixon', '-ixoff', '-crtscts', 'clocal', 'cread', 'min', '1', 'time', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    fds.push(openSync(path, flags));
+  } catch (err) {
+    for (const fd of fds) closeSync(fd);
+    await lock.close();
+    if (err instanceof PortError) throw err;
+    const m = err instanceof Error && 'stderr' in err ? String((err as { stderr: unknown }).stderr).trim() : String(err);
+    throw new PortError(`cannot set ${path} to ${baud} baud raw: ${m.split('\n')[0] ?? m}`, hint(m) ?? 'that is not a serial device, or stty is missing');
+  }
+  const input = new ReadStream(fds[0] ?? -1);
+  input.setRawMode(true);
+  return { input, output: new WriteStream(fds[1] ?? -1), lock };
+}
+
+/** Closes the streams and the lock (letting go of a device node that vanished); resolves once they are. */
+async function shut(tty: Tty): Promise<void> {
+  const streams = [tty.input, tty.output];
+  const closed = streams.map((s) => (s.closed ? Promise.resolve() : new Promise<void>((resolve) => s.once('close', () => resolve()))));
+  for (const s of streams) {
+    s.removeAllListeners('data').removeAllListeners('end').removeAllListeners('error');
+    s.on('error', () => undefined);
+    s.destroy();
+  }
+  await Promise.all(closed);
+  await tty.lock.close();
+}
+
+export class TtyLink extends EventEmitter<TtyLinkEvents> {
+  private tty: Tty | undefined;
+  private retry: NodeJS.Timeout | undefined;
   private closed = false;
 
   private constructor(
     private readonly client: BridgeClient,
     readonly path: string,
-    private readonly input: ReadStream,
-    private readonly output: WriteStream,
-  ) {}
+    private readonly baud: number,
+    private readonly reconnect: boolean,
+    private readonly retryMs: number,
+  ) {
+    super();
+  }
 
-  /** Opens `path` raw at `baud` and attaches it to the client. Throws PortError with a hint. */
-  static open(client: BridgeClient, options: { readonly path: string; readonly baud: number }): TtyLink {
+  /** Opens `path` and attaches it to the client. Rejects with a PortError with a hint. */
+  static async open(client: BridgeClient, options: TtyLinkOptions): Promise<TtyLink> {
     const { path, baud } = options;
     if (!existsSync(path)) {
       const ports = portsHere();
       throw new PortError(`serial port ${path} not found`, ports.length > 0 ? `ports here: ${ports.slice(0, 4).join(', ')}` : 'no serial ports found: is the duck plugged in?');
     }
-    // One descriptor per stream: each tty handle closes its own, never the other's.
-    const flags = constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK;
-    let fd: number;
-    let fdOut: number;
-    try {
-      fd = openSync(path, flags);
-    } catch (err) {
-      const m = err instanceof Error ? err.message : String(err);
-      throw new PortError(`cannot open ${path}: ${m.replace(/^[A-Z]+: /, '').split(',')[0] ?? m}`, hint(m));
-    }
-    try {
-      execFileSync('stty', ['-F', path, String(baud), 'raw', '-echo', '-echoe', '-echok', '-ixon', '-ixoff', '-crtscts', 'clocal', 'cread', 'min', '1', 'time', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-      fdOut = openSync(path, flags);
-    } catch (err) {
-      closeSync(fd);
-      const m = err instanceof Error && 'stderr' in err ? String((err as { stderr: unknown }).stderr).trim() : String(err);
-      throw new PortError(`cannot set ${path} to ${baud} baud raw: ${m.split('\n')[0] ?? m}`, hint(m) ?? 'that is not a serial device, or stty is missing');
-    }
-    const input = new ReadStream(fd);
-    input.setRawMode(true);
-    const output = new WriteStream(fdOut);
-    const link = new TtyLink(client, path, input, output);
-    const stream = Duplex.from({ readable: input, writable: output });
-    // A vanished device ends the read side (EIO): that is the link lost.
-    const lost = (): void => link.lost();
-    input.once('end', lost);
-    input.once('close', lost);
-    input.on('error', lost);
-    output.on('error', lost);
-    stream.on('error', () => undefined);
-    client.attach(stream);
+    const link = new TtyLink(client, path, baud, options.reconnect ?? true, options.retryMs ?? 200);
+    link.use(await openTty(path, baud));
     return link;
   }
 
-  private lost(): void {
-    if (this.closed) return;
-    this.client.detach(new LinkLostError(`serial link to ${this.path} lost`));
+  get connected(): boolean {
+    return this.tty !== undefined;
   }
 
-  /** Detach the client and close the device. Idempotent. */
+  /** Stops reconnecting, detaches the client and closes the device. Idempotent. */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.retry = undefined;
     this.client.detach(new LinkLostError(`serial link to ${this.path} closed`));
-    this.input.removeAllListeners();
-    this.output.removeAllListeners();
-    this.input.on('error', () => undefined);
-    this.output.on('error', () => undefined);
-    this.input.destroy();
-    this.output.destroy();
-    return Promise.resolve();
+    const tty = this.tty;
+    this.tty = undefined;
+    return tty !== undefined ? shut(tty) : Promise.resolve();
+  }
+
+  private use(tty: Tty): void {
+    this.tty = tty;
+    const stream = Duplex.from({ readable: tty.input, writable: tty.output });
+    // A vanished device ends the read side (EIO): that is the link lost.
+    const lost = (): void => this.lost(tty);
+    tty.input.once('end', lost);
+    tty.input.once('close', lost);
+    tty.input.on('error', lost);
+    tty.output.on('error', lost);
+    stream.on('error', () => undefined);
+    this.client.attach(stream);
+  }
+
+  private lost(tty: Tty): void {
+    if (this.closed || this.tty !== tty) return;
+    this.tty = undefined;
+    const shutting = shut(tty);
+    const reason = new LinkLostError(`serial link to ${this.path} lost`);
+    this.client.detach(reason);
+    this.emit('lost', reason);
+    // Not before the old descriptors are closed: their lock would refuse the reopen.
+    if (this.reconnect) void shutting.then(() => this.scheduleRetry());
+  }
+
+  private scheduleRetry(): void {
+    if (!this.closed) this.retry = setTimeout(() => void this.tryReopen(), this.retryMs);
+  }
+
+  /*
+   * stty and flock run synchronously, a few ms, as at the first open: the loop sharing this
+   * thread reads nothing while the link is down, so there is no tick to delay.
+   */
+  private async tryReopen(): Promise<void> {
+    this.retry = undefined;
+    if (this.closed) return;
+    if (existsSync(this.path)) {
+      try {
+        const tty = await openTty(this.path, this.baud);
+        if (this.closed) {
+          await shut(tty);
+          return;
+        }
+        this.use(tty);
+        this.emit('restored');
+        return;
+      } catch {
+        // back but not ready (udev still setting permissions), or someone else has it: try again
+      }
+    }
+    this.scheduleRetry();
   }
 }

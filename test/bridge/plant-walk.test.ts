@@ -4,8 +4,7 @@
  * second) and its simulated joints follow; the firmware's own step limit (max_vel × its tick)
  * seldom has to cut one short (only relay jitter does); a stop ends the walk within a
  * period or so; a link lost mid-walk ends the verb and the run with the usual BodyError.
- * A fall is not tested here: the host firmware's IMU is level and still, with no option to tilt
- * it (the loop's fall handling has its own tests in test/control).
+ * Falls are in plant-fall.test.ts (the host firmware tips its simulated IMU on a signal).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -118,16 +118,26 @@ export class Rig {
     await exited(child);
   }
 
-  /** Unplug: socat exits and removes both pty links, as a USB device node disappears. */
-  async unplug(): Promise<void> {
+  /**
+   * Unplug: socat exits and removes both pty links, as a USB device node disappears. The firmware
+   * goes too, unless `keepFirmware` (started with --reopen, it waits for the link to come back,
+   * as a duck on its own battery does).
+   */
+  async unplug(options: { readonly keepFirmware?: boolean } = {}): Promise<void> {
     const child = this.socat;
     this.socat = undefined;
     if (child !== undefined) {
       child.kill('SIGTERM');
       await exited(child);
     }
-    await this.killFirmware();
+    if (options.keepFirmware !== true) await this.killFirmware();
     await waitFor('the pty links to go', () => !existsSync(this.hostPath));
+  }
+
+  /** A signal to the firmware (SIGUSR1 starts its next `--tilt-at USR1:…` step). */
+  signalFirmware(signal: NodeJS.Signals): void {
+    if (this.firmware === undefined) throw new Error('the firmware is not running');
+    this.firmware.kill(signal);
   }
 
   /** Freeze the pty relay (SIGSTOP socat): nothing crosses either way until resumeLink(). */

@@ -3,7 +3,8 @@
  * frames in a transmit ring that the main loop drains without blocking, so a host that stops
  * reading can never stall the watchdog. Each simulated servo has its own torque-enable register,
  * answers a torque read-back at once, and the bus can be told to lose torque-off writes or to keep
- * servos silent, so the core's torque-off confirmation can be tested.
+ * servos silent, so the core's torque-off confirmation can be tested. The IMU reads level and
+ * still unless tilt.h's schedule tips the trunk.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "../../src/hal.h"
 #include "host.h"
 #include "sim.h"
+#include "tilt.h"
 
 #define SERVO_TAU_S 0.04f      /* first-order time constant of an XL330 under P control */
 #define SERVO_MAX_RAD_S 6.0f   /* no-load speed */
@@ -44,6 +46,7 @@ void sim_init(const sim_config_t *cfg) {
   readback_off = readback_answered = 0;
   torque_writes = torque_queries = target_writes = 0;
   stepped = 0;
+  tilt_reset();
 }
 
 void sim_drop_torque_off_writes(unsigned n) { drop_writes = n; }
@@ -56,6 +59,7 @@ uint32_t sim_torque_queries(void) { return torque_queries; }
 uint32_t sim_target_writes(void) { return target_writes; }
 
 void sim_step(uint32_t now_ms) {
+  tilt_advance(now_ms);
   if (!stepped) {
     last_step = now_ms;
     stepped = 1;
@@ -136,10 +140,7 @@ void hal_hold(void) { memcpy(target, pos, sizeof target); }
 void hal_read_state(hal_state_t *out) {
   memcpy(out->pos, pos, sizeof pos);
   memcpy(out->vel, vel, sizeof vel);
-  out->gyro[0] = out->gyro[1] = out->gyro[2] = 0.0f;
-  out->accel[0] = 0.0f;
-  out->accel[1] = 0.0f;
-  out->accel[2] = 9.81f; /* level and still: the IMU reads gravity only */
+  tilt_imu(out->accel, out->gyro); /* level and still unless a test tips it (tilt.h) */
   out->contact[0] = out->contact[1] = true;
   out->battery_v = battery_v;
 }

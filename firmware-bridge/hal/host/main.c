@@ -6,10 +6,13 @@
  *   quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]
  *                  [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]
  *                  [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]
- *                  [--drop-torque-off-writes N]
+ *                  [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]
  *
  * The loop wakes at every millisecond boundary (not 1 ms after it last slept), so the core sees
  * each millisecond of the clock and its watchdog trips in the millisecond it is due.
+ * Test hooks of the simulation: --tilt-at tips the simulated IMU (tilt.h; SIGUSR1 starts a `USR1`
+ * step); --reopen keeps running when the link hangs up and opens --port again once it is back,
+ * as a duck's microcontroller on its own battery does while its USB cable is out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,14 +31,16 @@
 #include "../../src/proto.h"
 #include "host.h"
 #include "sim.h"
+#include "tilt.h"
 
 #define FIRMWARE_VERSION "quackd-fw 0.1.0"
 
 static volatile sig_atomic_t running = 1;
+static volatile sig_atomic_t usr1; /* SIGUSR1s so far; the loop hands each to tilt_signal */
 
 static void on_signal(int sig) {
-  (void)sig;
-  running = 0;
+  if (sig == SIGUSR1) usr1++;
+  else running = 0;
 }
 
 static uint32_t now_ms(void) {
@@ -49,7 +54,7 @@ static int usage(const char *why) {
   fputs("usage: quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]\n"
         "                      [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]\n"
         "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n"
-        "                      [--drop-torque-off-writes N]\n",
+        "                      [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]\n",
         stderr);
   return 2;
 }
@@ -104,10 +109,15 @@ static void inject_noise(void) {
   }
 }
 
+/* With the link gone (fd < 0) the frames are dropped, as a USB device with no host drops them. */
 static int flush_tx(int fd) {
   const uint8_t *bytes = NULL;
   size_t n;
   while ((n = host_tx_peek(&bytes)) > 0) {
+    if (fd < 0) {
+      host_tx_consume(n);
+      continue;
+    }
     ssize_t w = write(fd, bytes, n);
     if (w < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
     host_tx_consume((size_t)w);
@@ -132,6 +142,8 @@ int main(int argc, char **argv) {
       {"--torque-attempts", &attempts, 1, 100}, {"--torque-confirm-ms", &confirm_ms, 1, 10000},
       {"--drop-torque-off-writes", &drop_torque, 0, 1000},
   };
+  tilt_step_t tilts[TILT_MAX_STEPS];
+  int ntilts = 0, reopen = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -139,11 +151,22 @@ int main(int argc, char **argv) {
       usage(NULL);
       return 0;
     }
+    if (strcmp(a, "--reopen") == 0) {
+      reopen = 1;
+      continue;
+    }
     int known = 0, bad = 0;
     if (strcmp(a, "--port") == 0) {
       port = v;
       known = 1;
       bad = v == NULL;
+    }
+    if (strcmp(a, "--tilt-at") == 0) {
+      known = 1;
+      if (ntilts >= TILT_MAX_STEPS) return usage("too many --tilt-at steps (at most 8)");
+      bad = tilt_parse(v, &tilts[ntilts]) != 0;
+      if (bad) return usage("--tilt-at takes MS:DEG[:pitch|roll] (MS 0..86400000 or USR1, DEG -180..180)");
+      ntilts++;
     }
     for (size_t k = 0; k < sizeof numeric / sizeof numeric[0] && !known; k++) {
       if (strcmp(a, numeric[k].flag) != 0) continue;
@@ -166,6 +189,7 @@ int main(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
   srand((unsigned)seed);
 
@@ -182,36 +206,54 @@ int main(int argc, char **argv) {
                                .torque_confirm_ms = (uint32_t)confirm_ms},
              t0);
   sim_drop_torque_off_writes((unsigned)drop_torque); /* after boot's own torque off: the host's */
+  for (int k = 0; k < ntilts; k++) tilt_add(&tilts[k]);
   fprintf(stderr,
           "quackd-fw-host: ready on %s (protocol %d, 14 joints, state %u Hz, watchdog %u ms, "
           "step limit %g rad/s x %u ms)\n",
           port, PROTO_VERSION, (unsigned)state_hz, (unsigned)watchdog, max_vel, (unsigned)tick_ms);
 
   uint32_t next_noise = t0 + (uint32_t)noise_ms;
+  uint32_t next_open = t0;
+  sig_atomic_t usr1_seen = 0;
   uint8_t buf[512];
   int status = 0;
   while (running) {
     const uint8_t *pending = NULL;
+    /* poll ignores a negative fd: with the link out the loop still runs the clock. */
     struct pollfd p = {fd, (short)(POLLIN | (host_tx_peek(&pending) > 0 ? POLLOUT : 0)), 0};
     struct timespec ts, wait = {0, 0};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     wait.tv_nsec = 1000000L - ts.tv_nsec % 1000000L + 20000L; /* just past the next ms boundary */
     int r = ppoll(&p, 1, &wait, NULL);
     uint32_t now = now_ms();
+    const char *gone = NULL;
     if (r > 0 && (p.revents & POLLIN)) {
       ssize_t n = read(fd, buf, sizeof buf);
       if (n > 0) {
         proto_rx(buf, (size_t)n, now);
       } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        fprintf(stderr, "quackd-fw-host: link closed (%s)\n", port);
-        status = 1;
-        break;
+        gone = "closed";
       }
     } else if (r > 0 && (p.revents & (POLLHUP | POLLERR))) {
-      fprintf(stderr, "quackd-fw-host: link hung up (%s)\n", port);
+      gone = "hung up";
+    }
+    if (gone != NULL && !reopen) {
+      fprintf(stderr, "quackd-fw-host: link %s (%s)\n", gone, port);
       status = 1;
       break;
     }
+    if (gone != NULL) {
+      fprintf(stderr, "quackd-fw-host: link %s (%s); reopening it when it is back\n", gone, port);
+      close(fd);
+      fd = -1;
+      next_open = now + 50u;
+    }
+    if (fd < 0 && (int32_t)(now - next_open) >= 0) {
+      fd = open_link(port, baud);
+      next_open = now + 50u;
+      if (fd >= 0) fprintf(stderr, "quackd-fw-host: link back (%s)\n", port);
+    }
+    for (; usr1_seen != usr1; usr1_seen++) tilt_signal();
     sim_step(now);
     proto_poll(now);
     if (noise_ms > 0 && (int32_t)(now - next_noise) >= 0) {
@@ -225,6 +267,6 @@ int main(int argc, char **argv) {
     }
   }
   hal_set_torque(false); /* powering down: limp, never holding a stale target */
-  close(fd);
+  if (fd >= 0) close(fd);
   return status;
 }

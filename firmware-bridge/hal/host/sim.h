@@ -1,7 +1,8 @@
 /*
  * The host HAL's simulated robot: joints as first-order servos with limits and their own torque
- * enable, a level IMU and a battery that drains (faster with torque on). Stepped by the host main
- * loop; faults can be injected (lost torque-off writes, silent servos).
+ * enable, an IMU (level unless tilt.h tips the trunk) and a battery that drains (faster with
+ * torque on). Stepped by the host main loop; faults can be injected (lost torque-off writes,
+ * silent servos) and falls staged (tilt.h).
  */
 #ifndef QD_HOST_SIM_H
 #define QD_HOST_SIM_H

@@ -11,6 +11,12 @@
  * from gravity, and yaw integrated from the gyro's z between states, so `turn` can end on it.
  * A state older than three state periods reads as nothing, and the loop runs no policy then.
  *
+ * The link reopens by itself when an unplugged device comes back (tty.ts), but from the moment it
+ * went the plant reads nothing until a hello on the new link (the body's, as the next run begins)
+ * finds the joint table this loop was made for: a verb running when the link went never resumes
+ * on whatever answers later, and who that is (the same boot of the firmware or a new one) is the
+ * body's to say. While it was down torque is taken as off (the firmware's watchdog cut it).
+ *
  * send() is set_targets without waiting for the answer (failures counted). It sends only what
  * moves: targets equal to the last sent are not repeated (the firmware holds its last targets by
  * itself, so an idle loop sends nothing and the firmware's `targets` counter means "a verb moved
@@ -55,9 +61,19 @@ export const LinkFactsSchema = z.object({
   unsent_torque_off: z.number(),
   firmware_limited: z.number(),
   stale_reads: z.number(),
-  link: z.object({ crc: z.number(), dropped: z.number(), timeouts: z.number() }),
+  link: z.object({ crc: z.number(), dropped: z.number(), timeouts: z.number(), losses: z.number(), reopened: z.number() }),
+  /** No hello on the link since it was lost (or one that found another joint table): read() reads nothing. */
+  unidentified: z.string().nullable(),
 });
 export type LinkFacts = z.infer<typeof LinkFactsSchema>;
+
+/** What a loop made for one firmware's joints needs from another hello: undefined when it is the same. */
+export function jointTableChange(was: Hello, now: Hello): string | undefined {
+  const table = (h: Hello) => JSON.stringify([h.joints, h.lower, h.upper, h.max_vel ?? null]);
+  if (table(was) !== table(now)) return 'a different joint table (names, limits or speeds)';
+  if (was.state_hz !== now.state_hz) return `another state rate (${now.state_hz} Hz, was ${was.state_hz})`;
+  return undefined;
+}
 
 /** Degrees of freedom the firmware announced, as the safety stage clamps to them. */
 export function jointsOf(hello: Hello): JointSpec[] {
@@ -79,7 +95,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let link: TtyLink;
   try {
     // Not serialport: its native poller cannot run in a worker thread (src/bridge/tty.ts).
-    link = TtyLink.open(client, { path: o.port, baud: o.baud });
+    link = await TtyLink.open(client, { path: o.port, baud: o.baud });
   } catch (err) {
     client.close();
     const e = err instanceof BridgeError ? err : new BridgeError(String(err));
@@ -93,9 +109,12 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     await link.close();
     throw err;
   }
+  const first = hello;
   const joints = jointsOf(hello);
   const staleMs = hello.state_hz > 0 ? (STALE_PERIODS * 1000) / hello.state_hz : 0;
-  const c = { sent: 0, sendFailures: 0, unsentTorqueOff: 0, firmwareLimited: 0, staleReads: 0 };
+  const c = { sent: 0, sendFailures: 0, unsentTorqueOff: 0, firmwareLimited: 0, staleReads: 0, losses: 0, reopened: 0 };
+  /** Why read() reads nothing whatever the stream says, or undefined. */
+  let unidentified: string | undefined;
   const faults: string[] = [];
   let torque = false;
   let yaw = 0;
@@ -118,6 +137,16 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     faults.push(fault.code);
     if (!fault.torque) torque = false;
   });
+  client.on('detached', () => {
+    c.losses++;
+    unidentified = 'the link was lost: no hello on it since';
+    torque = false;
+    newest = undefined;
+    lastT = undefined;
+    // Whatever answers next holds none of this: the targets held now are sent again once torque is on.
+    lastSent = undefined;
+  });
+  link.on('restored', () => c.reopened++);
 
   let closing: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
@@ -135,6 +164,15 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     torque = r.torque;
     return r;
   };
+  // A hello after a loss says whether this loop may drive what answers now.
+  const helloOf = client.hello.bind(client);
+  client.hello = async (timeoutMs?: number) => {
+    const h = await helloOf(timeoutMs);
+    const change = jointTableChange(first, h);
+    unidentified = change !== undefined ? `the firmware answers with ${change}` : undefined;
+    hello = h;
+    return h;
+  };
 
   const facts = (): LinkFacts => {
     const counters = client.counters();
@@ -151,14 +189,15 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       unsent_torque_off: c.unsentTorqueOff,
       firmware_limited: c.firmwareLimited,
       stale_reads: c.staleReads,
-      link: { crc: counters.crc, dropped: counters.crc + counters.malformed + counters.overlong + counters.runt, timeouts: counters.timeouts },
+      link: { crc: counters.crc, dropped: counters.crc + counters.malformed + counters.overlong + counters.runt, timeouts: counters.timeouts, losses: c.losses, reopened: c.reopened },
+      unidentified: unidentified ?? null,
     };
   };
 
   return {
     joints,
     read(): SensorFrame | undefined {
-      if (newest === undefined || !client.attached) return undefined;
+      if (newest === undefined || !client.attached || unidentified !== undefined) return undefined;
       if (performance.now() - newest.at > staleMs) {
         c.staleReads++;
         return undefined;

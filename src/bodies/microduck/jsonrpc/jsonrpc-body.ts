@@ -16,7 +16,12 @@
  * of the firmware it talks to (`link`): a firmware that restarted behind a port that stayed has a
  * new boot id.
  *
- * Settings (BodyOptions.settings): { port: string, baud?: number, policies?: {slot: dir} }.
+ * After a fall the loop ends the verb and the body makes the duck safe (after-fall.ts). The worker
+ * reopens a link that was lost; the body stays lost for the rest of the run (the run ends on it,
+ * and the pool opens the robot afresh), while a body that lost its link between runs is used
+ * again by the next run once its hello says who answers now: the same boot (a blip) or a new one.
+ *
+ * Settings (BodyOptions.settings): { port: string, baud?: number, policies?: {slot: dir}, after_fall?: limp | hold }.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -26,14 +31,16 @@ import { BridgeError, LinkLostError, RequestTimeoutError, RpcError } from '../..
 import { DEFAULT_BAUD, type BridgeState, type Fault, type Hello } from '../../../bridge/protocol.js';
 import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
+import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
 import { policySkill, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
 import type { Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
-import { LinkFactsSchema, type LinkFacts } from './control-plant.js';
-import { describeState, stateMetrics } from './describe-state.js';
+import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
+import { LinkFactsSchema, jointTableChange, type LinkFacts } from './control-plant.js';
+import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
 import { greet } from './greet.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
 import { logger } from '../../../log.js';
@@ -63,11 +70,15 @@ const VERB_GRACE_MS = 3000;
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
 
-/** The control loop a body drives its motion verbs with, and where each policy slot's folder is. */
+/** The control loop a body drives its motion verbs with, where each policy slot's folder is, and what it counts as a fall. */
 export interface JsonRpcControl {
   readonly loop: ControlLoop;
   readonly policies: (slot: Slot) => string;
+  readonly fall: FallSettings;
 }
+
+/** The loop's period, 50 Hz: a verb's ticks in seconds. */
+const PERIOD_MS = 20;
 
 /** Describes a close hook so the body can be built on any connected client (serial or a test stream). */
 export interface JsonRpcLink {
@@ -173,7 +184,9 @@ export class JsonRpcBody implements Body {
     if (this.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
     const { loop } = control;
     const state = await this.freshState();
-    if (!state.torque) await this.client.torque(true);
+    // A duck lying down is not stiffened for a verb the loop will refuse (`fallen`) anyway.
+    const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
+    if (!state.torque && !down) await this.client.torque(true);
     const before = await this.facts(loop);
     const stop = (): void => loop.stop();
     signal?.addEventListener('abort', stop, { once: true });
@@ -199,11 +212,18 @@ export class JsonRpcBody implements Body {
     return { result, before, after };
   }
 
-  private failed(result: LoopResult, what: string): VerbResult | undefined {
+  /** How a verb that did not finish ended; `asked` names it for a fall (`walk 2.00 m`), `what` says how far it got otherwise. */
+  private async failed(r: { result: LoopResult; before: LinkFacts | undefined; after: LinkFacts | undefined }, asked: string, what: string): Promise<VerbResult | undefined> {
+    const { result } = r;
     if (result.outcome === 'done') return undefined;
+    const sent = this.sentData(r.before, r.after);
+    if (isFall(result) && this.control !== undefined) {
+      const fell = await fallResult(asked, result, PERIOD_MS, this.tilt(), this.client, this.control.fall.then);
+      await this.settle();
+      return { ...fell, data: { ...fell.data, ...sent } };
+    }
     const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
-    const fell = result.outcome === 'failed' && (result.reason === 'fell' || result.reason === 'fallen');
-    return { ok: false, summary: `${what}: ${why}`, data: { ...(fell ? { fell: true } : {}), tilt_deg: this.tilt() } };
+    return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: this.tilt(), ...sent } };
   }
 
   private tilt(): number {
@@ -222,7 +242,7 @@ export class JsonRpcBody implements Body {
     const r = await this.drive('walk', 'walk', { vx: Math.sign(metres) * WALK_SPEED, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
     if (!('result' in r)) return r;
     const what = `walked ${(timeoutMs / 1000).toFixed(1)} s at ${WALK_SPEED} m/s`;
-    const failed = this.failed(r.result, what);
+    const failed = await this.failed(r, `walk ${metres.toFixed(2)} m`, what);
     if (failed !== undefined) return failed;
     return { ok: true, summary: `${what} (${metres.toFixed(2)} m asked; no odometry on the bridge, distance not measured)`, data: { walked_s: Math.round(timeoutMs / 100) / 10, ...this.sentData(r.before, r.after) } };
   }
@@ -235,7 +255,7 @@ export class JsonRpcBody implements Body {
     if (!('result' in r)) return r;
     const turned = r.before !== undefined && r.after !== undefined ? deg(wrap(r.after.yaw_rad - r.before.yaw_rad)) : undefined;
     const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
-    const failed = this.failed(r.result, what);
+    const failed = await this.failed(r, `turn ${degrees}°`, what);
     if (failed !== undefined) return failed;
     const short = turned === undefined || Math.abs(turned - degrees) > 15;
     return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), ...this.sentData(r.before, r.after) } };
@@ -246,7 +266,7 @@ export class JsonRpcBody implements Body {
     const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
     if (!('result' in r)) return r;
     const what = `kicked ${foot}`;
-    const failed = this.failed(r.result, what);
+    const failed = await this.failed(r, `kick ${foot}`, what);
     if (failed !== undefined) return failed;
     return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
   }
@@ -258,21 +278,29 @@ export class JsonRpcBody implements Body {
   /**
    * Per-run counters start again, and a held body asks who is at the far end now: a firmware
    * that restarted (a reset behind a USB-serial bridge keeps the port) answers with a new boot id,
-   * and one that does not answer fails the lease rather than the run's first verb.
+   * and one that does not answer fails the lease rather than the run's first verb. A link lost
+   * since the last run (unplugged while idle) that the worker has reopened is used again once a
+   * hello answers with the same joint table: the same boot id is a blip, a new one a reboot.
    */
   async beginRun(): Promise<void> {
     this.quacks = 0;
-    if (this.greeted) {
+    const lost = this.lost;
+    if (this.greeted && lost === undefined) {
       this.greeted = false;
       return;
     }
-    this.assertLinked();
+    this.greeted = false;
+    if (this.closed) throw new BodyError(`${JSONRPC_KEY} is closed`);
+    if (lost !== undefined && !this.client.attached) throw this.bodyError(lost);
     const hello = await greet(this.client, this.port.label, 'it answered the last run: is it powered, or stuck?');
-    if (hello.boot !== this.hello.boot) {
-      logger('body').info({ body: JSONRPC_KEY, port: this.port.label, was: this.hello.boot, boot: hello.boot }, 'body: the firmware restarted since the last run');
-      // A state cached from the old boot is not this firmware's.
-      this.acted = true;
-    }
+    const change = jointTableChange(this.hello, hello);
+    if (change !== undefined) throw new BodyError(`the firmware on ${this.port.label} now answers with ${change}: this body was opened for the old one, and the next run opens it afresh`);
+    const log = { body: JSONRPC_KEY, port: this.port.label, was: this.hello.boot, boot: hello.boot };
+    if (hello.boot !== this.hello.boot) logger('body').info(log, `body: the firmware restarted since the last run${lost !== undefined ? ' (the link was lost and came back)' : ''}`);
+    else if (lost !== undefined) logger('body').info(log, 'body: the link was lost and came back to the same boot of the firmware (a blip)');
+    // A state cached before is not this link's, or not this firmware's.
+    if (hello.boot !== this.hello.boot || lost !== undefined) this.acted = true;
+    this.lost = undefined;
     this.hello = hello;
   }
 
@@ -412,12 +440,15 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     throw new BodyError(`${JSONRPC_KEY} needs a serial port: pass --port /dev/serial/by-id/<your duck> (and --baud if not ${DEFAULT_BAUD})`);
   }
   const { port, baud = DEFAULT_BAUD } = settings.data;
+  const fall: FallSettings = { ...DEFAULT_FALL, then: settings.data.after_fall ?? DEFAULT_AFTER_FALL };
   // The port is opened in the loop's worker (control-plant.ts); this thread talks to it here.
   const channel = `quackd-bridge-${randomUUID()}`;
   let loop: ControlLoop;
   try {
     loop = await ControlLoop.start({
       plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { port, baud, channel } },
+      periodMs: PERIOD_MS,
+      fall,
       robot: options.robot ?? JSONRPC_KEY,
       ...(options.events !== undefined ? { events: options.events } : {}),
     });
@@ -432,7 +463,7 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
     const policies = (slot: Slot): string => options.policies?.[slot] ?? settings.data.policies?.[slot] ?? bundledPolicyDir(slot);
-    return new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies });
+    return new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall });
   } catch (err) {
     remote.close();
     await loop.close();

@@ -15,6 +15,8 @@ export const jsonRpcSettings = z
     baud: z.coerce.number().int().positive().default(DEFAULT_BAUD),
     /** Folders for the policy slots (walk, turn, stand, kick_left, kick_right); the bundled ones otherwise. */
     policies: PolicySlotsSchema.optional(),
+    /** After a fall: torque off, confirmed by the firmware (limp, the default), or keep the last pose (hold). */
+    after_fall: z.enum(['limp', 'hold']).optional(),
   })
   .strict();
 

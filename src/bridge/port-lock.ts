@@ -1,0 +1,31 @@
+/**
+ * One program on a serial port at a time, for the worker's plain-tty path (tty.ts): the lock
+ * serialport takes on Linux, flock(LOCK_EX | LOCK_NB) on the open descriptor, so a second quackd,
+ * the same quackd twice, `quackd bridge probe` (serialport) or a serial monitor that locks
+ * (picocom) is refused, and refuses us. Node has no flock(2); flock(1) takes it on a descriptor it
+ * inherits. A flock belongs to the open file description, which the child shares, so the lock
+ * outlives the child and is gone when quackd closes the port or dies: no lock file to go stale
+ * after a crash, and nothing to write in /run/lock.
+ */
+import { spawnSync } from 'node:child_process';
+import { PortError } from './errors.js';
+
+/** serial.ts's hint for a port serialport could not lock: both paths say the same. */
+export const LOCKED_HINT = 'another program has it open: another quackd run, or a serial monitor?';
+
+/** flock(1)'s exit status when someone else holds the lock (util-linux and busybox alike). */
+const HELD = 1;
+
+/** Locks `fd` (open on `path`) for this process, or throws a PortError saying why not. */
+export function lockPort(fd: number, path: string): void {
+  // The child's fd 3 is `fd`, the same open file description.
+  const r = spawnSync('flock', ['-n', '3'], { stdio: ['ignore', 'ignore', 'pipe', fd], timeout: 5000 });
+  if (r.status === 0) return;
+  if (r.error !== undefined && (r.error as NodeJS.ErrnoException).code === 'ENOENT') {
+    throw new PortError(`cannot lock ${path}: flock is not installed`, 'install util-linux (it has flock): quackd keeps other programs off the port with it');
+  }
+  // serialport's own words for the same refusal (strerror(EWOULDBLOCK), then its own).
+  if (r.status === HELD) throw new PortError(`cannot open ${path}: Resource temporarily unavailable Cannot lock port`, LOCKED_HINT);
+  const said = (r.stderr?.toString() ?? '').trim().split('\n')[0];
+  throw new PortError(`cannot lock ${path}: ${said !== undefined && said !== '' ? said : (r.error?.message ?? `flock exited with ${r.status ?? r.signal ?? 'nothing'}`)}`);
+}
