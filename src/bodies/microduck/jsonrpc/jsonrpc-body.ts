@@ -43,6 +43,7 @@ import { LinkFactsSchema, jointTableChange, type LinkFacts } from './control-pla
 import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
 import { greet } from './greet.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
+import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
 
 export { greet } from './greet.js';
@@ -68,7 +69,6 @@ const TURN_RATE = 1.0;
 const VERB_GRACE_MS = 3000;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
-const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
 
 /** The control loop a body drives its motion verbs with, where each policy slot's folder is, and what it counts as a fall. */
 export interface JsonRpcControl {
@@ -253,7 +253,7 @@ export class JsonRpcBody implements Body {
     const timeoutMs = (Math.abs(rad) / TURN_RATE) * 2500 + 2000;
     const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: Math.sign(rad) * TURN_RATE }, { kind: 'yaw', rad }, timeoutMs, signal);
     if (!('result' in r)) return r;
-    const turned = r.before !== undefined && r.after !== undefined ? deg(wrap(r.after.yaw_rad - r.before.yaw_rad)) : undefined;
+    const turned = r.before !== undefined && r.after !== undefined ? turnedDeg(r.before.yaw_rad, r.after.yaw_rad, rad) : undefined;
     const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
     const failed = await this.failed(r, `turn ${degrees}°`, what);
     if (failed !== undefined) return failed;
