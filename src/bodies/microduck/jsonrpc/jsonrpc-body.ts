@@ -68,7 +68,6 @@ const TURN_RATE = 1.0;
 /** How long past its own time limit a verb may run before the body stops the loop itself. */
 const VERB_GRACE_MS = 3000;
 
-const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 
 /** The control loop a body drives its motion verbs with, where each policy slot's folder is, and what it counts as a fall. */
 export interface JsonRpcControl {
