@@ -219,7 +219,7 @@ async function withRun(runtime: Runtime, home: string): Promise<{ result: CaseRe
     // Past its seconds budget the run ends by itself; this only stops a run that hangs.
     const hung = AbortSignal.timeout((SECONDS + 60) * 1000);
     const result = await measured('run', runtime, async () => {
-      report = await runtime.run({ duck: DUCK, robot: runtime.robot(ROBOT), seed: SEED, provider, gate: yesGate, dryRun: false, signal: hung, onEvent: (e) => e.type === 'verb_result' && trace(`${e.verb}: ${e.summary}`) });
+      report = await runtime.run({ duck: DUCK, robot: runtime.robot(ROBOT), seed: SEED, provider, gate: yesGate, dryRun: false, signal: hung, onEvent: (e) => (e.type === 'verb_result' ? trace(`${e.verb}: ${e.summary}`) : e.type === 'response' ? trace(`answer ${e.call} (${e.ms} ms)`) : undefined) });
     });
     if (report === undefined) throw new Error('the run gave no report');
     const text = readFileSync(report.transcriptPath, 'utf8');
