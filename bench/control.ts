@@ -24,6 +24,7 @@ import { ControlLoop } from '../src/control/control-loop.js';
 import type { ControlStats, Spread } from '../src/control/stats.js';
 import { EventBus } from '../src/runtime/events.js';
 import type { PlantLog } from '../test/control/kinematic-plant.js';
+import { cpuPressure } from './_machine.js';
 import { fmt, percentile } from './_stats.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '20' } } });
@@ -42,14 +43,6 @@ interface CaseResult {
   /** sends per second at the far end */
   readonly hz: number;
 }
-
-const cpuPressure = (): string => {
-  try {
-    return readFileSync('/proc/pressure/cpu', 'utf8').split('\n')[0]?.replace(/^some /, '') ?? '?';
-  } catch {
-    return 'n/a';
-  }
-};
 
 /** The main-thread load: returns its stop function. */
 function busyMainThread(port: number): () => void {

@@ -39,6 +39,7 @@ import { startRun } from '../src/run/start-run.js';
 import { yesGate } from '../src/safety/gate.js';
 import { TranscriptWriter } from '../src/transcript/writer.js';
 import { FW_HOST, buildFirmware, missingTools, sleep, waitFor } from '../test/bridge/rig.js';
+import { runqueueMs } from './_machine.js';
 import { fmt, median, percentile } from './_stats.js';
 
 /** Half the firmware's 200 ms watchdog: the margin a heartbeat gap must stay inside. */
@@ -137,15 +138,6 @@ BridgeClient.prototype.notify = function (this: BridgeClient, ...args: Parameter
   if (args[0] === 'heartbeat') handed.push(performance.timeOrigin + performance.now());
   Reflect.apply(notify, this, args);
 } as typeof notify;
-
-/** How long (ms) the main thread has waited, runnable, for a CPU (Linux's schedstat); NaN elsewhere. */
-function runqueueMs(): number {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** The clock of one case: the event loop's delay, the heartbeats handed over, the main thread's CPU waits. */
 function startClock(): { loop: ReturnType<typeof monitorEventLoopDelay>; runq: number } {

@@ -31,6 +31,8 @@ export interface LlmServerOptions {
   readonly apiKey?: string;
   /** Answers when the queue is empty. */
   readonly fallback?: (req: RecordedRequest) => Reply;
+  /** How long to think before answering a request, ms (a slow model for the benches); none by default. */
+  readonly delayMs?: (req: RecordedRequest) => number;
 }
 
 export interface LlmServer {
@@ -100,8 +102,10 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
         send(res, anthropic ? anthropicError(401, 'authentication_error', 'invalid x-api-key') : openaiError(401, `Incorrect API key provided: ${keyOf(req.headers) ?? ''}.`, 'invalid_request_error', 'invalid_api_key'));
         return;
       }
-      const next = queue.shift() ?? options.fallback?.(recorded);
-      send(res, next ?? json({ error: { message: 'llm-server: no reply queued' } }, 500));
+      const next = queue.shift() ?? options.fallback?.(recorded) ?? json({ error: { message: 'llm-server: no reply queued' } }, 500);
+      const delay = options.delayMs?.(recorded) ?? 0;
+      if (delay > 0) setTimeout(() => send(res, next), delay);
+      else send(res, next);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
