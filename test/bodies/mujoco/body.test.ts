@@ -116,6 +116,22 @@ describe('microduck:mujoco verbs, on open floor, by the bundled policies', () =>
     }
   });
 
+  it('at pace realtime a walk or a turn leaves the duck on both feet, so it stands while the pilot thinks', async () => {
+    const body = await createMujocoBody({ seed: 7, settings: { pace: 'realtime' } });
+    try {
+      for (const intent of [{ verb: 'turn', args: { degrees: 60 } }, { verb: 'walk', args: { metres: 0.3 } }] as const) {
+        const r = await body.perform(intent);
+        assert.equal(r.ok, true, r.summary);
+        // A pilot's think: the twin's time runs on with nobody asking for anything.
+        await new Promise((done) => setTimeout(done, 700));
+        await body.observe();
+        assert.ok((body.metrics()['tilt_deg'] ?? 90) < 10, `${intent.verb}: tilt ${String(body.metrics()['tilt_deg'])}° after a pause`);
+      }
+    } finally {
+      await body.close();
+    }
+  });
+
   it('kick left moves a ball in front of the left foot, and success_when can measure it', async () => {
     const body = await createMujocoBody({ seed: 7 }, trialLayout(7, { forward: 0.12, left: 0.06 }));
     try {

@@ -30,6 +30,13 @@ const TURN_RATE = 1.5;
 const SCAN_STEP_DEG = 30;
 /** How long the duck stands after a kick while the ball rolls on. */
 const KICK_SETTLE_MS = 1500;
+/**
+ * How long the duck stands after a walk or a turn at pace realtime: a gait stopped mid-stride
+ * holds one foot in the air, and a duck left so while its pilot thinks tips over. In lock-step
+ * the twin's time stands still between verbs, so it is left as the gait ended (the stand's
+ * transition turns the duck a few degrees more: measured 0–7° on top of a turn).
+ */
+const GAIT_SETTLE_MS = 500;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
@@ -60,6 +67,8 @@ export class MujocoBody implements Body {
     private readonly loop: ControlLoop,
     private readonly policies: (slot: Slot) => string,
     private world: TwinWorld,
+    /** How long a walk or a turn ends standing: GAIT_SETTLE_MS at pace realtime, 0 in lock-step. */
+    private readonly gaitSettleMs = 0,
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
   }
@@ -113,10 +122,14 @@ export class MujocoBody implements Body {
     }
   }
 
-  /** Runs one policy verb; the twin's pose before and after, and how the loop ended it. */
-  private async drive(slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number): Promise<{ before: TwinWorld; after: TwinWorld; result: LoopResult }> {
+  /**
+   * Runs one policy verb, then (when it ended as asked) the stand policy for `settleMs`, so the
+   * duck is left on both feet; the twin's pose before and after, and how the verb ended.
+   */
+  private async drive(slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, settleMs = this.gaitSettleMs): Promise<{ before: TwinWorld; after: TwinWorld; result: LoopResult }> {
     const before = await this.sense();
     const result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs));
+    if (result.outcome === 'done' && settleMs > 0) await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, settleMs));
     const after = await this.sense();
     return { before, after, result };
   }
@@ -155,12 +168,9 @@ export class MujocoBody implements Body {
   }
 
   private async kick(foot: 'left' | 'right'): Promise<VerbResult> {
-    const kicked = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000);
-    const { before, result } = kicked;
     // The ball rolls on after the foot is back: stand while it does (in lock-step the twin's
     // time runs only during a verb, so a ball read at once would be frozen mid-roll).
-    const settled = result.outcome === 'done' ? await this.drive('stand', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, KICK_SETTLE_MS) : kicked;
-    const after = settled.after;
+    const { before, after, result } = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, KICK_SETTLE_MS);
     const moved = Math.hypot(after.ball.x - before.ball.x, after.ball.y - before.ball.y);
     const what = `kicked ${foot}`;
     const failed = this.failed(result, what, after);
@@ -236,7 +246,7 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
     // Starting holds the pose the twin stands in; the first sense is the run's starting world.
     const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
     if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
-    return new MujocoBody(loop, policies, parsedWorld.data);
+    return new MujocoBody(loop, policies, parsedWorld.data, s.pace === 'realtime' ? GAIT_SETTLE_MS : 0);
   } catch (err) {
     await loop.close();
     throw err;
