@@ -35,6 +35,7 @@ import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, ty
 import { LinkFactsSchema, type LinkFacts } from './control-plant.js';
 import { describeState, stateMetrics } from './describe-state.js';
 import { greet } from './greet.js';
+import { reportBody } from './report.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
 import { logger } from '../../../log.js';
 
@@ -432,7 +433,9 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
     const policies = (slot: Slot): string => options.policies?.[slot] ?? settings.data.policies?.[slot] ?? bundledPolicyDir(slot);
-    return new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies });
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies });
+    if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
+    return body;
   } catch (err) {
     remote.close();
     await loop.close();
