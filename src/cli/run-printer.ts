@@ -108,7 +108,7 @@ function dryRunOnce(label: string, summary: string, invented: boolean): string {
   return invented && summary.endsWith(` ${label}`) ? summary.slice(0, -label.length - 1) : summary;
 }
 
-export function printOutcome(io: Output, report: RunReport): void {
+export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dryRun' | 'steps' | 'llmCalls' | 'seconds' | 'usage' | 'runId'>): void {
   const { outcome } = report;
   const good = outcome.status === 'success';
   const mark = good ? io.green(io.ok) : io.red(io.fail);

@@ -91,5 +91,5 @@ export interface ServiceApi {
    * first, then each as it happens, until the run ends (`onEnd`). Undefined when no such run is
    * under way. Returns the function that stops following.
    */
-  follow(robotOrRun: string | undefined, listener: { onEvent(event: TranscriptEvent): void; onEnd(outcome: Outcome): void }): { readonly run: StartedRun; readonly unfollow: () => void } | undefined;
+  follow(robotOrRun: string | undefined, listener: { onEvent(event: TranscriptEvent): void; onEnd(report: RunReport): void }): { readonly run: StartedRun; readonly unfollow: () => void } | undefined;
 }

@@ -15,7 +15,7 @@ import { RobotSettingsError, type Robot } from '../runtime/fleet.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
-import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import type { TranscriptEvent } from '../transcript/events.js';
 import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
 import { duckOf } from './duck-of.js';
 import type { DoorLine, FrontDoor } from './front-door.js';
@@ -35,7 +35,7 @@ export interface ServiceOptions {
 
 interface Follower {
   onEvent(event: TranscriptEvent): void;
-  onEnd(outcome: Outcome): void;
+  onEnd(report: RunReport): void;
 }
 
 /** A run under way: how to stop it, its gate, and its transcript so far (for followers who come late). */
@@ -166,7 +166,7 @@ export class Service implements ServiceApi {
       );
       void settled.then((report) => {
         if (this.current.get(robot.name) === current) this.current.delete(robot.name);
-        for (const f of current.followers) f.onEnd(report.outcome);
+        for (const f of current.followers) f.onEnd(report);
         current.followers.clear();
       });
       return await start;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { HealthLine, RobotStatus, StartedRun } from '../api.js';
 import type { DoorLine } from '../front-door.js';
 import type { RunReport } from '../../run/start-run.js';
-import type { Outcome, TranscriptEvent } from '../../transcript/events.js';
+import type { TranscriptEvent } from '../../transcript/events.js';
 import type { ErrorKind } from '../../errors.js';
 
 /** A request line longer than this (a duck's text is a few kB) is refused, not buffered. */
@@ -75,8 +75,8 @@ export type Reply =
   | { readonly type: 'event'; readonly event: TranscriptEvent }
   /** A gate of this run waits for a person: the terminal asks, and answers with `answer`. */
   | { readonly type: 'gate'; readonly question: string; readonly verb: string }
-  | { readonly type: 'end'; readonly report: RunReport }
-  | { readonly type: 'ended'; readonly outcome: Outcome };
+  /** The run ended: to the terminal that started it, and to those following it. */
+  | { readonly type: 'end'; readonly report: RunReport };
 
 /** Splits a stream's chunks into lines; a line past MAX_LINE is an error, never kept. */
 export function lineReader(onLine: (line: string) => void, onTooLong: () => void): (chunk: string) => void {

@@ -275,8 +275,8 @@ export class ControlSocket implements FrontDoor {
     let live = false;
     const followed = this.service.follow(target, {
       onEvent: (event) => (live ? send({ type: 'event', event }) : early.push({ type: 'event', event })),
-      onEnd: (o) => {
-        outcome = { type: 'ended', outcome: o };
+      onEnd: (report) => {
+        outcome = { type: 'end', report };
         end?.();
       },
     });
