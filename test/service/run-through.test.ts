@@ -154,7 +154,7 @@ describe('quackd run through a running service', () => {
 
   it('Ctrl-C in the terminal stops the run in the service: interrupted, exit 130', async () => {
     // A pilot that never answers: the run is under way until something stops it.
-    pilot = () => Promise.resolve(scripted(['hang']));
+    pilot = () => scripted(['hang']);
     const started = new Promise<void>((resolve) => {
       const off = serving.service.events.on('run:start', () => (off(), resolve()));
     });
