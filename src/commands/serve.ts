@@ -9,6 +9,7 @@ import { withConfigFlag } from '../config/file.js';
 import { createLogRoot, withLogs } from '../log.js';
 import { startService } from '../service/lifecycle.js';
 import { stopOnSignals } from '../service/signals.js';
+import type { FrontDoor } from '../service/front-door.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd serve [--config PATH]
@@ -29,6 +30,12 @@ examples:
   quackd serve
   quackd serve --config /etc/quackd/config.yaml`;
 
+/**
+ * The front doors after the control socket, in the order they start; they stop in reverse, after
+ * the runs and before the store closes. MQTT (src/mqtt) and sd_notify join this list.
+ */
+const doors = (): FrontDoor[] => [];
+
 export const serveCommand: Command = {
   name: 'serve',
   help,
@@ -39,7 +46,7 @@ export const serveCommand: Command = {
     // A service's log is its record: info by default, where a command stays at warn.
     const root = createLogRoot({ ...env, QUACKD_LOG_LEVEL: env['QUACKD_LOG_LEVEL'] ?? 'info' }, io.err);
     return withLogs(root, async () => {
-      const serving = await startService({ env });
+      const serving = await startService({ env, doors });
       return stopOnSignals((signal) => serving.stop(signal));
     });
   },

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
+import type { FrontDoor } from '../../src/service/front-door.js';
 import type { StatusReply } from '../../src/service/socket/protocol.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { quackd } from '../helpers/quackd.js';
@@ -149,6 +150,14 @@ describe('without a running service', () => {
     }
   });
 
+  it('logs outside systemd says where the logs go, one line, exit 3', { skip: existsSync('/run/systemd/system') ? 'systemd runs here' : false }, async () => {
+    home = makeHome();
+    const r = await quackd(['logs'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 3);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /is not under systemd here: started by hand, it logs to the stderr of its own terminal/);
+  });
+
   it('a stale socket left by a crashed service is replaced', async () => {
     home = makeHome();
     const path = join(home, 'quackd.sock');
@@ -162,5 +171,32 @@ describe('without a running service', () => {
     serving = await serve(home);
     const r = await quackd(['status'], { env: { QUACKD_HOME: home } });
     assert.equal(r.code, 0, r.stderr);
+  });
+});
+
+describe('front doors', () => {
+  it('start in order after the runtime, add status and health lines, and stop in reverse after the runs', async () => {
+    const home = makeHome();
+    const seen: string[] = [];
+    let runEnded = false;
+    const door = (name: string): FrontDoor => ({
+      name,
+      start: () => (seen.push(`start ${name}`), Promise.resolve()),
+      stop: () => (seen.push(`stop ${name}${runEnded ? ' after the run' : ''}`), Promise.resolve()),
+      status: () => [{ label: name, value: `${name} connected to mqtt://127.0.0.1:1883`, ok: true }],
+      health: () => [{ check: name, status: 'ok', detail: 'connected' }],
+    });
+    const serving = await startService({ env: { QUACKD_HOME: home }, pilot: () => Promise.resolve(createFakeProvider()), doors: () => [door('broker'), door('notify')] });
+    try {
+      const status = await quackd(['status'], { env: { QUACKD_HOME: home } });
+      assert.match(status.stdout, /^broker\s+broker connected to mqtt:\/\/127\.0\.0\.1:1883$/m);
+      assert.ok((await serving.service.health()).some((l) => l.check === 'notify' && l.status === 'ok'));
+      const run = await serving.service.run('den', { duck: 'careful-hello' });
+      void run.done.then(() => (runEnded = true));
+    } finally {
+      await serving.stop('the test');
+      rmSync(home, { recursive: true, force: true });
+    }
+    assert.deepEqual(seen, ['start broker', 'start notify', 'stop notify after the run', 'stop broker after the run']);
   });
 });

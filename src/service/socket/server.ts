@@ -257,7 +257,8 @@ export class ControlSocket implements FrontDoor {
     });
     // The person who started it is gone (the SSH session dropped, the CLI was killed): as a local run would, it stops.
     const hangup = (): void => void this.service.abortRun(run.runId, 'the terminal that started it hanging up');
-    socket.once('close', hangup);
+    if (socket.destroyed) hangup();
+    else socket.once('close', hangup);
     const report = await started.done;
     socket.off('close', hangup);
     off();
