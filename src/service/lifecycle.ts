@@ -40,7 +40,8 @@ export async function startService(options: ServeOptions): Promise<Serving> {
   const config = configPath(env);
   const startedAt = new Date();
   const build = buildStamp();
-  log.info({ build, version: VERSION, pid: process.pid, config }, 'quackd serve starting');
+  // The pid is every JSON line's already (pino's base); said in words too for a terminal's line.
+  log.info({ build, version: VERSION, config }, `quackd serve starting (pid ${process.pid})`);
   const file = await loadConfigFile(env);
   ensurePrivateDir(dataDir(env));
   const runtime = createRuntime({ ...(file.config.robots !== undefined ? { robots: file.config.robots } : {}), memoryDir: memoryDir(undefined, env), transcriptsDir: transcriptsDir(env), dataDir: dataDir(env) });

@@ -3,7 +3,7 @@
  * fleet): start opens its link so status shows it, and never moves a joint (the firmware's own
  * `targets` counter stays 0, torque stays off); the battery, torque and link reach the status board
  * from the body's reports; health names the loop, the link and the battery; an emergency stop
- * outside any run is sent and confirmed.
+ * outside any run is sent and confirmed, and one mid-walk ends the walk and the run with torque off.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import type { RobotStatus } from '../../src/service/api.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
+import { readTranscript } from '../../src/transcript/reader.js';
 import { Rig, missingTools, patientBody, waitFor } from '../bridge/rig.js';
+import { scripted } from '../helpers/scripted-provider.js';
 
 describe('the service holding a serial robot', { skip: missingTools() }, () => {
   let rig: Rig;
@@ -67,5 +69,38 @@ describe('the service holding a serial robot', { skip: missingTools() }, () => {
     } finally {
       await body.close();
     }
+  });
+});
+
+describe('an emergency stop mid-walk on a serial robot', { skip: missingTools() }, () => {
+  let rig: Rig;
+  let home: string;
+  let serving: Serving | undefined;
+
+  before(async () => {
+    rig = await Rig.start(['--watchdog-ms', '5000']);
+    home = mkdtempSync(join(tmpdir(), 'quackd-hold-'));
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  bench: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n`);
+    // A pilot that walks far: the walk is under way when the stop comes.
+    serving = await startService({ env: { QUACKD_HOME: home }, pilot: () => Promise.resolve(scripted([[{ name: 'walk', args: { metres: 3 } }], [{ name: 'declare_failure', args: { reason: 'stopped' } }]])) });
+  });
+  after(async () => {
+    await serving?.stop('the test');
+    await rig?.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('ends the walk and the run (interrupted), and leaves torque off', async () => {
+    const service = serving!.service;
+    const run = await service.run('bench', { duck: 'walker', goal: 'walk three metres', gates: 'yes' });
+    // The walk switches torque on first: then it is streaming targets.
+    await waitFor('the walk to start', () => service.status('bench').torque === true, 10_000);
+    await service.stop('bench');
+    const report = await run.done;
+    assert.equal(report.outcome.status, 'interrupted');
+    assert.equal(report.outcome.reason, 'stopped by an emergency stop');
+    const walk = readTranscript(report.transcriptPath).lines.find((l) => l.type === 'verb_result' && l.verb === 'walk');
+    assert.ok(walk?.type === 'verb_result' && !walk.ok, `the walk went on: ${JSON.stringify(walk)}`);
+    await waitFor('torque off reported', () => service.status('bench').torque === false, 5000);
   });
 });

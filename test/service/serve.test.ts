@@ -52,7 +52,7 @@ describe('quackd serve, spawned', () => {
     assert.ok(existsSync(socket), stderr);
 
     const first = JSON.parse(stderr.split('\n')[0] ?? '') as Record<string, unknown>;
-    assert.equal(first['msg'], 'quackd serve starting');
+    assert.equal(first['msg'], `quackd serve starting (pid ${child?.pid})`);
     assert.equal(first['version'], VERSION);
     assert.equal(first['pid'], child?.pid);
     assert.equal(first['config'], config);
