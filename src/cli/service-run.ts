@@ -53,8 +53,11 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
     const connection = await openService(env, request, (reply) => {
       switch (reply.type) {
         case 'started':
-          for (const line of reply.run.memory) (run.json ? (l: string) => io.err.write(`quackd: ${l}\n`) : (l: string) => io.line(io.dim(l)))(line);
-          if (!run.json) printHeader(io, reply.run.duck, reply.run.key, reply.run.pilot, reply.run.dryRun);
+          // As a local run says them: a notice on stderr under --json, the memory line only on screen.
+          if (run.json && reply.run.memory.notice !== undefined) io.err.write(`quackd: ${reply.run.memory.notice}\n`);
+          if (run.json) break;
+          for (const line of [reply.run.memory.notice, reply.run.memory.summary]) if (line !== undefined) io.line(io.dim(line));
+          printHeader(io, reply.run.duck, reply.run.key, reply.run.pilot, reply.run.dryRun);
           break;
         case 'event':
           if (reply.event.type === 'gate') question?.abort();

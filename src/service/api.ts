@@ -67,8 +67,8 @@ export interface StartedRun {
   readonly duck: { readonly name: string; readonly budgets: Budgets };
   readonly pilot: string;
   readonly dryRun: boolean;
-  /** What the pilot was told from memory (`memory: 3 notes, …`), or why memory is off: a line each. */
-  readonly memory: readonly string[];
+  /** What the pilot was told from memory (`memory: 3 notes, …`), and why memory is off or changed, if it is. */
+  readonly memory: { readonly summary?: string; readonly notice?: string };
   /** Settles with the run's report; never rejects (an error is an `error` outcome). */
   readonly done: Promise<RunReport>;
 }

@@ -124,7 +124,7 @@ export class Service implements ServiceApi {
     const current: Current = { robot, abort: new AbortController(), gate, events: [], followers: new Set() };
     // Claimed before the first await: a second request for the robot is refused, never queued.
     this.current.set(robot.name, current);
-    const memory: string[] = [];
+    const memory: { summary?: string; notice?: string } = {};
     try {
       const provider = await (this.options.pilot ?? (() => createProvider({}, this.options.env)))();
       const pilot = provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`;
@@ -143,7 +143,7 @@ export class Service implements ServiceApi {
         gate,
         dryRun,
         signal: current.abort.signal,
-        onMemory: ({ memory: m, notice }) => memory.push(...(notice !== undefined ? [notice] : []), ...(m !== undefined ? [m.summaryLine] : [])),
+        onMemory: ({ memory: m, notice }) => Object.assign(memory, { ...(notice !== undefined ? { notice } : {}), ...(m !== undefined ? { summary: m.summaryLine } : {}) }),
         onStart: (info) => {
           runId = info.runId;
           current.started = { ...info, robot: robot.name, key: robot.key, duck: { name: duck.name, budgets: duck.budgets }, pilot, dryRun, memory, done: settled };

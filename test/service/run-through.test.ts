@@ -75,6 +75,7 @@ describe('quackd run through a running service', () => {
       const path = writeDuck(elsewhere, 'mine', 'robot: microduck:sim2d\nverbs: [quack]\nbudgets: { steps: 2, llm_calls: 4, seconds: 20 }');
       const r = await quackd(['run', path, '--robot', 'den', '--json'], { env: env() });
       assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '', 'a memory line is for the screen, as in a local --json run');
       const out = JSON.parse(r.stdout) as Record<string, unknown>;
       assert.equal(out['outcome'], 'success');
       assert.equal(out['duck'], 'mine');
