@@ -1,8 +1,8 @@
 /**
- * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml` (or /etc/quackd/config.yaml, see configPath). One zod schema is both the type
- * and the documentation; a bad file is reported all at once, each problem with its line, and
- * exits 2. A missing file is the common case and means built-in defaults. Sections: `pilot:` (the
- * LLM) and `robots:` (the fleet).
+ * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`, or the machine's (configPath). One
+ * zod schema is both the type and the documentation; a bad file is reported all at once, each
+ * problem with its line, and exits 2. A missing file is the common case and means built-in
+ * defaults. Sections: `pilot:` (the LLM), `robots:` (the fleet), `service:` (quackd serve).
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
