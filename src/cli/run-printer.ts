@@ -8,12 +8,13 @@ import { plural } from '../text/plural.js';
 import type { Duck } from '../ducks/duck.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import type { RunReport } from '../run/start-run.js';
+import type { GateHow } from '../safety/gate.js';
 
 const LABEL_WIDTH = 18;
 /** Where a step's result starts: a wrapped result continues under it. */
 const RESULT_COLUMN = 3 + 2 + LABEL_WIDTH + 1;
 
-export function printHeader(io: Output, duck: Duck, robot: string, pilot: string, dryRun: boolean): void {
+export function printHeader(io: Output, duck: Pick<Duck, 'name' | 'budgets'>, robot: string, pilot: string, dryRun: boolean): void {
   const { steps, llm_calls, seconds } = duck.budgets;
   const dry = dryRun ? ' · dry run' : '';
   io.line(fitLine(`${io.bold(duck.name)} on ${robot} · pilot ${pilot} · budget ${plural(steps, 'step')}, ${plural(llm_calls, 'call')}, ${seconds} s${dry}`, io.width(), 2));
@@ -86,11 +87,13 @@ export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
   };
 }
 
-const GATE_DENIED: Readonly<Record<'tty' | 'yes' | 'no-tty' | 'aborted', string>> = {
+const GATE_DENIED: Readonly<Record<GateHow, string>> = {
   tty: '(denied by you)',
   yes: '(denied)',
   'no-tty': '(denied: needs confirmation; no terminal to ask, --yes to allow)',
   aborted: '(not confirmed: the run was stopped)',
+  person: '(denied)',
+  timeout: '(not confirmed: nobody answered in time)',
 };
 
 function clip(text: string, max: number): string {
@@ -105,7 +108,7 @@ function dryRunOnce(label: string, summary: string, invented: boolean): string {
   return invented && summary.endsWith(` ${label}`) ? summary.slice(0, -label.length - 1) : summary;
 }
 
-export function printOutcome(io: Output, report: RunReport): void {
+export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dryRun' | 'steps' | 'llmCalls' | 'seconds' | 'usage' | 'runId'>): void {
   const { outcome } = report;
   const good = outcome.status === 'success';
   const mark = good ? io.green(io.ok) : io.red(io.fail);

@@ -9,7 +9,7 @@ import { EXIT, QuackdError, UsageError } from '../cli/errors.js';
 import { printable } from '../cli/output.js';
 import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
-import { loadConfigFile } from '../config/file.js';
+import { configSource, loadConfigFile, withConfigFlag } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
@@ -21,9 +21,10 @@ import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
 
-const help = `usage: quackd config check [--json] [run's pilot flags] [--memory-dir DIR]
+const help = `usage: quackd config check [--json] [--config PATH] [run's pilot flags] [--memory-dir DIR]
 
-Reads ~/.quackd/config.yaml (QUACKD_HOME moves it) and the environment, checks them, and prints
+Reads the config file (--config PATH, else /etc/quackd/config.yaml when it exists, else
+~/.quackd/config.yaml; QUACKD_HOME moves the last and then reads only its own) and the environment, checks them, and prints
 every effective setting with where it came from: a flag, a variable, a line of the config file,
 or the default. The flags of 'quackd run' (--provider, --model, --base-url, --timeout, --retries,
 --key-file, --memory-dir) show what a run given them would use. A bad config file is reported
@@ -65,8 +66,10 @@ function robotReport(fleet: Fleet, robot: Robot): { name: string; body: string; 
 export const configCommand: Command = {
   name: 'config',
   help,
-  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
-    const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' }, 'memory-dir': { type: 'string' }, ...PILOT_FLAGS });
+  async run(argv: readonly string[], { io, env: given }: Invocation): Promise<number> {
+    const { flags, positionals } = parseFlags('config', argv, { json: { type: 'boolean' }, config: { type: 'string' }, 'memory-dir': { type: 'string' }, ...PILOT_FLAGS });
+    // The file `quackd serve --config PATH` would read: the same flag, the same choice.
+    const env = withConfigFlag(given, flags.config);
     const [sub = 'check'] = positionals;
     if (sub !== 'check') {
       const hint = didYouMean(sub, ['check']);
@@ -87,7 +90,7 @@ export const configCommand: Command = {
     const home = env['QUACKD_HOME'] ? 'QUACKD_HOME' : 'default';
     const setting = <T>(value: T, from: string): { value: T; from: string } => ({ value, from });
     const report = {
-      configFile: { path: file.path, exists: file.exists, from: home },
+      configFile: { path: file.path, exists: file.exists, from: configSource(env) },
       paths: {
         data: setting(dataDir(env), home),
         transcripts: setting(transcriptsDir(env), home),
@@ -115,7 +118,7 @@ export const configCommand: Command = {
       return problem === undefined ? EXIT.ok : EXIT.usage;
     }
     const row = (k: string, v: string, from?: string): void => io.line(`  ${k.padEnd(12)} ${v}${from !== undefined ? io.dim(`  (${from})`) : ''}`);
-    io.line(`config file  ${file.path}${io.dim(file.exists ? `  (${home})` : '  (absent: built-in defaults)')}`);
+    io.line(`config file  ${file.path}${io.dim(file.exists ? `  (${report.configFile.from})` : '  (absent: built-in defaults)')}`);
     io.line('paths');
     const p = report.paths;
     row('data', p.data.value, p.data.from);

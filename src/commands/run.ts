@@ -2,7 +2,12 @@
  * `quackd run`: one deliberation run of a duck on a body. Parses flags, builds the run request,
  * prints steps and the outcome; the run itself lives in src/run.
  */
-import { numberFlag, parseFlags } from '../cli/args.js';
+import { readFileSync } from 'node:fs';
+import { numberFlag, parseFlags, type Parsed } from '../cli/args.js';
+import type { Output } from '../cli/output.js';
+import { runThroughService } from '../cli/service-run.js';
+import { askService } from '../service/socket/client.js';
+import type { Budgets } from '../ducks/duck.js';
 import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
@@ -39,7 +44,11 @@ const flags = {
   'memory-dir': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   json: { type: 'boolean' },
+  local: { type: 'boolean' },
 } as const;
+
+/** Flags of a run in this process: the service runs with its own robots' ports, its pilot and its memory. */
+const LOCAL_ONLY = ['port', 'baud', 'memory-dir', 'no-memory', 'provider', 'model', 'base-url', 'timeout', 'retries', 'key-file'] as const;
 
 const help = `usage: quackd run <duck | path.duck> [options]
        quackd run --goal "text" [options]
@@ -66,6 +75,13 @@ options:
   --memory-dir DIR         robot memory (default ~/.quackd/memory, or QUACKD_MEMORY_DIR)
   --yes, -y                open every confirmation gate (otherwise asked on a TTY, denied without one)
   --json                   print the outcome as one JSON object (no step lines)
+  --local                  run in this process even when a 'quackd serve' is running
+
+When a 'quackd serve' is running (its control socket answers), the run goes through it: the
+service holds the robots and runs the duck with its own pilot and memory, and this terminal shows
+the steps, asks its gates and stops it on Ctrl-C. The flags of a run in this process (--port,
+--baud, --memory-dir, --no-memory and the pilot's) are refused then; --local runs here instead
+(a robot the service holds stays the service's).
 
 examples:
   quackd run find-and-kick
@@ -94,15 +110,57 @@ function resolveRobot(runtime: Runtime, flag: string | undefined, duck: Duck | u
   }
 }
 
-function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
-  // The same ranges a .duck file may give.
+/** The budgets the flags override, checked against the ranges a .duck file may give. */
+function budgetFlags(f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Partial<Budgets> {
   const steps = numberFlag('steps', f.steps, { int: true, min: 1, max: 1000 });
   const llm = numberFlag('llm-calls', f['llm-calls'], { int: true, min: 1, max: 5000 });
   const seconds = numberFlag('seconds', f.seconds, { min: 1, max: 86_400 });
-  return {
-    ...duck,
-    budgets: { steps: steps ?? duck.budgets.steps, llm_calls: llm ?? duck.budgets.llm_calls, seconds: seconds ?? duck.budgets.seconds },
-  };
+  return { ...(steps !== undefined ? { steps } : {}), ...(llm !== undefined ? { llm_calls: llm } : {}), ...(seconds !== undefined ? { seconds } : {}) };
+}
+
+function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
+  return { ...duck, budgets: { ...duck.budgets, ...budgetFlags(f) } };
+}
+
+function printReport(io: Output, report: RunReport, json: boolean): void {
+  if (json) {
+    io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
+  } else {
+    printOutcome(io, report);
+  }
+}
+
+/**
+ * The run through a running service, or undefined when none answers. A flag only a run in this
+ * process can honour is refused once a service is known to be there.
+ */
+async function throughService(f: Parsed<typeof flags>['flags'], ref: string | undefined, fileDuck: Duck | undefined, { io, env, stdin }: Invocation): Promise<number | undefined> {
+  const status = await askService(env, { op: 'status' });
+  if (status === undefined) return undefined;
+  const pid = status.type === 'status' ? ` (pid ${status.status.service.pid})` : '';
+  const local = LOCAL_ONLY.find((k) => f[k] !== undefined);
+  if (local !== undefined) throw new UsageError(`run: --${local} is for a run in this process, and quackd serve${pid} runs this one with its own settings`, 'add --local to run here instead');
+  const starter = fileDuck === undefined || fileDuck.source.startsWith('starter:');
+  const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 });
+  const run = await runThroughService(
+    {
+      robot: f.robot ?? fileDuck?.robot ?? DEFAULT_BODY,
+      duck: starter ? (ref ?? 'goal') : fileDuck.source,
+      ...(!starter ? { text: readFileSync(fileDuck.source, 'utf8') } : {}),
+      ...(f.goal !== undefined ? { goal: f.goal } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      budgets: budgetFlags(f),
+      dryRun: f['dry-run'] === true,
+      yes: f.yes === true,
+      json: f.json === true,
+    },
+    io,
+    env,
+    stdin,
+  );
+  if (run === undefined) return undefined;
+  printReport(io, run.report, f.json === true);
+  return run.report.outcome.status === 'interrupted' ? (run.signalCode ?? EXIT.interrupted) : exitCodeFor(run.report);
 }
 
 export function exitCodeFor(report: RunReport): number {
@@ -122,7 +180,8 @@ export function exitCodeFor(report: RunReport): number {
 export const runCommand: Command = {
   name: 'run',
   help,
-  async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
+  async run(argv: readonly string[], invocation: Invocation): Promise<number> {
+    const { io, env, stdin } = invocation;
     const { flags: f, positionals } = parseFlags('run', argv, flags);
     if (positionals.length > 1) throw new UsageError(`run: one duck at a time (got ${positionals.length})`, "see 'quackd run --help'");
     if (positionals.length === 0 && f.goal === undefined) throw new UsageError('run: name a duck or give --goal "text"', "'quackd ducks' lists the starters");
@@ -131,6 +190,10 @@ export const runCommand: Command = {
 
     const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0], userDucksDir(env)) : undefined;
     if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('run: --memory-dir and --no-memory contradict each other');
+    if (f.local !== true) {
+      const code = await throughService(f, positionals[0], fileDuck, invocation);
+      if (code !== undefined) return code;
+    }
     const config = await loadConfigFile(env);
     // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
     const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
@@ -171,11 +234,7 @@ export const runCommand: Command = {
         signal: stop.signal,
         ...(json ? {} : { onEvent: stepPrinter(io) }),
       });
-      if (json) {
-        io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
-      } else {
-        printOutcome(io, report);
-      }
+      printReport(io, report, json);
       return report.outcome.status === 'interrupted' ? (stop.exitCode() ?? EXIT.interrupted) : exitCodeFor(report);
     } finally {
       stop.dispose();

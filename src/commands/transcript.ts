@@ -10,18 +10,24 @@ import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
 import { join } from 'node:path';
+import { onStopSignals } from '../cli/signals.js';
+import { followFile, followThroughService } from '../cli/transcript-follow.js';
 
 const help = `usage: quackd transcript list [--json] [--limit N | --all]
        quackd transcript show [ID|last] [--frames] [--json]
+       quackd transcript follow [ROBOT|ID] [--json]
 
 Transcripts live in ~/.quackd/transcripts (QUACKD_HOME moves them), one JSONL file per run.
 'list' shows the newest 20 runs (--limit N for more or fewer, --all for every one) and says how
 many there are when it shows fewer. 'show' takes a run id, a unique prefix of one, or 'last'
-(the default).
+(the default). 'follow' shows a run as it happens, as 'quackd run' shows it: through the running
+quackd serve its run on ROBOT (or with that run id; any run when none is named), else the
+transcript ID (default: last) read as it grows, until the run ends or Ctrl-C.
 
 examples:
   quackd transcript list
-  quackd transcript show last --frames`;
+  quackd transcript show last --frames
+  quackd transcript follow kitchen-duck`;
 
 const flags = { json: { type: 'boolean' }, frames: { type: 'boolean' }, limit: { type: 'string' }, all: { type: 'boolean' } } as const;
 const DEFAULT_LIMIT = 20;
@@ -29,7 +35,7 @@ const DEFAULT_LIMIT = 20;
 export const transcriptCommand: Command = {
   name: 'transcript',
   help,
-  run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
     const { flags: f, positionals } = parseFlags('transcript', argv, flags);
     const [sub = 'list', ref = 'last', ...extra] = positionals;
     const dir = transcriptsDir(env);
@@ -61,7 +67,19 @@ export const transcriptCommand: Command = {
       if (skipped > 0) io.err.write(`quackd: ${skipped} unreadable line${skipped > 1 ? 's' : ''} skipped in ${id}\n`);
       return Promise.resolve(EXIT.ok);
     }
-    const hint = didYouMean(sub, ['list', 'show']);
-    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list' or 'show'" : undefined);
+    if (sub === 'follow') {
+      if (extra.length > 0) throw new UsageError('transcript follow: one robot or run at a time');
+      const target = positionals[1];
+      const stop = onStopSignals();
+      try {
+        const served = await followThroughService(io, env, target, f.json === true, stop.signal);
+        if (!served) await followFile(io, dir, target ?? 'last', f.json === true, stop.signal);
+        return stop.exitCode() ?? EXIT.ok;
+      } finally {
+        stop.dispose();
+      }
+    }
+    const hint = didYouMean(sub, ['list', 'show', 'follow']);
+    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list', 'show' or 'follow'" : undefined);
   },
 };

@@ -1,16 +1,19 @@
 /**
- * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`. One zod schema is both the type
- * and the documentation; a bad file is reported all at once, each problem with its line, and
- * exits 2. A missing file is the common case and means built-in defaults. Sections: `pilot:` (the
- * LLM), `robots:` (the fleet) and `mqtt:` (the service's MQTT).
+ * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`, or the machine's (configPath). One
+ * zod schema is both the type and the documentation; a bad file is reported all at once, each
+ * problem with its line, and exits 2. A missing file is the common case and means built-in
+ * defaults. Sections: `pilot:` (the LLM), `robots:` (the fleet), `service:` (quackd serve) and
+ * `mqtt:` (the service's MQTT).
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { printable } from '../text/printable.js';
 import { RobotsSectionSchema } from '../runtime/fleet.js';
 import { MqttSectionSchema } from '../mqtt/config.js';
+import { ServiceSectionSchema } from '../service/settings.js';
 import { dataDir } from './paths.js';
 
 export const PilotSectionSchema = z
@@ -32,8 +35,8 @@ export const PilotSectionSchema = z
 
 // Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
 // `robots:` is the fleet (src/runtime/fleet.ts): name → { body: adapter:backend, ...settings }.
-// `mqtt:` is the service's MQTT front door (src/mqtt/config.ts); `false` turns it off.
-export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), mqtt: MqttSectionSchema.optional() }).strict();
+// `service:` is what `quackd serve` takes (src/service/settings.ts); `mqtt:` its MQTT front door (src/mqtt/config.ts; `false` turns it off).
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
@@ -45,8 +48,32 @@ export interface LoadedConfig {
   readonly config: ConfigFile;
 }
 
-export function configPath(env: NodeJS.ProcessEnv): string {
+/** The machine's config, shared by the boot-time service and everyone's CLI. */
+export const SYSTEM_CONFIG = '/etc/quackd/config.yaml';
+
+/**
+ * Which config file: QUACKD_CONFIG (what `quackd serve --config PATH` sets), else
+ * /etc/quackd/config.yaml when it exists, else `<data dir>/config.yaml`. A QUACKD_HOME of one's
+ * own is a home apart (a test, a second robot on one machine): its config.yaml only.
+ */
+export function configPath(env: NodeJS.ProcessEnv, system = SYSTEM_CONFIG): string {
+  const named = env['QUACKD_CONFIG'];
+  if (named !== undefined && named !== '') return resolve(named);
+  const home = env['QUACKD_HOME'];
+  if ((home === undefined || home === '') && existsSync(system)) return system;
   return join(dataDir(env), 'config.yaml');
+}
+
+/** `--config PATH` as the environment every part of one command reads (QUACKD_CONFIG). */
+export function withConfigFlag(env: NodeJS.ProcessEnv, flag: string | undefined): NodeJS.ProcessEnv {
+  return flag === undefined || flag === '' ? env : { ...env, QUACKD_CONFIG: resolve(flag) };
+}
+
+/** Why configPath() chose its file, for `quackd config check`. */
+export function configSource(env: NodeJS.ProcessEnv, system = SYSTEM_CONFIG): string {
+  if (env['QUACKD_CONFIG'] !== undefined && env['QUACKD_CONFIG'] !== '') return '--config or QUACKD_CONFIG';
+  if (configPath(env, system) === system) return 'the machine\'s config';
+  return env['QUACKD_HOME'] ? 'QUACKD_HOME' : 'default';
 }
 
 export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConfig> {

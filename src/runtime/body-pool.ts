@@ -38,6 +38,8 @@ interface Held {
 export class BodyPool {
   private readonly held = new Map<string, Held>();
   private readonly leased = new Set<string>();
+  /** The body each lease holds now, per-run or held: what an emergency stop reaches. */
+  private readonly lent = new Map<string, Body>();
   private closing = false;
 
   constructor(
@@ -89,6 +91,7 @@ export class BodyPool {
       this.leased.delete(robot.name);
       throw err;
     }
+    this.lent.set(robot.name, body);
     let released = false;
     // A held body whose link died is not lent again: it is closed, and the next run opens afresh.
     let lost = false;
@@ -100,6 +103,7 @@ export class BodyPool {
         if (released) return;
         released = true;
         unwatch?.();
+        this.lent.delete(robot.name);
         try {
           if (robot.entry.perRun === true) await this.close(robot, body);
           else if (lost) await this.discard(robot, body);
@@ -108,6 +112,26 @@ export class BodyPool {
         }
       },
     };
+  }
+
+  /**
+   * Opens a held body now, outside any run, so a service shows its link from the start; nothing
+   * moves (a body opens limp or holding the pose it finds). A per-run body opens with its run.
+   */
+  async hold(robot: Robot): Promise<void> {
+    if (robot.entry.perRun === true || this.closing) return;
+    await this.heldBody(robot, 0);
+  }
+
+  /**
+   * Halts a robot's motion now, in a run or between runs (an emergency stop): the body a lease
+   * holds, else its held body. False when no body of it is open.
+   */
+  async stopBody(name: string): Promise<boolean> {
+    const body = this.lent.get(name) ?? (await this.held.get(name)?.body?.catch(() => undefined));
+    if (body === undefined) return false;
+    await body.stop();
+    return true;
   }
 
   /** Stops and closes every held body (the runtime's stop). */

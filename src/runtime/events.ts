@@ -7,7 +7,7 @@ import type { BodyKey } from '../bodies/body.js';
 import type { ControlStats } from '../control/stats.js';
 import { logger } from '../log.js';
 import type { RobotStatus } from '../service/api.js';
-import type { Outcome } from '../transcript/events.js';
+import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 
 export interface RuntimeEvents {
   'body:open': { readonly robot: string; readonly key: BodyKey };
@@ -24,8 +24,12 @@ export interface RuntimeEvents {
   'control:stats': { readonly robot: string; readonly stats: ControlStats };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
-  /** A robot's status changed (the service emits it; MQTT publishes it as the robot's state). */
-  'robot:status': { readonly status: RobotStatus };
+  /** What a held body reports of itself when it changes: its battery, torque, the link to its firmware. */
+  'body:report': { readonly robot: string; readonly battery_v?: number; readonly torque?: boolean; readonly link?: 'ok' | 'lost' };
+  /** A robot's status (src/service/status-board.ts) changed: a dashboard publishes it without polling. */
+  'robot:status': { readonly robot: string; readonly status: RobotStatus };
+  /** Every line of a run's transcript as the service wrote it (the service's runs only): the CLI's printer over the socket. */
+  'run:event': { readonly robot: string; readonly runId: string; readonly event: TranscriptEvent };
 }
 
 type Listener<K extends keyof RuntimeEvents> = (event: RuntimeEvents[K]) => void;

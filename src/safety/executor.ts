@@ -15,7 +15,7 @@ import { didYouMean } from '../text/suggest.js';
 import { admitIntent } from '../verbs/intent.js';
 import { DECLARE_VERBS, everyVerb, type VerbRegistry } from '../verbs/registry.js';
 import type { BudgetTracker } from './budgets.js';
-import type { Gate } from './gate.js';
+import type { Gate, GateDecision } from './gate.js';
 import { verifySuccess } from './success-check.js';
 
 export type Execution =
@@ -39,6 +39,13 @@ export interface ExecutorDeps {
   readonly runId: string;
   readonly emit: (event: TranscriptEvent) => void;
 }
+
+/** Why a gate stayed shut, as the pilot reads it; anything else is a person's no. */
+const DENIED_BECAUSE: Partial<Record<GateDecision['how'], string>> = {
+  'no-tty': 'needs confirmation; no terminal to ask (--yes to allow)',
+  aborted: 'not confirmed: the run was stopped',
+  timeout: 'not confirmed: nobody answered in time',
+};
 
 export class Executor {
   private readonly allowed: ReadonlySet<string>;
@@ -114,7 +121,7 @@ export class Executor {
       }
       emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how });
       if (!decision.allowed) {
-        const reason = decision.how === 'no-tty' ? 'needs confirmation; no terminal to ask (--yes to allow)' : decision.how === 'aborted' ? 'not confirmed: the run was stopped' : 'a person said no';
+        const reason = DENIED_BECAUSE[decision.how] ?? 'a person said no';
         return { kind: 'denied', verb: verb.name, label, reason };
       }
     }

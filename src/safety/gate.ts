@@ -5,10 +5,16 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
+export type GateHow = 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'timeout';
+
 export interface GateDecision {
   readonly allowed: boolean;
-  /** `aborted`: the run stopped (Ctrl-C, the seconds budget) while the question was open. */
-  readonly how: 'tty' | 'yes' | 'no-tty' | 'aborted';
+  /**
+   * `aborted`: the run stopped (Ctrl-C, the seconds budget) while the question was open;
+   * `person`: answered through the service (MQTT, another terminal); `timeout`: nobody answered
+   * the service's question in time.
+   */
+  readonly how: GateHow;
 }
 
 export interface Gate {

@@ -8,7 +8,8 @@
 import type { BodyKey } from '../bodies/body.js';
 import type { RunReport } from '../run/start-run.js';
 import type { EventBus } from '../runtime/events.js';
-import type { Outcome } from '../transcript/events.js';
+import type { Budgets } from '../ducks/duck.js';
+import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 
 export type RobotActivity = 'idle' | 'running' | 'stopping' | 'fallen' | 'offline';
 
@@ -44,11 +45,30 @@ export interface RunOnRequest {
   /** Gates: asked of whoever answers (`answerGate`, from MQTT or the CLI) until the timeout, then "not confirmed". */
   readonly gateTimeoutMs?: number;
   readonly dryRun?: boolean;
+  /** The duck file's own text, read by the asker (the CLI over the socket): `duck` is then its path, for error lines. */
+  readonly text?: string;
+  /** An ad-hoc goal instead of a duck (`quackd run --goal`): `duck` is ignored. */
+  readonly goal?: string;
+  /** Overrides of the duck's budgets (`--steps`, `--llm-calls`, `--seconds`). */
+  readonly budgets?: Partial<Budgets>;
+  /**
+   * Who opens a confirmation gate: `ask` (default) waits for answerGate() until the timeout;
+   * `yes` opens every gate (`--yes`); `deny` shuts them (a CLI without a terminal to ask on).
+   */
+  readonly gates?: 'ask' | 'yes' | 'deny';
 }
 
 export interface StartedRun {
   readonly runId: string;
   readonly transcriptPath: string;
+  /** The robot's fleet name and body key, the duck's name and budgets, the pilot: a run's header line. */
+  readonly robot: string;
+  readonly key: BodyKey;
+  readonly duck: { readonly name: string; readonly budgets: Budgets };
+  readonly pilot: string;
+  readonly dryRun: boolean;
+  /** What the pilot was told from memory (`memory: 3 notes, …`), and why memory is off or changed, if it is. */
+  readonly memory: { readonly summary?: string; readonly notice?: string };
   /** Settles with the run's report; never rejects (an error is an `error` outcome). */
   readonly done: Promise<RunReport>;
 }
@@ -68,4 +88,10 @@ export interface ServiceApi {
   health(): Promise<readonly HealthLine[]>;
   /** Torque on or off (a body that reports `torque`); absent where the service cannot switch it. */
   torque?(robot: string, on: boolean): Promise<void>;
+  /**
+   * Every transcript event of the run under way on a robot (or with that run id), those so far
+   * first, then each as it happens, until the run ends (`onEnd`). Undefined when no such run is
+   * under way. Returns the function that stops following.
+   */
+  follow(robotOrRun: string | undefined, listener: { onEvent(event: TranscriptEvent): void; onEnd(report: RunReport): void }): { readonly run: StartedRun; readonly unfollow: () => void } | undefined;
 }

@@ -59,7 +59,12 @@ export class ServiceDouble implements ServiceApi {
     this.started.set(runId, Date.now());
     this.events.emit('run:start', { robot, key: status.key, runId, duck: request.duck });
     this.update(robot, { activity: 'running', run: { runId, duck: request.duck, step: 0, startedAt: new Date().toISOString() } });
-    return Promise.resolve({ runId, transcriptPath: `/tmp/transcripts/${runId}.jsonl`, done });
+    return Promise.resolve({ runId, transcriptPath: `/tmp/transcripts/${runId}.jsonl`, robot, key: status.key, duck: { name: request.duck, budgets: { steps: 20, llm_calls: 30, seconds: 60 } }, pilot: 'fake', dryRun: request.dryRun === true, memory: {}, done });
+  }
+
+  /** The double keeps no transcripts: nothing to follow. */
+  follow(): undefined {
+    return undefined;
   }
 
   /** The run on `robot` takes a step (a verb's result on the bus, a new status). */
@@ -125,6 +130,6 @@ export class ServiceDouble implements ServiceApi {
     const next = { ...this.status(robot), ...patch } as RobotStatus & Record<string, unknown>;
     for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
     this.state.set(robot, next);
-    this.events.emit('robot:status', { status: next });
+    this.events.emit('robot:status', { robot, status: next });
   }
 }

@@ -42,6 +42,7 @@ import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
 import { LinkFactsSchema, jointTableChange, type LinkFacts } from './control-plant.js';
 import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
 import { greet } from './greet.js';
+import { reportBody } from './report.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
@@ -462,7 +463,9 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
     const policies = (slot: Slot): string => options.policies?.[slot] ?? settings.data.policies?.[slot] ?? bundledPolicyDir(slot);
-    return new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall });
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall });
+    if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
+    return body;
   } catch (err) {
     remote.close();
     await loop.close();

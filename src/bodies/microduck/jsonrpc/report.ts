@@ -1,0 +1,43 @@
+/**
+ * What a held Microduck says of itself on the runtime's bus (`body:report`), for the service's
+ * status board and a dashboard: its battery, whether torque is on, whether the link to its
+ * firmware is up. Said when it changes (the battery by a twentieth of a volt), never per state,
+ * so a 50 Hz state stream is a handful of events a minute.
+ */
+import type { BridgeLink } from '../../../bridge/channel.js';
+import type { EventBus } from '../../../runtime/events.js';
+import type { Body } from '../../body.js';
+
+const BATTERY_STEP_V = 0.05;
+
+export function reportBody(link: BridgeLink, body: Body, robot: string, events: EventBus): void {
+  let battery: number | undefined;
+  let torque: boolean | undefined;
+  let up: boolean | undefined;
+  const say = (report: { battery_v?: number; torque?: boolean; link?: 'ok' | 'lost' }): void => events.emit('body:report', { robot, ...report });
+  const linked = (ok: boolean): void => {
+    if (up === ok) return;
+    up = ok;
+    say({ link: ok ? 'ok' : 'lost' });
+  };
+  link.on('state', (state) => {
+    linked(true);
+    const changed: { battery_v?: number; torque?: boolean } = {};
+    if (battery === undefined || Math.abs(state.battery_v - battery) >= BATTERY_STEP_V) changed.battery_v = battery = Math.round(state.battery_v * 100) / 100;
+    if (torque !== state.torque) changed.torque = torque = state.torque;
+    if (Object.keys(changed).length > 0) say(changed);
+  });
+  link.on('attached', () => linked(true));
+  link.on('detached', () => linked(false));
+  // The body also notices a firmware gone silent behind a port that stayed (no detach).
+  body.onTrouble?.((t) => {
+    if (t.kind === 'link-lost') linked(false);
+  });
+  const last = link.lastState();
+  if (link.attached) linked(true);
+  if (last !== undefined) {
+    battery = Math.round(last.state.battery_v * 100) / 100;
+    torque = last.state.torque;
+    say({ battery_v: battery, torque });
+  }
+}

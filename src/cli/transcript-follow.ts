@@ -1,0 +1,80 @@
+/**
+ * `quackd transcript follow`: a run as it happens, in the run's own terminal look (header, a line
+ * a step, the outcome). Through the running service when there is one (its events as they come),
+ * else from a transcript file, read as it grows until its `end` line.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openService, replyError } from '../service/socket/client.js';
+import type { Reply } from '../service/socket/protocol.js';
+import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
+import { resolveTranscriptId } from '../transcript/reader.js';
+import type { Output } from './output.js';
+import { printHeader, printOutcome, stepPrinter } from './run-printer.js';
+
+const POLL_MS = 200;
+
+/** Prints a run's events as `quackd run` does: the header from its start, the outcome from its end. */
+export function followPrinter(io: Output, json: boolean): (event: TranscriptEvent, runId: string) => void {
+  const steps = stepPrinter(io);
+  let dryRun = false;
+  return (e, runId) => {
+    if (json) return io.line(JSON.stringify(e));
+    if (e.type === 'start') {
+      dryRun = e.dryRun;
+      const b = e.budgets;
+      return printHeader(io, { name: e.duck, budgets: { steps: b['steps'] ?? 0, llm_calls: b['llm_calls'] ?? 0, seconds: b['seconds'] ?? 0 } }, e.body, e.provider === 'fake' ? 'fake' : `${e.provider} ${e.model}`, e.dryRun);
+    }
+    if (e.type === 'end') {
+      return printOutcome(io, { runId, outcome: { status: e.outcome, reason: e.reason }, steps: e.steps, llmCalls: e.llmCalls, seconds: e.seconds, usage: e.usage ?? { inputTokens: 0, outputTokens: 0 }, dryRun });
+    }
+    steps(e);
+  };
+}
+
+/** Follows the service's run on `target` (a robot or a run id; any run when undefined); false when no service runs. */
+export async function followThroughService(io: Output, env: NodeJS.ProcessEnv, target: string | undefined, json: boolean, signal: AbortSignal): Promise<boolean> {
+  const print = followPrinter(io, json);
+  let runId = '';
+  let failure: Extract<Reply, { type: 'error' }> | undefined;
+  const connection = await openService(env, { op: 'follow', ...(target !== undefined ? { target } : {}) }, (reply) => {
+    if (reply.type === 'started') runId = reply.run.runId;
+    else if (reply.type === 'event') print(reply.event, runId);
+    else if (reply.type === 'error') failure = reply;
+  });
+  if (connection === undefined) return false;
+  const onAbort = (): void => connection.close();
+  signal.addEventListener('abort', onAbort, { once: true });
+  await connection.closed;
+  signal.removeEventListener('abort', onAbort);
+  if (failure !== undefined) throw replyError(failure);
+  return true;
+}
+
+/** Follows a transcript file (`last`, an id or a prefix) until its end line, or until `signal`. */
+export async function followFile(io: Output, dir: string, ref: string, json: boolean, signal: AbortSignal): Promise<void> {
+  const id = resolveTranscriptId(dir, ref);
+  const path = join(dir, `${id}.jsonl`);
+  const print = followPrinter(io, json);
+  let seen = 0;
+  for (;;) {
+    // Only whole lines: the writer may be half-way through the last one.
+    const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+    for (const raw of lines.slice(seen)) {
+      seen += 1;
+      let line: TranscriptLine;
+      try {
+        line = JSON.parse(raw) as TranscriptLine;
+      } catch {
+        continue;
+      }
+      print(line, id);
+      if (line.type === 'end') return;
+    }
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, POLL_MS);
+      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+}

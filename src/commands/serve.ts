@@ -1,0 +1,53 @@
+/**
+ * `quackd serve`: the boot-time service (src/service/lifecycle.ts) in the foreground, until a
+ * signal stops it. Logs at info (journald keeps them under systemd); QUACKD_LOG_LEVEL changes that.
+ */
+import { parseFlags } from '../cli/args.js';
+import { UsageError } from '../cli/errors.js';
+import type { Invocation } from '../cli/invocation.js';
+import { withConfigFlag } from '../config/file.js';
+import { createLogRoot, withLogs } from '../log.js';
+import { startService } from '../service/lifecycle.js';
+import { stopOnSignals } from '../service/signals.js';
+import type { FrontDoor } from '../service/front-door.js';
+import type { Command } from './command.js';
+
+const help = `usage: quackd serve [--config PATH]
+
+Runs quackd as a service: opens the fleet of the config file (robots:), holds serial robots' links
+(nothing moves at start), and runs ducks on request, one at a time per robot, from the CLI over
+the control socket (<data dir>/quackd.sock, the owner's alone unless service.socket_group names a
+group) and from the other front doors. SIGTERM or Ctrl-C stops the runs (bodies stop), then the
+front doors, then closes the memory store, and exits 0 within 5 s.
+
+The config file: --config PATH, else /etc/quackd/config.yaml when it exists, else
+~/.quackd/config.yaml (QUACKD_HOME moves it). 'quackd config check --config PATH' checks it.
+
+From another terminal (over SSH): quackd status · quackd stop [ROBOT] · quackd run DUCK ·
+quackd transcript follow · quackd logs
+
+examples:
+  quackd serve
+  quackd serve --config /etc/quackd/config.yaml`;
+
+/**
+ * The front doors after the control socket, in the order they start; they stop in reverse, after
+ * the runs and before the store closes. MQTT (src/mqtt) and sd_notify join this list.
+ */
+const doors = (): FrontDoor[] => [];
+
+export const serveCommand: Command = {
+  name: 'serve',
+  help,
+  async run(argv: readonly string[], { io, env: given }: Invocation): Promise<number> {
+    const { flags, positionals } = parseFlags('serve', argv, { config: { type: 'string' } });
+    if (positionals.length > 0) throw new UsageError(`serve: takes no arguments (got "${positionals[0] ?? ''}")`, "see 'quackd serve --help'");
+    const env = withConfigFlag(given, flags.config);
+    // A service's log is its record: info by default, where a command stays at warn.
+    const root = createLogRoot({ ...env, QUACKD_LOG_LEVEL: env['QUACKD_LOG_LEVEL'] ?? 'info' }, io.err);
+    return withLogs(root, async () => {
+      const serving = await startService({ env, doors });
+      return stopOnSignals((signal) => serving.stop(signal));
+    });
+  },
+};

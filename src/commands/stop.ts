@@ -1,0 +1,35 @@
+/** `quackd stop [ROBOT]`: an emergency stop through the running service, in or outside a run. */
+import { parseFlags } from '../cli/args.js';
+import { EXIT, UsageError } from '../cli/errors.js';
+import type { Invocation } from '../cli/invocation.js';
+import { printable } from '../cli/output.js';
+import { askService, noService, replyError } from '../service/socket/client.js';
+import type { Command } from './command.js';
+
+const help = `usage: quackd stop [ROBOT] [--json]
+
+Emergency stop through the running quackd serve: the robot's run (if one is under way) ends as
+interrupted and its body stops moving at once (within one control period), not at the run's next
+step. Without a name, every robot stops. Without a running service it says so and exits 3
+(a run in this terminal stops with Ctrl-C).
+
+examples:
+  quackd stop
+  quackd stop kitchen-duck`;
+
+export const stopCommand: Command = {
+  name: 'stop',
+  help,
+  async run(argv: readonly string[], { io, env }: Invocation): Promise<number> {
+    const { flags, positionals } = parseFlags('stop', argv, { json: { type: 'boolean' } });
+    if (positionals.length > 1) throw new UsageError('stop: one robot, or none for all of them');
+    const robot = positionals[0];
+    const reply = await askService(env, { op: 'stop', ...(robot !== undefined ? { robot } : {}) });
+    if (reply === undefined) throw noService(env);
+    if (reply.type === 'error') throw replyError(reply);
+    if (reply.type !== 'stopped') throw replyError({ type: 'error', kind: 'runtime', message: `quackd serve answered ${reply.type} to stop` });
+    if (flags.json === true) io.line(JSON.stringify({ stopped: reply.robots }));
+    else io.line(reply.robots.length === 0 ? 'stopped: no robots in the fleet' : `stopped ${reply.robots.map(printable).join(', ')}`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,284 @@
+/**
+ * The running service's API (ServiceApi), composed on the runtime: runs on request, one at a
+ * time per robot, with the pilot of the config file (the one `quackd run` would use) and the
+ * service's gates; an emergency stop in or outside a run; the status board; health as the service
+ * sees it. Front doors (the control socket, MQTT) are written against this and the bus; none of
+ * them opens a body, a store or a transcript.
+ */
+import { InputError, RuntimeError } from '../errors.js';
+import { logger } from '../log.js';
+import { createProvider } from '../pilot/providers/index.js';
+import type { Provider } from '../pilot/providers/provider.js';
+import type { RunReport } from '../run/start-run.js';
+import { RobotBusy } from '../runtime/body-pool.js';
+import { RobotSettingsError, type Robot } from '../runtime/fleet.js';
+import type { EventBus } from '../runtime/events.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
+import type { TranscriptEvent } from '../transcript/events.js';
+import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
+import { duckOf } from './duck-of.js';
+import type { DoorLine, FrontDoor } from './front-door.js';
+import { DEFAULT_GATE_TIMEOUT_MS, ServiceGate } from './gate.js';
+import { StatusBoard } from './status-board.js';
+
+export interface ServiceOptions {
+  readonly runtime: Runtime;
+  /** Where the pilot's settings (and API keys) are read, as `quackd run` reads them. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The ducks folder names are looked up in (after the starters). */
+  readonly ducksDir: string;
+  readonly gateTimeoutMs?: number;
+  /** The pilot of each run; default: the config file's, as `quackd run` without pilot flags gets it. */
+  readonly pilot?: () => Promise<Provider>;
+}
+
+interface Follower {
+  onEvent(event: TranscriptEvent): void;
+  onEnd(report: RunReport): void;
+}
+
+/** A run under way: how to stop it, its gate, and its transcript so far (for followers who come late). */
+interface Current {
+  readonly robot: Robot;
+  readonly abort: AbortController;
+  readonly gate: Gate;
+  readonly events: TranscriptEvent[];
+  readonly followers: Set<Follower>;
+  started?: StartedRun;
+}
+
+/** A run's counts, as the memory store has them, per body key. */
+export interface MemoryCounts {
+  readonly notes: number;
+  readonly episodes: number;
+}
+
+/** An emergency stop's words in the run's outcome: `interrupted — stopped by an emergency stop`. */
+const EMERGENCY = 'an emergency stop';
+
+export class Service implements ServiceApi {
+  readonly events: EventBus;
+  readonly board: StatusBoard;
+  private readonly current = new Map<string, Current>();
+  private readonly doors: FrontDoor[] = [];
+  private stopping = false;
+
+  constructor(private readonly options: ServiceOptions) {
+    this.events = options.runtime.events;
+    this.board = new StatusBoard(this.events, options.runtime.fleet.list());
+  }
+
+  get runtime(): Runtime {
+    return this.options.runtime;
+  }
+
+  /**
+   * Listens to the bus, opens the memory store, and opens each held body (a serial robot) so
+   * status shows its link: opening says hello and never switches torque on. A robot that cannot
+   * be opened is logged and stays offline; its next run tries again.
+   */
+  async start(): Promise<void> {
+    this.board.start();
+    const { notice } = await this.runtime.memory();
+    if (notice !== undefined) logger('service').warn({ notice }, 'memory store unavailable');
+    await Promise.all(
+      this.runtime.fleet.list().map(async (member) => {
+        if (member.entry.perRun === true) return;
+        try {
+          await this.runtime.bodies.hold(this.runtime.robot(member.name));
+          logger('service').info({ robot: member.name, body: member.key }, 'body open');
+        } catch (err) {
+          logger('service').warn({ robot: member.name, body: member.key, err: err instanceof Error ? err.message : String(err) }, 'body not open; its next run tries again');
+        }
+      }),
+    );
+  }
+
+  /** A front door's status and health lines join the service's own. */
+  attach(door: FrontDoor): void {
+    this.doors.push(door);
+  }
+
+  doorLines(): DoorLine[] {
+    return this.doors.flatMap((d) => d.status?.() ?? []);
+  }
+
+  robots(): readonly RobotStatus[] {
+    return this.board.list();
+  }
+
+  status(name: string): RobotStatus {
+    const robot = this.runtime.fleet.resolve(name);
+    return this.board.get(robot.name, robot.key, robot.entry.perRun === true);
+  }
+
+  async run(name: string, req: RunOnRequest): Promise<StartedRun> {
+    if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
+    const robot = this.resolve(name);
+    if (this.current.has(robot.name)) throw new RobotBusy(robot.name);
+    const duck = duckOf(req, robot.entry, this.options.ducksDir);
+    if (req.seed !== undefined && robot.entry.seeded !== true) throw new InputError(`--seed picks a simulator's layout; ${robot.name} has none`);
+    let runId = '';
+    const gate = req.gates === 'yes' ? yesGate : req.gates === 'deny' ? noTtyGate : new ServiceGate(this.events, robot.name, () => runId, req.gateTimeoutMs ?? this.options.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS);
+    const current: Current = { robot, abort: new AbortController(), gate, events: [], followers: new Set() };
+    // Claimed before the first await: a second request for the robot is refused, never queued.
+    this.current.set(robot.name, current);
+    const memory: { summary?: string; notice?: string } = {};
+    try {
+      const provider = await (this.options.pilot ?? (() => createProvider({}, this.options.env)))();
+      const pilot = provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`;
+      const dryRun = req.dryRun === true;
+      let resolveStart: (run: StartedRun) => void = () => undefined;
+      let rejectStart: (err: unknown) => void = () => undefined;
+      const start = new Promise<StartedRun>((resolve, reject) => {
+        resolveStart = resolve;
+        rejectStart = reject;
+      });
+      const done = this.runtime.run({
+        duck,
+        robot,
+        seed: req.seed ?? 7,
+        provider,
+        gate,
+        dryRun,
+        signal: current.abort.signal,
+        onMemory: ({ memory: m, notice }) => Object.assign(memory, { ...(notice !== undefined ? { notice } : {}), ...(m !== undefined ? { summary: m.summaryLine } : {}) }),
+        onStart: (info) => {
+          runId = info.runId;
+          current.started = { ...info, robot: robot.name, key: robot.key, duck: { name: duck.name, budgets: duck.budgets }, pilot, dryRun, memory, done: settled };
+          resolveStart(current.started);
+        },
+        onEvent: (event) => {
+          current.events.push(event);
+          this.events.emit('run:event', { robot: robot.name, runId, event });
+          for (const f of current.followers) f.onEvent(event);
+        },
+      });
+      // Settles with the report; a run that failed after its start is an `error` outcome, never a rejection.
+      const settled: Promise<RunReport> = done.then(
+        (report) => report,
+        (err: unknown): RunReport => {
+          if (current.started === undefined) rejectStart(err);
+          const reason = err instanceof Error ? err.message : String(err);
+          return { runId, transcriptPath: current.started?.transcriptPath ?? '', duck: duck.name, robot: robot.key, outcome: { status: 'error', reason }, steps: 0, llmCalls: 0, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun };
+        },
+      );
+      void settled.then((report) => {
+        if (this.current.get(robot.name) === current) this.current.delete(robot.name);
+        for (const f of current.followers) f.onEnd(report);
+        current.followers.clear();
+      });
+      return await start;
+    } catch (err) {
+      if (this.current.get(robot.name) === current) this.current.delete(robot.name);
+      throw err;
+    }
+  }
+
+  /**
+   * Emergency stop: the run (if one is under way) is stopped and the body halted at once, not at
+   * the run's next step; every robot when none is named. `why` is the run's outcome reason.
+   */
+  async stop(name?: string, why = EMERGENCY): Promise<void> {
+    const robots = name !== undefined ? [this.resolve(name).name] : [...new Set([...this.runtime.fleet.list().map((r) => r.name), ...this.current.keys()])];
+    await Promise.all(
+      robots.map(async (robot) => {
+        const current = this.current.get(robot);
+        if (current !== undefined) {
+          this.board.stopping(robot);
+          current.abort.abort(new Error(`stopped by ${why}`));
+        }
+        try {
+          await this.runtime.bodies.stopBody(robot);
+        } catch (err) {
+          // The run's own stop reports it in the transcript; between runs the log is the record.
+          logger('service').warn({ robot, err: err instanceof Error ? err.message : String(err) }, 'body did not confirm the stop');
+        }
+      }),
+    );
+  }
+
+  /** Stops the run with the given id, as Ctrl-C stops a local one (the terminal that started it asked). */
+  abortRun(runId: string, why: string): boolean {
+    for (const [robot, current] of this.current) {
+      if (current.started?.runId !== runId) continue;
+      this.board.stopping(robot);
+      current.abort.abort(new Error(`stopped by ${why}`));
+      return true;
+    }
+    return false;
+  }
+
+  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' = 'person'): boolean {
+    const gate = this.current.get(this.resolve(name).name)?.gate;
+    return gate instanceof ServiceGate ? gate.answer(answer, verb, how) : false;
+  }
+
+  follow(robotOrRun: string | undefined, listener: Follower): { readonly run: StartedRun; readonly unfollow: () => void } | undefined {
+    const runs = [...this.current.values()].filter((c) => c.started !== undefined);
+    const current = robotOrRun === undefined ? runs[0] : runs.find((c) => c.started?.runId === robotOrRun || c.robot.name === robotOrRun || c.robot.key === robotOrRun);
+    const run = current?.started;
+    if (current === undefined || run === undefined) return undefined;
+    // Those so far, then each as it comes: both in this tick, so none is missed or said twice.
+    for (const event of current.events) listener.onEvent(event);
+    current.followers.add(listener);
+    return { run, unfollow: () => current.followers.delete(listener) };
+  }
+
+  /** Each body's notes and earlier runs in the store (for `quackd status`); empty without a store. */
+  async memoryCounts(): Promise<Record<string, MemoryCounts>> {
+    const { store } = await this.runtime.memory();
+    if (store === undefined) return {};
+    return Object.fromEntries(
+      store.bodies().map((key) => {
+        const entries = store.body(key).entries();
+        return [key, { notes: entries.filter((e) => e.kind === 'note').length, episodes: entries.filter((e) => e.kind === 'episode').length }];
+      }),
+    );
+  }
+
+  async health(): Promise<readonly HealthLine[]> {
+    const lines: HealthLine[] = [];
+    for (const s of this.board.list()) {
+      const perRun = this.runtime.fleet.get(s.robot)?.entry.perRun === true;
+      if (s.loop !== undefined) {
+        const nominal = 1000 / s.loop.periodMs;
+        const steady = s.loop.state !== 'fallen' && s.loop.hz >= nominal * 0.9;
+        lines.push({ check: `loop ${s.robot}`, status: steady ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''}` });
+      }
+      if (!perRun) lines.push({ check: `link ${s.robot}`, status: s.activity !== 'offline' && s.link !== 'lost' ? 'ok' : 'fail', detail: s.link === 'lost' ? 'lost' : s.activity === 'offline' ? 'not open' : 'ok' });
+      if (s.battery_v !== undefined) lines.push({ check: `battery ${s.robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V` });
+    }
+    if (this.runtime.config.memoryDir !== undefined) {
+      const { store, notice } = await this.runtime.memory();
+      if (store === undefined) lines.push({ check: 'store', status: 'fail', detail: notice ?? 'not open' });
+      else {
+        const counts = Object.values(await this.memoryCounts());
+        const sum = (k: keyof MemoryCounts): number => counts.reduce((n, c) => n + c[k], 0);
+        lines.push({ check: 'store', status: 'ok', detail: `ok (${sum('notes')} notes, ${sum('episodes')} episodes)` });
+      }
+    }
+    for (const door of this.doors) lines.push(...(door.health?.() ?? []));
+    return lines;
+  }
+
+  /** Stops every run (their bodies stop, their transcripts close) and takes no more; the runtime closes after. */
+  async stopRuns(why: string): Promise<void> {
+    this.stopping = true;
+    const runs = [...this.current.values()];
+    for (const c of runs) c.abort.abort(new Error(`stopped by ${why}`));
+    await Promise.all(runs.map((c) => c.started?.done));
+    this.board.stop();
+  }
+
+  /** The robot a request names; a setting the config file lacks is the file's to fix, not a flag's. */
+  private resolve(name: string): Robot {
+    try {
+      return this.runtime.robot(name);
+    } catch (err) {
+      if (err instanceof RobotSettingsError) throw new InputError(`${err.robot}: ${err.message}`, "set it under robots: in the service's config file");
+      throw err;
+    }
+  }
+}

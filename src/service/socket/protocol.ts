@@ -1,0 +1,97 @@
+/**
+ * The control socket's protocol: newline-delimited JSON, one request a connection. A request is
+ * checked by its zod schema before the service hears of it; anything else is answered with an
+ * error line. `run` and `follow` stream: a run's connection then carries the person's answers to
+ * gates and Ctrl-C (`answer`, `abort`) the other way.
+ */
+import { z } from 'zod';
+import type { HealthLine, RobotStatus, StartedRun } from '../api.js';
+import type { DoorLine } from '../front-door.js';
+import type { RunReport } from '../../run/start-run.js';
+import type { TranscriptEvent } from '../../transcript/events.js';
+import type { ErrorKind } from '../../errors.js';
+
+/** A request line longer than this (a duck's text is a few kB) is refused, not buffered. */
+export const MAX_LINE = 1 << 20;
+
+const name = z.string().min(1).max(200);
+
+export const RunRequestSchema = z
+  .object({
+    op: z.literal('run'),
+    robot: name,
+    duck: z.string().min(1).max(4096),
+    text: z.string().max(MAX_LINE).optional(),
+    goal: z.string().trim().min(1).max(10_000).optional(),
+    seed: z.int().min(0).max(2 ** 32 - 1).optional(),
+    dryRun: z.boolean().optional(),
+    // The ranges a .duck file may give.
+    budgets: z.object({ steps: z.int().min(1).max(1000).optional(), llm_calls: z.int().min(1).max(5000).optional(), seconds: z.number().min(1).max(86_400).optional() }).strict().optional(),
+    gates: z.enum(['ask', 'yes', 'deny']).optional(),
+  })
+  .strict();
+
+export const RequestSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('status') }).strict(),
+  z.object({ op: z.literal('health') }).strict(),
+  z.object({ op: z.literal('stop'), robot: name.optional() }).strict(),
+  RunRequestSchema,
+  z.object({ op: z.literal('follow'), target: name.optional() }).strict(),
+]);
+
+/** What the terminal that started a run sends on its connection while the run goes on. */
+export const RunInputSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('answer'), answer: z.boolean() }).strict(),
+  // `why`: `Ctrl-C`, `SIGTERM`, `SIGHUP`: the outcome reads `stopped by Ctrl-C` as a local run's does.
+  z.object({ op: z.literal('abort'), why: z.string().min(1).max(40) }).strict(),
+]);
+
+export type Request = z.infer<typeof RequestSchema>;
+export type RunRequest = z.infer<typeof RunRequestSchema>;
+export type RunInput = z.infer<typeof RunInputSchema>;
+
+export interface ServiceInfo {
+  readonly pid: number;
+  readonly version: string;
+  readonly build: string;
+  readonly config: string;
+  readonly startedAt: string;
+  readonly uptimeS: number;
+  readonly socket: string;
+}
+
+export interface StatusReply {
+  readonly service: ServiceInfo;
+  readonly robots: readonly (RobotStatus & { readonly memory?: { readonly notes: number; readonly episodes: number } })[];
+  readonly doors: readonly DoorLine[];
+}
+
+export type Reply =
+  | { readonly type: 'error'; readonly kind: ErrorKind; readonly message: string; readonly hint?: string }
+  | { readonly type: 'status'; readonly status: StatusReply }
+  | { readonly type: 'health'; readonly lines: readonly HealthLine[] }
+  | { readonly type: 'stopped'; readonly robots: readonly string[] }
+  | { readonly type: 'started'; readonly run: Omit<StartedRun, 'done'> }
+  | { readonly type: 'event'; readonly event: TranscriptEvent }
+  /** A gate of this run waits for a person: the terminal asks, and answers with `answer`. */
+  | { readonly type: 'gate'; readonly question: string; readonly verb: string }
+  /** The run ended: to the terminal that started it, and to those following it. */
+  | { readonly type: 'end'; readonly report: RunReport };
+
+/** Splits a stream's chunks into lines; a line past MAX_LINE is an error, never kept. */
+export function lineReader(onLine: (line: string) => void, onTooLong: () => void): (chunk: string) => void {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk;
+    let at: number;
+    while ((at = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      if (line.trim() !== '') onLine(line);
+    }
+    if (buffer.length > MAX_LINE) {
+      buffer = '';
+      onTooLong();
+    }
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * The control socket: the CLI's way into the running service over SSH (`quackd status`, `stop`,
+ * `run`, `transcript follow`, `health`). A unix socket in the data directory, the owner's alone
+ * (0600), or its group's too (0660) when the config names one. A socket file left by a service
+ * that crashed is noticed (nobody answers) and replaced; a live one means another `quackd serve`,
+ * which is refused. A bad request is answered with an error line; nothing it sends can crash the
+ * service or reach a body except through the ServiceApi.
+ */
+import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { dirname } from 'node:path';
+import { QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
+import { logger } from '../../log.js';
+import { RobotBusy } from '../../runtime/body-pool.js';
+import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
+import type { FrontDoor } from '../front-door.js';
+import type { Service } from '../service.js';
+import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
+
+const PROBE_MS = 2000;
+
+/** The gid of a group named in /etc/group, or undefined. */
+function groupId(name: string): number | undefined {
+  try {
+    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+    const gid = Number(line?.split(':')[2]);
+    return Number.isInteger(gid) ? gid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a quackd serve answers at `path`: its pid when one does, `stale` when nobody listens. */
+function probe(path: string): Promise<{ pid: number | undefined } | 'stale'> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    const done = (r: { pid: number | undefined } | 'stale'): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(r);
+    };
+    // Someone holds it but does not answer: a service that is busy or hung is still not ours to replace.
+    const timer = setTimeout(() => done({ pid: undefined }), PROBE_MS);
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify({ op: 'status' })}\n`));
+    socket.on(
+      'data',
+      lineReader(
+        (line) => {
+          try {
+            const reply = JSON.parse(line) as Reply;
+            done({ pid: reply.type === 'status' ? reply.status.service.pid : undefined });
+          } catch {
+            done({ pid: undefined });
+          }
+        },
+        () => done({ pid: undefined }),
+      ),
+    );
+    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : { pid: undefined }));
+  });
+}
+
+/** Makes `path` ours: nothing there, or a stale socket removed; a live service is refused. */
+async function claim(path: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = lstatSync(path).isSocket();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (!isSocket) throw new RuntimeError(`${path} is in the way: it is not a socket`, 'move it away, then start quackd serve again');
+  const found = await probe(path);
+  if (found !== 'stale') throw new RuntimeError(`quackd serve is already running${found.pid !== undefined ? ` (pid ${found.pid})` : ''}: its control socket ${path} answers`, "'quackd status' shows it; 'systemctl stop quackd' or SIGTERM stops it");
+  logger('service').info({ socket: path }, 'removed a stale control socket (a service that did not stop cleanly)');
+  unlinkSync(path);
+}
+
+function errorReply(err: unknown): Reply {
+  const reply = (kind: ErrorKind, message: string, hint?: string): Reply => ({ type: 'error', kind, message, ...(hint !== undefined ? { hint } : {}) });
+  if (err instanceof QuackdError) return reply(err.kind, err.message, err.hint);
+  if (err instanceof UnknownRobot || err instanceof RobotSettingsError) return reply('input', err.message);
+  if (err instanceof RobotBusy) return reply('runtime', err.message);
+  logger('service').error({ err }, 'control socket: request failed');
+  return reply('runtime', `internal error in quackd serve: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+export interface ControlSocketOptions {
+  readonly path: string;
+  /** A group whose members may use the socket too (0660). */
+  readonly group?: string;
+  readonly info: () => ServiceInfo;
+}
+
+export class ControlSocket implements FrontDoor {
+  readonly name = 'socket';
+  private server: Server | undefined;
+  private readonly connections = new Set<Socket>();
+
+  constructor(
+    private readonly service: Service,
+    private readonly options: ControlSocketOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const { path, group } = this.options;
+    await claim(path);
+    const server = createServer((socket) => this.accept(socket));
+    // Created with no access for others at all: chmod after listen would leave a moment open.
+    const umask = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(path, () => resolve());
+      });
+    } finally {
+      process.umask(umask);
+    }
+    server.on('error', (err) => logger('service').error({ err }, 'control socket failed'));
+    this.server = server;
+    if (group !== undefined) this.share(group);
+    logger('service').info({ socket: path, mode: group !== undefined ? '0660' : '0600', ...(group !== undefined ? { group } : {}) }, 'control socket listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server === undefined) return;
+    for (const socket of this.connections) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    try {
+      unlinkSync(this.options.path);
+    } catch {
+      // Gone already (close removed it): what we wanted.
+    }
+  }
+
+  /** Members of `group` may use the socket: 0660, its group, and a data directory they may pass through. */
+  private share(group: string): void {
+    const gid = groupId(group);
+    if (gid === undefined) {
+      logger('service').warn({ group }, 'control socket: no such group; the socket stays the owner\'s alone (0600)');
+      return;
+    }
+    try {
+      chownSync(this.options.path, -1, gid);
+      chmodSync(this.options.path, 0o660);
+      const dir = dirname(this.options.path);
+      chownSync(dir, -1, gid);
+      // Pass through, not list: the transcripts and memory beside the socket stay private.
+      chmodSync(dir, 0o710);
+    } catch (err) {
+      logger('service').warn({ group, err: err instanceof Error ? err.message : String(err) }, 'control socket: cannot share with the group; it stays 0600');
+    }
+  }
+
+  private accept(socket: Socket): void {
+    this.connections.add(socket);
+    socket.setEncoding('utf8');
+    const send = (reply: Reply): void => {
+      if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
+    };
+    let handled = false;
+    // After the request, lines are a run's inputs, heard by the run's own handler.
+    let input: ((line: string) => void) | undefined;
+    socket.on(
+      'data',
+      lineReader(
+        (line) => {
+          if (handled) return input?.(line);
+          handled = true;
+          void this.handle(line, socket, send, (h) => (input = h));
+        },
+        () => {
+          send({ type: 'error', kind: 'usage', message: 'request too long' });
+          socket.end();
+        },
+      ),
+    );
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.connections.delete(socket));
+  }
+
+  private async handle(line: string, socket: Socket, send: (r: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      send({ type: 'error', kind: 'usage', message: 'a request is one JSON object a line' });
+      return void socket.end();
+    }
+    const req = RequestSchema.safeParse(parsed);
+    if (!req.success) {
+      const issue = req.error.issues[0];
+      send({ type: 'error', kind: 'usage', message: `bad request: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}` });
+      return void socket.end();
+    }
+    try {
+      const r = req.data;
+      switch (r.op) {
+        case 'status':
+          send({ type: 'status', status: { service: this.options.info(), robots: await this.robots(), doors: this.service.doorLines() } });
+          break;
+        case 'health':
+          send({ type: 'health', lines: await this.service.health() });
+          break;
+        case 'stop': {
+          await this.service.stop(r.robot);
+          send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
+          break;
+        }
+        case 'run':
+          return await this.run(r, socket, send, onInput);
+        case 'follow':
+          return await this.follow(r.target, socket, send);
+      }
+    } catch (err) {
+      send(errorReply(err));
+    }
+    socket.end();
+  }
+
+  private async robots(): Promise<(ReturnType<Service['robots']>[number] & { memory?: { notes: number; episodes: number } })[]> {
+    const counts = await this.service.memoryCounts();
+    return this.service.robots().map((s) => {
+      const memory = counts[s.key];
+      return memory !== undefined ? { ...s, memory } : s;
+    });
+  }
+
+  /** A run for the terminal that asked: its events as they happen, its gates asked there, its end. */
+  private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
+    const { op: _op, robot, ...request } = r;
+    const started = await this.service.run(robot, request);
+    const { done: _done, ...run } = started;
+    send({ type: 'started', run });
+    const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
+    const off = this.service.events.on('run:gate', (e) => {
+      if (e.runId === run.runId && e.state === 'waiting') asked(e.question, e.verb);
+    });
+    const followed = this.service.follow(run.runId, { onEvent: (event) => send({ type: 'event', event }), onEnd: () => undefined });
+    // A gate that opened before we listened is asked now.
+    const waiting = this.service.status(run.robot).gate;
+    if (waiting !== undefined && this.service.status(run.robot).run?.runId === run.runId) asked(waiting.question, waiting.verb);
+    onInput((line) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = undefined;
+      }
+      const input = RunInputSchema.safeParse(value);
+      if (!input.success) return send({ type: 'error', kind: 'usage', message: 'during a run: send {"op":"answer","answer":true|false} or {"op":"abort","why":"Ctrl-C"}' });
+      if (input.data.op === 'answer') this.service.answerGate(run.robot, input.data.answer, undefined, 'tty');
+      else this.service.abortRun(run.runId, input.data.why);
+    });
+    // The person who started it is gone (the SSH session dropped, the CLI was killed): as a local run would, it stops.
+    const hangup = (): void => void this.service.abortRun(run.runId, 'the terminal that started it hanging up');
+    if (socket.destroyed) hangup();
+    else socket.once('close', hangup);
+    const report = await started.done;
+    socket.off('close', hangup);
+    off();
+    followed?.unfollow();
+    send({ type: 'end', report });
+    socket.end();
+  }
+
+  private async follow(target: string | undefined, socket: Socket, send: (reply: Reply) => void): Promise<void> {
+    let end: (() => void) | undefined;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    let outcome: Reply | undefined;
+    // The run's header goes first: the events so far are held until it is sent.
+    const early: Reply[] = [];
+    let live = false;
+    const followed = this.service.follow(target, {
+      onEvent: (event) => (live ? send({ type: 'event', event }) : early.push({ type: 'event', event })),
+      onEnd: (report) => {
+        outcome = { type: 'end', report };
+        end?.();
+      },
+    });
+    if (followed === undefined) {
+      send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${target}"` : 'no run under way' });
+      return void socket.end();
+    }
+    const { done: _done, ...run } = followed.run;
+    send({ type: 'started', run });
+    for (const r of early) send(r);
+    live = true;
+    socket.once('close', () => {
+      followed.unfollow();
+      end?.();
+    });
+    await ended;
+    if (outcome !== undefined) send(outcome);
+    socket.end();
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The service holds a real Microduck (the host firmware over a pty, microduck:jsonrpc in the
+ * fleet): start opens its link so status shows it, and never moves a joint (the firmware's own
+ * `targets` counter stays 0, torque stays off); the battery, torque and link reach the status board
+ * from the body's reports; health names the loop, the link and the battery; an emergency stop
+ * outside any run is sent and confirmed, and one mid-walk ends the walk and the run with torque off.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createFakeProvider } from '../../src/pilot/providers/fake.js';
+import type { RobotStatus } from '../../src/service/api.js';
+import { startService, type Serving } from '../../src/service/lifecycle.js';
+import { readTranscript } from '../../src/transcript/reader.js';
+import { Rig, missingTools, patientBody, waitFor } from '../bridge/rig.js';
+import { scripted } from '../helpers/scripted-provider.js';
+
+describe('the service holding a serial robot', { skip: missingTools() }, () => {
+  let rig: Rig;
+  let home: string;
+  let serving: Serving | undefined;
+  let bench: () => RobotStatus;
+
+  before(async () => {
+    rig = await Rig.start(['--watchdog-ms', '5000']);
+    home = mkdtempSync(join(tmpdir(), 'quackd-hold-'));
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  bench: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n  den: { body: microduck:sim2d }\n`);
+    serving = await startService({ env: { QUACKD_HOME: home }, pilot: () => Promise.resolve(createFakeProvider()) });
+    const service = serving.service;
+    bench = () => service.status('bench');
+  });
+  after(async () => {
+    await serving?.stop('the test');
+    await rig?.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('opens the link at start: status shows it, with the battery and torque the body reported', async () => {
+    await waitFor('the body to report', () => bench().link === 'ok' && bench().battery_v !== undefined);
+    const s = bench();
+    assert.equal(s.activity, 'idle');
+    assert.equal(s.torque, false, 'start switched torque on');
+    assert.equal(typeof s.battery_v, 'number');
+    await waitFor('the loop to publish its health', () => bench().loop !== undefined, 5000);
+    const lines = await serving!.service.health();
+    const check = (name: string) => lines.find((l) => l.check === name);
+    assert.equal(check('link bench')?.status, 'ok');
+    assert.match(check('loop bench')?.detail ?? '', /^\d+\.\d of 50 Hz · \d+ missed/);
+    assert.match(check('battery bench')?.detail ?? '', /^\d+\.\d\d V$/);
+    assert.equal(check('link den'), undefined, 'a simulator has no link');
+  });
+
+  it('an emergency stop outside any run is sent to the firmware and confirmed', async () => {
+    await serving!.service.stop('bench');
+    assert.equal(bench().activity, 'idle');
+  });
+
+  it('never moved a joint: the firmware applied no targets and torque is off', async () => {
+    // The port is the service's while it runs; the firmware's counters run from its boot.
+    await serving!.stop('the test');
+    serving = undefined;
+    const body = await patientBody(rig);
+    try {
+      const state = (await body.observe()).data;
+      assert.equal(state['targets'], 0, 'the firmware received targets');
+      assert.equal(state['torque'], false);
+    } finally {
+      await body.close();
+    }
+  });
+});
+
+describe('an emergency stop mid-walk on a serial robot', { skip: missingTools() }, () => {
+  let rig: Rig;
+  let home: string;
+  let serving: Serving | undefined;
+
+  before(async () => {
+    rig = await Rig.start(['--watchdog-ms', '5000']);
+    home = mkdtempSync(join(tmpdir(), 'quackd-hold-'));
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  bench: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n`);
+    // A pilot that walks far: the walk is under way when the stop comes.
+    serving = await startService({ env: { QUACKD_HOME: home }, pilot: () => Promise.resolve(scripted([[{ name: 'walk', args: { metres: 3 } }], [{ name: 'declare_failure', args: { reason: 'stopped' } }]])) });
+  });
+  after(async () => {
+    await serving?.stop('the test');
+    await rig?.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('ends the walk and the run (interrupted), and leaves torque off', async () => {
+    const service = serving!.service;
+    const run = await service.run('bench', { duck: 'walker', goal: 'walk three metres', gates: 'yes' });
+    // The walk switches torque on first: then it is streaming targets.
+    await waitFor('the walk to start', () => service.status('bench').torque === true, 10_000);
+    await service.stop('bench');
+    const report = await run.done;
+    assert.equal(report.outcome.status, 'interrupted');
+    assert.equal(report.outcome.reason, 'stopped by an emergency stop');
+    const walk = readTranscript(report.transcriptPath).lines.find((l) => l.type === 'verb_result' && l.verb === 'walk');
+    assert.ok(walk?.type === 'verb_result' && !walk.ok, `the walk went on: ${JSON.stringify(walk)}`);
+    await waitFor('torque off reported', () => service.status('bench').torque === false, 5000);
+  });
+});
