@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { BridgeClient } from '../../src/bridge/client.js';
-import { LinkLostError, PortError } from '../../src/bridge/errors.js';
+import { PortError } from '../../src/bridge/errors.js';
 import { LOCKED_HINT } from '../../src/bridge/port-lock.js';
 import { SerialLink } from '../../src/bridge/serial.js';
 import { TtyLink } from '../../src/bridge/tty.js';
+import { unplugAndRestore } from './unplug.js';
 import { Rig, missingTools } from './rig.js';
 
 const LOCKED = /^cannot open .*: Resource temporarily unavailable Cannot lock port$/;
@@ -83,25 +84,7 @@ describe('the worker link: unplugged and back', { skip: missingTools() }, () => 
     const client = new BridgeClient();
     const link = await TtyLink.open(client, { path: rig.hostPath, baud: 1_000_000, retryMs: 50 });
     try {
-      const first = await client.hello();
-      const lost = once(link, 'lost', within(3000));
-      await rig.killFirmware(); // first, so nothing answers the request below before the unplug
-      const waiting = client.request('get_state', {}, 5000).then(
-        () => 'answered',
-        (err: unknown) => err,
-      );
-      await rig.unplug();
-      await lost;
-      assert.ok((await waiting) instanceof LinkLostError, 'a waiting request must fail when the link goes');
-      await assert.rejects(client.hello(), LinkLostError);
-      assert.equal(link.connected, false);
-
-      const restored = once(link, 'restored', within(5000));
-      await rig.startLink();
-      await rig.startFirmware();
-      await restored;
-      const second = await client.hello();
-      assert.notEqual(second.boot, first.boot, 'a restarted firmware has a new boot id');
+      await unplugAndRestore(rig, client, link);
     } finally {
       client.close();
       await link.close();

@@ -175,14 +175,19 @@ export function standaloneDuckMjcf(kp?: number): string {
   </default>
   <worldbody>${duckBody()}
   </worldbody>
-  <actuator>
+${duckModelEnd(`<key name="home" qpos="${duckHomeQpos(0, 0).map(n).join(' ')}" ctrl="${HOME_POSE.map(n).join(' ')}"/>`)}`;
+}
+
+/** A model's end after its worldbody: the duck's servos and sensors, then `keys` (its keyframes). */
+export function duckModelEnd(keys: string): string {
+  return `  <actuator>
     ${duckActuators()}
   </actuator>
   <sensor>
     ${duckSensors()}
   </sensor>
   <keyframe>
-    <key name="home" qpos="${duckHomeQpos(0, 0).map(n).join(' ')}" ctrl="${HOME_POSE.map(n).join(' ')}"/>
+    ${keys}
   </keyframe>
 </mujoco>
 `;

@@ -7,7 +7,7 @@
  * to the world of a user's model (wasm.ts `compileFile`).
  */
 import { BALL_RADIUS, ROOM, SOFA } from '../sim2d/arena.js';
-import { CONTACT, duckActuators, duckBody, duckDefaults, duckHomeQpos, duckSensors } from './duck-mjcf.js';
+import { CONTACT, duckBody, duckDefaults, duckHomeQpos, duckModelEnd } from './duck-mjcf.js';
 import { HOME_POSE, TIMESTEP } from './duck-spec.js';
 
 export const ROOM_NAMES = { ball: 'ball', ballFree: 'ball_free', home: 'home' } as const;
@@ -105,17 +105,7 @@ export function livingRoomMjcf(options: RoomOptions = {}): string {
     ${duckBody()}
     ${ball()}
   </worldbody>
-  <actuator>
-    ${duckActuators()}
-  </actuator>
-  <sensor>
-    ${duckSensors()}
-  </sensor>
-  <keyframe>
-    ${keyframe()}
-  </keyframe>
-</mujoco>
-`;
+${duckModelEnd(keyframe())}`;
 }
 
 /**
