@@ -21,6 +21,7 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   serve: { summary: 'run quackd as a service: hold the fleet, take runs from the CLI (over SSH) and front doors', load: async () => (await import('./serve.js')).serveCommand },
   status: { summary: 'what the running service is doing: robots, runs, gates, loops, memory, front doors', load: async () => (await import('./status.js')).statusCommand },
   stop: { summary: 'emergency stop through the running service: one robot, or all of them', load: async () => (await import('./stop.js')).stopCommand },
+  confirm: { summary: "answer the confirmation gate a robot's run in the service is waiting on (yes or no)", load: async () => (await import('./confirm.js')).confirmCommand },
   logs: { summary: "the running service's log (journalctl -u quackd under systemd)", load: async () => (await import('./logs.js')).logsCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
 };

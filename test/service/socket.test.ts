@@ -95,6 +95,27 @@ describe('the control socket', () => {
     assert.match(afterwards.stdout, /last run\s+interrupted — stopped by an emergency stop/);
   });
 
+  it('quackd confirm answers the gate a service run waits on, from another terminal; with none waiting it says so, exit 1', async () => {
+    const none = await quackd(['confirm', 'hall', 'yes'], { env: env() });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /^quackd: confirm: no gate is waiting on hall/);
+    const waiting = new Promise<void>((resolve) => {
+      const off = serving.service.events.on('run:gate', (e) => (e.robot === 'hall' && e.state === 'waiting' ? (off(), resolve()) : undefined));
+    });
+    const run = await serving.service.run('hall', { duck: 'careful-hello' });
+    await waiting;
+    const wrongVerb = await quackd(['confirm', 'hall', 'yes', '--verb', 'kick'], { env: env() });
+    assert.equal(wrongVerb.code, 1, 'an answer about another verb opens nothing');
+    const yes = await quackd(['confirm', 'hall', 'yes', '--verb', 'quack'], { env: env() });
+    assert.equal(yes.code, 0, yes.stderr);
+    assert.equal(yes.stdout.trim(), "confirmed: hall's gate");
+    await run.done;
+    const quacked = (await quackd(['transcript', 'show', run.runId, '--json'], { env: env() })).stdout;
+    assert.match(quacked, /"type":"gate","verb":"quack"[^\n]*"allowed":true,"how":"person"/);
+    const bad = await quackd(['confirm', 'hall', 'maybe'], { env: env() });
+    assert.equal(bad.code, 2);
+  });
+
   it('quackd stop names an unknown robot: one line, exit 2', async () => {
     const r = await quackd(['stop', 'attic'], { env: env() });
     assert.equal(r.code, 2);

@@ -35,6 +35,8 @@ export const RequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('status') }).strict(),
   z.object({ op: z.literal('health') }).strict(),
   z.object({ op: z.literal('stop'), robot: name.optional() }).strict(),
+  // A gate waiting on a robot's run, answered by a person from another terminal (a run MQTT started).
+  z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional() }).strict(),
   RunRequestSchema,
   z.object({ op: z.literal('follow'), target: name.optional() }).strict(),
 ]);
@@ -71,6 +73,8 @@ export type Reply =
   | { readonly type: 'status'; readonly status: StatusReply }
   | { readonly type: 'health'; readonly lines: readonly HealthLine[] }
   | { readonly type: 'stopped'; readonly robots: readonly string[] }
+  /** `answered`: false when no gate was waiting on the robot (or it asks about another verb). */
+  | { readonly type: 'confirmed'; readonly robot: string; readonly answered: boolean }
   | { readonly type: 'started'; readonly run: Omit<StartedRun, 'done'> }
   | { readonly type: 'event'; readonly event: TranscriptEvent }
   /** A gate of this run waits for a person: the terminal asks, and answers with `answer`. */

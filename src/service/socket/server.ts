@@ -210,6 +210,9 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
           break;
         }
+        case 'confirm':
+          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb) });
+          break;
         case 'run':
           return await this.run(r, socket, send, onInput);
         case 'follow':
