@@ -42,7 +42,7 @@ export function notifyDoor(options: Omit<NotifyOptions, 'healthy'>): FrontDoor {
       notify.start();
       notify.ready(`serving ${plural(service.robots().length, 'robot')}`);
     },
-    stopping: () => notify.stopping('stopping'),
+    stopping: (why) => notify.stopping(`stopping: ${why}`),
     stop: () => Promise.resolve(notify.stop()),
   };
 }
