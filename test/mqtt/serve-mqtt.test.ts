@@ -114,9 +114,12 @@ describe('quackd serve with MQTT, spawned', () => {
     assert.deepEqual(doors.map((d) => [d.label, d.ok]), [['broker', true]]);
 
     const w = await watch(broker.url, ['quackd/bridge/state']);
+    const sentAt = Date.now();
     s.child.kill('SIGTERM');
     const r = await s.exited;
     assert.equal(r.code, 0, r.stderr);
+    // Not a timing target (the service's own deadline exits 1 past 5 s): how close it came, with MQTT.
+    console.log(`# SIGTERM to exit with MQTT: ${Date.now() - sentAt} ms`);
     await w.waitFor((m) => m.topic === 'quackd/bridge/state' && m.payload === 'offline', 'offline at stop');
     const after_ = await retained(broker.url, ['quackd/bridge/state', 'quackd/den/availability']);
     assert.deepEqual(after_.map((m) => [m.topic, m.payload]).sort(), [['quackd/bridge/state', 'offline'], ['quackd/den/availability', 'offline']]);
