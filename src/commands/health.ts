@@ -18,8 +18,10 @@ const help = `usage: quackd health [--robot NAME|KEY] [--json]
 
 Checks what a run of the robot needs, one line each: the config file and the robot, which ONNX
 runtime runs its policies (native or WebAssembly), that every policy slot loads, that the memory
-store opens (and how much it holds), and whether the service runs. Each says ok, warn or fail;
-exit 0 when nothing fails (a warning fails nothing), 1 when a check fails. Changes nothing.
+store opens (and how much it holds), and whether the service runs; when it does, the service's
+own lines follow (each robot's loop, link and battery, its store, the MQTT broker). Each says ok,
+warn or fail; exit 0 when nothing fails (a warning fails nothing), 1 when one fails. Changes
+nothing.
 
 options:
   --robot NAME   a robot of the fleet or a body key (default microduck:sim2d, as for a run)
@@ -50,7 +52,7 @@ export const healthCommand: Command = {
     const { flags, positionals } = parseFlags('health', argv, { robot: { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`health: unexpected argument "${positionals[0] ?? ''}"`, "see 'quackd health --help'");
     const setup = await loadHealthSetup(env, flags.robot);
-    const results = await runChecks(HEALTH_CHECKS, { setup, dataDir: dataDir(env), memoryDir: memoryDir(undefined, env) });
+    const results = await runChecks(HEALTH_CHECKS, { setup, dataDir: dataDir(env), memoryDir: memoryDir(undefined, env), env });
     if (flags.json === true) io.line(JSON.stringify(results.map(({ check, status, detail }) => ({ check, status, detail }))));
     else print(io, results);
     return healthy(results) ? EXIT.ok : EXIT.failure;

@@ -5,10 +5,14 @@
 import { parseFlags } from '../cli/args.js';
 import { UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
-import { withConfigFlag } from '../config/file.js';
-import { createLogRoot, withLogs } from '../log.js';
+import { dirname } from 'node:path';
+import { configPath, withConfigFlag, type ConfigFile } from '../config/file.js';
+import { createLogRoot, logger, withLogs } from '../log.js';
+import { mqttServiceDoor } from '../mqtt/service-door.js';
 import { startService } from '../service/lifecycle.js';
+import { notifyDoor } from '../service/notify-door.js';
 import { stopOnSignals } from '../service/signals.js';
+import { summaryDoor } from '../service/summary.js';
 import type { FrontDoor } from '../service/front-door.js';
 import type { Command } from './command.js';
 
@@ -32,9 +36,15 @@ examples:
 
 /**
  * The front doors after the control socket, in the order they start; they stop in reverse, after
- * the runs and before the store closes. MQTT (src/mqtt) and sd_notify join this list.
+ * the runs and before the store closes (MQTT says offline while the store is open). sd_notify is
+ * last: READY=1 once everything else serves.
  */
-const doors = (): FrontDoor[] => [];
+export function serveDoors(env: NodeJS.ProcessEnv): (service: unknown, config: ConfigFile) => FrontDoor[] {
+  return (_service, config) => {
+    const mqtt = mqttServiceDoor(config.mqtt, dirname(configPath(env)));
+    return [...(mqtt !== undefined ? [mqtt] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
+  };
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -46,7 +56,7 @@ export const serveCommand: Command = {
     // A service's log is its record: info by default, where a command stays at warn.
     const root = createLogRoot({ ...env, QUACKD_LOG_LEVEL: env['QUACKD_LOG_LEVEL'] ?? 'info' }, io.err);
     return withLogs(root, async () => {
-      const serving = await startService({ env, doors });
+      const serving = await startService({ env, doors: serveDoors(env) });
       return stopOnSignals((signal) => serving.stop(signal));
     });
   },

@@ -1,8 +1,8 @@
 /**
  * What a health check is: a name, and a question about this machine or the robot answered with
  * ok, warn or fail and one line of detail. The CLI's `quackd health` runs a list of them
- * (checks.ts); the service (`quackd serve`) will add its own (loop, link, battery, broker) to that
- * list and answer them from the running service, with no change to the command.
+ * (checks.ts); the `service` check brings back the running service's own lines (loop, link,
+ * battery, store, broker) as entries of its report.
  */
 import type { LoadedConfig } from '../config/file.js';
 import type { Robot } from '../runtime/fleet.js';
@@ -14,6 +14,8 @@ export interface HealthReport {
   readonly status: HealthStatus;
   /** One line, for a person over SSH and for a script's grep. */
   readonly detail: string;
+  /** Lines the check brought back from elsewhere (the running service's own), listed after it. */
+  readonly entries?: readonly HealthResult[];
 }
 
 export interface HealthResult extends HealthReport {
@@ -31,6 +33,8 @@ export interface HealthContext {
   readonly dataDir: string;
   /** The memory directory; undefined when memory is off. */
   readonly memoryDir?: string;
+  /** Where the running service's control socket is looked for (src/service/socket/path.ts). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export interface HealthCheck {

@@ -11,7 +11,7 @@ export const CHECK_TIMEOUT_MS = 10_000;
 
 const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 
-async function runOne(check: HealthCheck, ctx: HealthContext, timeoutMs: number): Promise<HealthResult> {
+async function runOne(check: HealthCheck, ctx: HealthContext, timeoutMs: number): Promise<HealthResult[]> {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HealthReport>((resolve) => {
@@ -22,15 +22,16 @@ async function runOne(check: HealthCheck, ctx: HealthContext, timeoutMs: number)
   });
   try {
     const report = await Promise.race([check.run(ctx, abort.signal).catch((err: unknown) => fail(`the check failed: ${firstLine(err)}`)), deadline]);
-    return { check: check.name, ...report };
+    const { entries, ...own } = report;
+    return [{ check: check.name, ...own }, ...(entries ?? [])];
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Every check's result, in the list's order. */
-export function runChecks(checks: readonly HealthCheck[], ctx: HealthContext, timeoutMs = CHECK_TIMEOUT_MS): Promise<HealthResult[]> {
-  return Promise.all(checks.map((c) => runOne(c, ctx, timeoutMs)));
+/** Every check's result, in the list's order, each followed by the entries it brought back. */
+export async function runChecks(checks: readonly HealthCheck[], ctx: HealthContext, timeoutMs = CHECK_TIMEOUT_MS): Promise<HealthResult[]> {
+  return (await Promise.all(checks.map((c) => runOne(c, ctx, timeoutMs)))).flat();
 }
 
 /** Healthy when nothing fails; a warning fails nothing. */

@@ -17,6 +17,8 @@ export interface DoorLine {
 export interface FrontDoor {
   readonly name: string;
   start(api: ServiceApi): Promise<void>;
+  /** Told first when the service begins to stop, before the runs stop (sd_notify's STOPPING=1); `why`: `SIGTERM`. */
+  stopping?(why: string): Promise<void>;
   /** Idempotent; stops every timer and connection the door made. */
   stop(): Promise<void>;
   status?(): readonly DoorLine[];

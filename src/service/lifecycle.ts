@@ -58,6 +58,7 @@ export async function startService(options: ServeOptions): Promise<Serving> {
   const stop = (why: string): Promise<void> =>
     (stopping ??= (async () => {
       log.info({ why }, 'quackd serve stopping');
+      await Promise.all(started.map((door) => door.stopping?.(why).catch(() => undefined)));
       await service.stopRuns(why);
       for (const door of [...started].reverse()) {
         await door.stop().catch((err: unknown) => log.warn({ door: door.name, err: err instanceof Error ? err.message : String(err) }, 'a front door did not stop cleanly'));

@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { EventBus } from '../runtime/events.js';
+import type { FrontDoor } from './front-door.js';
 
 export interface LoopFigures {
   readonly robot: string;
@@ -83,4 +84,25 @@ export function busFigures(events: EventBus): { readonly figures: () => SummaryF
     }),
   ];
   return { figures: () => ({ runs, steps, loops: [...loops.values()] }), stop: () => off.forEach((f) => f()) };
+}
+
+/** The summary line as one of `quackd serve`'s doors; `dropped` counts what another door dropped (MQTT). */
+export function summaryDoor(log: Logger, dropped?: () => number | undefined, intervalMs = SUMMARY_EVERY_MS): FrontDoor {
+  let running: { stop(): void }[] = [];
+  return {
+    name: 'summary',
+    start(api) {
+      const bus = busFigures(api.events);
+      const figures = (): SummaryFigures => {
+        const d = dropped?.();
+        return { ...bus.figures(), ...(d !== undefined ? { dropped: d } : {}) };
+      };
+      running = [bus, startSummary(figures, log, intervalMs)];
+      return Promise.resolve();
+    },
+    stop() {
+      for (const r of running.splice(0)) r.stop();
+      return Promise.resolve();
+    },
+  };
 }

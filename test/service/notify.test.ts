@@ -5,73 +5,20 @@
  * none once not, STOPPING on SIGTERM; nothing at all without NOTIFY_SOCKET.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { SystemdNotify, watchdogIntervalMs } from '../../src/service/notify.js';
-import { skipOutsideCi } from '../helpers/skip.js';
+import { is, listen, noNotifyTools, type Heard } from '../helpers/notify-listener.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CHILD = fileURLToPath(new URL('./notify-child.ts', import.meta.url));
 
-// Binds the socket (`@name` is the abstract namespace), then prints one JSON line a datagram.
-const LISTENER = `
-import json, os, socket, sys, time
-path = sys.argv[1]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind('\\0' + path[1:] if path.startswith('@') else path)
-print('listening', flush=True)
-while True:
-    data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(16 * 4))
-    for level, kind, fds in anc:
-        if kind == socket.SCM_RIGHTS:
-            for i in range(0, len(fds) - len(fds) % 4, 4): os.close(int.from_bytes(fds[i:i + 4], sys.byteorder))
-    print(json.dumps({'ms': time.monotonic() * 1000, 'message': data.decode()}), flush=True)
-`;
-
-const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const skip = skipOutsideCi(!has('systemd-notify') ? 'systemd-notify is not installed' : !has('python3') ? 'python3 (the test listener) is not installed' : undefined);
-
-interface Heard {
-  readonly ms: number;
-  readonly message: string;
-}
-
 const started: ChildProcess[] = [];
 after(() => started.forEach((p) => p.exitCode === null && p.signalCode === null && p.kill('SIGKILL')));
-
-/** A listener on `socket`; resolves once it is bound. `heard` grows as datagrams arrive. */
-async function listen(socket: string): Promise<{ heard: Heard[]; next: (pred: (h: Heard) => boolean) => Promise<Heard> }> {
-  const py = spawn('python3', ['-u', '-c', LISTENER, socket], { stdio: ['ignore', 'pipe', 'inherit'] });
-  started.push(py);
-  const heard: Heard[] = [];
-  const waiting = new Set<() => void>();
-  const lines = createInterface({ input: py.stdout });
-  let bound: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (bound = resolve));
-  lines.on('line', (line) => {
-    if (line === 'listening') return bound();
-    heard.push(JSON.parse(line) as Heard);
-    waiting.forEach((w) => w());
-  });
-  await ready;
-  const next = (pred: (h: Heard) => boolean) =>
-    new Promise<Heard>((resolve) => {
-      const from = heard.length;
-      const look = () => {
-        const found = heard.slice(from).find(pred);
-        if (found === undefined) return;
-        waiting.delete(look);
-        resolve(found);
-      };
-      waiting.add(look);
-    });
-  return { heard, next };
-}
 
 function service(env: NodeJS.ProcessEnv): ChildProcess & { said: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -82,9 +29,8 @@ function service(env: NodeJS.ProcessEnv): ChildProcess & { said: () => string } 
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const is = (text: string) => (h: Heard) => h.message.split('\n').includes(text);
 
-describe('sd_notify through systemd-notify', { skip }, () => {
+describe('sd_notify through systemd-notify', { skip: noNotifyTools }, () => {
   it('READY with a one-line status, WATCHDOG at half of WATCHDOG_USEC while healthy, none once not, STOPPING on SIGTERM', async () => {
     const socket = join(tempDir(), 'notify.sock');
     const systemd = await listen(socket);
