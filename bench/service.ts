@@ -12,7 +12,9 @@
  *           (b) with MQTT, (b) after its walk (its loop holds the pose at 50 Hz).
  *   jitter  the jsonrpc robot's loop `control:stats` (tick lateness p50/p99/max, missed) over a
  *           W-second walk with MQTT publishing state (state_hz 20, mosquitto_sub subscribed to
- *           everything) against the same with `mqtt: false`: the p99 ratio.
+ *           everything), and again with a client asking `bridge/request/status` at 20 Hz (the
+ *           state itself changes a few times a second: state_hz is a ceiling), against the same
+ *           with `mqtt: false`: the p99 ratios.
  * The walks are `quackd run --yes` through the control socket, a user's way, piloted by a fake
  * OpenAI-compatible server in this process answering walk and turn 50 ms after each question.
  * The control stats are not reachable from outside the service (status carries rate and missed
@@ -23,7 +25,7 @@
  *   node --import tsx bench/service.ts [--seconds S] [--walk W]     (S default 60, W default 30; npm run build first)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -139,18 +141,31 @@ const CLK_TCK = (() => {
   }
 })();
 
-/** utime+stime of every thread of a process, seconds. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime+stime of a process (every thread) or one of its threads, seconds; 0 for a thread gone. */
+function cpuSeconds(pid: number, tid?: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / CLK_TCK;
 }
 
-/** The service's CPU share over `seconds` of doing nothing, percent of one CPU. */
-async function idleCpu(pid: number, seconds: number): Promise<number> {
+const threads = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
+const threadName = (pid: number, tid: number): string => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+
+/** The service's CPU share over `seconds` of doing nothing, percent of one CPU, and its busiest threads'. */
+async function idleCpu(pid: number, seconds: number): Promise<{ total: number; busiest: string }> {
+  const tids = threads(pid);
+  const before = new Map(tids.map((t) => [t, cpuSeconds(pid, t)]));
   const [c0, t0] = [cpuSeconds(pid), performance.now()];
   await sleep(seconds * 1000);
-  return ((cpuSeconds(pid) - c0) / ((performance.now() - t0) / 1000)) * 100;
+  const wall = (performance.now() - t0) / 1000;
+  const share = tids.map((t) => ({ name: threadName(pid, t), pct: ((cpuSeconds(pid, t) - (before.get(t) ?? 0)) / wall) * 100 })).sort((a, b) => b.pct - a.pct);
+  const busiest = share.filter((t) => t.pct >= 0.05).slice(0, 3).map((t) => `${t.name} ${fmt(t.pct, 2)} %`).join(', ');
+  return { total: ((cpuSeconds(pid) - c0) / wall) * 100, busiest };
 }
 
 /** The pilot of every walk: walk, turn, walk, … 50 ms after each question, until the run's seconds run out. */
@@ -209,7 +224,8 @@ try {
           await sleep(1000);
           walked = MB(memory(served.pid).rss);
         }
-        const idle = c.idle && kind === 'serve+mqtt' ? `${fmt(await idleCpu(served.pid, SECONDS), 2)} % over ${SECONDS} s` : '-';
+        const cpu = c.idle && kind === 'serve+mqtt' ? await idleCpu(served.pid, SECONDS) : undefined;
+        const idle = cpu !== undefined ? `${fmt(cpu.total, 2)} % over ${SECONDS} s (${cpu.busiest || 'no thread ≥ 0.05 %'})` : '-';
         const doors = kind === 'serve' ? 'socket' : 'socket, mqtt';
         say(`${c.name.padEnd(20)}${doors.padEnd(16)}${MB(ready.rss).padEnd(12)}${walked.padEnd(13)}${MB(memory(served.pid).peak).padEnd(11)}${idle}`);
       } finally {
@@ -220,31 +236,50 @@ try {
 
   if (rig !== undefined) {
     console.log(`\njitter: the jsonrpc duck's 50 Hz loop over a ${WALK_S} s walk (its loop's whole life: from the walk's first tick)`);
-    console.log(`${'mqtt'.padEnd(22)}${'lateness p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   state msgs/s  outcome`);
+    console.log(`${'mqtt'.padEnd(22)}${'lateness p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   ${'MQTT msgs/s'.padEnd(20)}outcome`);
     const results: { name: string; stats: ControlStats }[] = [];
-    for (const on of [false, true]) {
+    for (const mode of ['off', 'on', 'asked'] as const) {
+      const on = mode !== 'off';
       const served = await serve('serve+mqtt', `${pilotSection(llm)}robots:\n  ${ROBOT}: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n${on ? mqttOn : 'mqtt: false\n'}`);
       let sub: ChildProcess | undefined;
+      let pub: ChildProcess | undefined;
+      let asking: NodeJS.Timeout | undefined;
       let states = 0;
+      let answers = 0;
       try {
         if (on) {
           sub = spawn('mosquitto_sub', ['-h', '127.0.0.1', '-p', String(mqttPort), '-t', 'quackd/#', '-v'], { stdio: ['ignore', 'pipe', 'ignore'] });
-          createInterface({ input: sub.stdout! }).on('line', (line) => (line.startsWith(`quackd/${ROBOT}/state `) ? (states += 1) : undefined));
+          createInterface({ input: sub.stdout! }).on('line', (line) => {
+            if (line.startsWith(`quackd/${ROBOT}/state `)) states += 1;
+            else if (line.startsWith('quackd/bridge/response/status ')) answers += 1;
+          });
           await sleep(500);
         }
-        const before = states;
+        // A dashboard that asks for status at 20 Hz: MQTT traffic both ways at the rate the issue names.
+        if (mode === 'asked') {
+          pub = spawn('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(mqttPort), '-t', 'quackd/bridge/request/status', '-l'], { stdio: ['pipe', 'ignore', 'ignore'] });
+          asking = setInterval(() => pub?.stdin?.write('{}\n'), 50);
+        }
+        const [states0, answers0] = [states, answers];
         const t0 = performance.now();
         const outcome = await walk(served, 'microduck:jsonrpc', WALK_S);
-        const rate = (states - before) / ((performance.now() - t0) / 1000);
+        const wall = (performance.now() - t0) / 1000;
+        const rate = on ? `${fmt((states - states0) / wall)}${mode === 'asked' ? ` + ${fmt((answers - answers0) / wall)} asked` : ''}` : '-';
         await sleep(1500);
         const mine = served.stats.filter((s) => s.robot === ROBOT).map((s) => s.stats);
         const last = mine.reduce<ControlStats | undefined>((a, s) => (a === undefined || s.ticks >= a.ticks ? s : a), undefined);
         if (last === undefined) throw new Error('the loop published no stats');
-        const name = on ? 'on (state_hz 20, sub)' : 'off (mqtt: false)';
+        const name = { off: 'off (mqtt: false)', on: 'on (state_hz 20, sub)', asked: 'on + status at 20 Hz' }[mode];
         results.push({ name, stats: last });
         const l = last.lateMs;
-        say(`${name.padEnd(22)}${`${fmt(l.p50, 3)} / ${fmt(l.p99, 3)} / ${fmt(l.max, 2)}`.padEnd(27)}${String(last.missed).padEnd(8)}${String(last.overruns).padEnd(10)}${String(last.ticks).padEnd(8)}${(on ? fmt(rate) : '-').padEnd(14)}${outcome.slice(0, 60)}`);
+        say(`${name.padEnd(22)}${`${fmt(l.p50, 3)} / ${fmt(l.p99, 3)} / ${fmt(l.max, 2)}`.padEnd(27)}${String(last.missed).padEnd(8)}${String(last.overruns).padEnd(10)}${String(last.ticks).padEnd(8)}${rate.padEnd(20)}${outcome.slice(0, 60)}`);
       } finally {
+        clearInterval(asking);
+        if (pub !== undefined) {
+          pub.stdin?.end();
+          pub.kill('SIGTERM');
+          await exited(pub);
+        }
         if (sub !== undefined) {
           sub.kill('SIGTERM');
           await exited(sub);
@@ -252,10 +287,10 @@ try {
         await served.stop();
       }
     }
-    const [off, onr] = results;
-    if (off !== undefined && onr !== undefined) {
-      const ratio = off.stats.lateMs.p99 > 0 ? onr.stats.lateMs.p99 / off.stats.lateMs.p99 : Number.NaN;
-      say(`mqtt on vs off: lateness p99 ${fmt(ratio, 2)}× (goal ≤ 1.1), missed ${onr.stats.missed} vs ${off.stats.missed}`);
+    const [off, ...ons] = results;
+    for (const r of off !== undefined ? ons : []) {
+      const ratio = off!.stats.lateMs.p99 > 0 ? r.stats.lateMs.p99 / off!.stats.lateMs.p99 : Number.NaN;
+      say(`${r.name} vs off: lateness p99 ${fmt(ratio, 2)}× (goal ≤ 1.1), missed ${r.stats.missed} vs ${off!.stats.missed}`);
     }
   }
   console.log(`cpu pressure after: ${cpuPressure()}`);
