@@ -154,7 +154,12 @@ function cpuSeconds(pid: number, tid?: number): number {
 }
 
 const threads = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
-const threadName = (pid: number, tid: number): string => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+/** Every thread of node is `node`: the main one by its tid, the control worker's by SCHED_FIFO (field 41), once chrt has raised it. */
+function threadName(pid: number, tid: number): string {
+  if (tid === pid) return 'main';
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3] === '1' ? 'control (FIFO)' : `thread ${tid - pid}`;
+}
 
 /** The service's CPU share over `seconds` of doing nothing, percent of one CPU, and its busiest threads'. */
 async function idleCpu(pid: number, seconds: number): Promise<{ total: number; busiest: string }> {
@@ -236,7 +241,7 @@ try {
 
   if (rig !== undefined) {
     console.log(`\njitter: the jsonrpc duck's 50 Hz loop over a ${WALK_S} s walk (its loop's whole life: from the walk's first tick)`);
-    console.log(`${'mqtt'.padEnd(22)}${'lateness p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   ${'MQTT msgs/s'.padEnd(20)}outcome`);
+    console.log(`${'mqtt'.padEnd(22)}${'lateness p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   ${'MQTT msgs/s'.padEnd(20)}${'scheduling'.padEnd(15)}outcome`);
     const results: { name: string; stats: ControlStats }[] = [];
     for (const mode of ['off', 'on', 'asked'] as const) {
       const on = mode !== 'off';
@@ -272,7 +277,7 @@ try {
         const name = { off: 'off (mqtt: false)', on: 'on (state_hz 20, sub)', asked: 'on + status at 20 Hz' }[mode];
         results.push({ name, stats: last });
         const l = last.lateMs;
-        say(`${name.padEnd(22)}${`${fmt(l.p50, 3)} / ${fmt(l.p99, 3)} / ${fmt(l.max, 2)}`.padEnd(27)}${String(last.missed).padEnd(8)}${String(last.overruns).padEnd(10)}${String(last.ticks).padEnd(8)}${rate.padEnd(20)}${outcome.slice(0, 60)}`);
+        say(`${name.padEnd(22)}${`${fmt(l.p50, 3)} / ${fmt(l.p99, 3)} / ${fmt(l.max, 2)}`.padEnd(27)}${String(last.missed).padEnd(8)}${String(last.overruns).padEnd(10)}${String(last.ticks).padEnd(8)}${rate.padEnd(20)}${last.scheduling.slice(0, 14).padEnd(15)}${outcome.slice(0, 60)}`);
       } finally {
         clearInterval(asking);
         if (pub !== undefined) {
