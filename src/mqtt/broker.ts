@@ -4,7 +4,6 @@
  * that is taken is said as such, so the service can go on without MQTT instead of failing.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
 
 export class BrokerPortTaken extends Error {
   override readonly name = 'BrokerPortTaken';
@@ -23,6 +22,8 @@ export interface EmbeddedBroker {
 }
 
 export async function startEmbeddedBroker(host: string, port: number): Promise<EmbeddedBroker> {
+  // Imported here: a service on an external broker (mosquitto, HA's add-on) never pays its memory.
+  const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {

@@ -1,0 +1,305 @@
+/**
+ * Bench: `quackd serve` as a Pi would run it (issue 11). Every service here is a process of its
+ * own, built from dist/, with a temp QUACKD_HOME and config; the bench only watches it from
+ * outside (/proc/<pid>, the control socket through the CLI, an MQTT subscriber process).
+ *   rss     VmRSS (and the peak, VmHWM) once it says ready, and again after a walk, for
+ *           (a) a simulated fleet (sim2d robots), (b) the real duck: microduck:jsonrpc on the host
+ *           firmware over a pty (test/bridge/rig.ts), whose walk loads the ONNX policies in the
+ *           control worker, (c) the MuJoCo twin (pace realtime). Each as `dist/main.js serve`
+ *           ships (on main its front doors are the control socket alone) and as serve with the
+ *           MQTT front door (the embedded aedes) added, the composition serve is to have.
+ *   idle    CPU (utime+stime of every thread, /proc/<pid>/stat) over S seconds ÷ S, for (a) and
+ *           (b) with MQTT, (b) after its walk (its loop holds the pose at 50 Hz).
+ *   jitter  the jsonrpc robot's loop `control:stats` (tick lateness p50/p99/max, missed) over a
+ *           W-second walk with MQTT publishing state (state_hz 20, mosquitto_sub subscribed to
+ *           everything), and again with a client asking `bridge/request/status` at 20 Hz (the
+ *           state itself changes a few times a second: state_hz is a ceiling), against the same
+ *           with `mqtt: false`: the p99 ratios.
+ * The walks are `quackd run --yes` through the control socket, a user's way, piloted by a fake
+ * OpenAI-compatible server in this process answering walk and turn 50 ms after each question.
+ * The control stats are not reachable from outside the service (status carries rate and missed
+ * only), so the serve+MQTT child also writes each `control:stats` of its bus to its stdout.
+ * Goals (the issue): RSS ≤ 90 MB serving the real duck with a policy loaded; idle CPU ≤ 1 %;
+ * jitter p99 ratio ≤ 1.1.
+ *
+ *   node --import tsx bench/service.ts [--seconds S] [--walk W]     (S default 60, W default 30; npm run build first)
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { ControlStats } from '../src/control/stats.js';
+import { missingTools, Rig } from '../test/bridge/rig.js';
+import { closedPort, openaiToolCalls, startLlmServer, type LlmServer } from '../test/helpers/llm-server.js';
+import { cpuPressure } from './_machine.js';
+import { fmt } from './_stats.js';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, walk: { type: 'string', default: '30' } } });
+const SECONDS = Number(values.seconds);
+const WALK_S = Number(values.walk);
+if (!(SECONDS >= 1)) throw new Error(`--seconds ${values.seconds ?? ''}: give a number of seconds ≥ 1`);
+if (!(WALK_S >= 2)) throw new Error(`--walk ${values.walk ?? ''}: give a number of seconds ≥ 2`);
+
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const MAIN = join(DIST, 'main.js');
+const ROBOT = 'duck';
+const FLEET = 4;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * serve's composition (src/service/lifecycle.ts) with the MQTT front door after the control
+ * socket, as serve will list it, from dist/; it says `ready` and each control:stats on stdout.
+ */
+const CHILD = `
+import { dirname } from 'node:path';
+import { startService } from ${JSON.stringify(pathToFileURL(join(DIST, 'service/lifecycle.js')).href)};
+import { stopOnSignals } from ${JSON.stringify(pathToFileURL(join(DIST, 'service/signals.js')).href)};
+import { createMqttFrontDoor } from ${JSON.stringify(pathToFileURL(join(DIST, 'mqtt/front-door.js')).href)};
+import { resolveMqttSettings } from ${JSON.stringify(pathToFileURL(join(DIST, 'mqtt/settings.js')).href)};
+const env = { QUACKD_HOME: process.env.QUACKD_HOME };
+const doors = (service, config) => {
+  const settings = resolveMqttSettings(config.mqtt, env.QUACKD_HOME);
+  return settings === undefined ? [] : [createMqttFrontDoor(settings, service)];
+};
+const serving = await startService({ env, doors });
+serving.service.events.on('control:stats', (e) => process.stdout.write(JSON.stringify({ robot: e.robot, stats: e.stats }) + '\\n'));
+process.stdout.write('ready\\n');
+await stopOnSignals((signal) => serving.stop(signal));
+process.exit(0);
+`;
+
+type Kind = 'serve' | 'serve+mqtt';
+
+interface Served {
+  readonly pid: number;
+  readonly home: string;
+  /** every control:stats the serve+mqtt child wrote, in order */
+  readonly stats: { robot: string; stats: ControlStats }[];
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** A service in a fresh QUACKD_HOME with `config`, resolved once it says it is ready. */
+async function serve(kind: Kind, config: string): Promise<Served> {
+  const home = mkdtempSync(join(tmpdir(), 'quackd-bench-service-'));
+  writeFileSync(join(home, 'config.yaml'), config);
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: home };
+  // A file, not --eval: the control worker inherits the process's exec arguments.
+  const script = join(home, 'serve-mqtt.mjs');
+  if (kind === 'serve+mqtt') writeFileSync(script, CHILD);
+  const args = kind === 'serve' ? [MAIN, 'serve'] : [script];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stats: Served['stats'] = [];
+  let log = '';
+  let ready = false;
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    log = (log + s).slice(-4000);
+    if (s.includes('quackd serve ready')) ready = true;
+  });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === 'ready') ready = true;
+    else if (line.startsWith('{')) stats.push(JSON.parse(line) as Served['stats'][number]);
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited(child);
+    clearTimeout(killer);
+    rmSync(home, { recursive: true, force: true });
+  };
+  const until = Date.now() + 60_000;
+  while (!ready) {
+    if (child.exitCode !== null || Date.now() > until) {
+      await stop();
+      throw new Error(`${kind} did not get ready: ${log}`);
+    }
+    await sleep(20);
+  }
+  if (child.pid === undefined) throw new Error(`${kind}: no pid`);
+  return { pid: child.pid, home, stats, stop };
+}
+
+/** VmRSS and VmHWM of a process, MB (10^6 bytes, as the goal's figure). */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rss: (kb('VmRSS') * 1024) / 1e6, peak: (kb('VmHWM') * 1024) / 1e6 };
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime+stime of a process (every thread) or one of its threads, seconds; 0 for a thread gone. */
+function cpuSeconds(pid: number, tid?: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / CLK_TCK;
+}
+
+const threads = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
+/** Every thread of node is `node`: the main one by its tid, the control worker's by SCHED_FIFO (field 41), once chrt has raised it. */
+function threadName(pid: number, tid: number): string {
+  if (tid === pid) return 'main';
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3] === '1' ? 'control (FIFO)' : `thread ${tid - pid}`;
+}
+
+/** The service's CPU share over `seconds` of doing nothing, percent of one CPU, and its busiest threads'. */
+async function idleCpu(pid: number, seconds: number): Promise<{ total: number; busiest: string }> {
+  const tids = threads(pid);
+  const before = new Map(tids.map((t) => [t, cpuSeconds(pid, t)]));
+  const [c0, t0] = [cpuSeconds(pid), performance.now()];
+  await sleep(seconds * 1000);
+  const wall = (performance.now() - t0) / 1000;
+  const share = tids.map((t) => ({ name: threadName(pid, t), pct: ((cpuSeconds(pid, t) - (before.get(t) ?? 0)) / wall) * 100 })).sort((a, b) => b.pct - a.pct);
+  const busiest = share.filter((t) => t.pct >= 0.05).slice(0, 3).map((t) => `${t.name} ${fmt(t.pct, 2)} %`).join(', ');
+  return { total: ((cpuSeconds(pid) - c0) / wall) * 100, busiest };
+}
+
+/** The pilot of every walk: walk, turn, walk, … 50 ms after each question, until the run's seconds run out. */
+async function walker(): Promise<LlmServer> {
+  let n = 0;
+  const moves = [{ name: 'walk', arguments: '{"metres":0.3}' }, { name: 'turn', arguments: '{"degrees":45}' }];
+  return startLlmServer({ fallback: () => openaiToolCalls([moves[n++ % moves.length] ?? { name: 'quack', arguments: '{}' }]), delayMs: () => 50 });
+}
+
+const duckFor = (body: string, seconds: number) =>
+  `---\nrobot: ${body}\nverbs: [walk, turn, quack]\nbudgets: { steps: 1000, llm_calls: 1000, seconds: ${seconds} }\n---\n# Pace about\n\nWalk and turn in short moves until the time is up.\n\n1. walk a short way.\n2. turn a little, then walk again.\n`;
+
+/** `quackd run --yes` of a walking duck through the service's socket; resolves when the run ends. */
+async function walk(served: Served, body: string, seconds: number): Promise<string> {
+  const path = join(served.home, 'pace.duck');
+  writeFileSync(path, duckFor(body, seconds));
+  const child = spawn(process.execPath, [MAIN, 'run', path, '--robot', ROBOT, '--yes'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: served.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (out += s));
+  await exited(child);
+  return out.trim().split('\n').at(-1) ?? '';
+}
+
+const pilotSection = (llm: LlmServer) => `pilot: { provider: openai, model: bench-walker, base_url: ${JSON.stringify(`${llm.url}/v1`)} }\n`;
+
+const MB = (n: number) => `${fmt(n)} MB`;
+const say = (line: string) => console.log(line);
+
+const tools = missingTools();
+const llm = await walker();
+const rig = tools === undefined ? await Rig.start() : undefined;
+console.log(`quackd serve from dist/, ${FLEET} sim2d robots for the fleet · idle windows ${SECONDS} s, walks ${WALK_S} s · cpu pressure before: ${cpuPressure()}`);
+if (rig === undefined) console.log(`jsonrpc cases skipped: ${tools ?? ''}`);
+try {
+  const mqttPort = await closedPort();
+  const fleet = Array.from({ length: FLEET }, (_, i) => `  den${i + 1}: { body: microduck:sim2d }\n`).join('');
+  const mqttOn = `mqtt: { port: ${mqttPort}, state_hz: 20 }\n`;
+  const configs: { name: string; body: string; robots: string; walks: boolean; idle: boolean }[] = [
+    { name: '(a) sim2d fleet', body: 'microduck:sim2d', robots: `robots:\n${fleet}`, walks: false, idle: true },
+    ...(rig !== undefined ? [{ name: '(b) jsonrpc duck', body: 'microduck:jsonrpc', robots: `robots:\n  ${ROBOT}: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n`, walks: true, idle: true }] : []),
+    { name: '(c) mujoco twin', body: 'microduck:mujoco', robots: `robots:\n  ${ROBOT}: { body: microduck:mujoco, pace: realtime }\n`, walks: true, idle: false },
+  ];
+
+  console.log(`\n${'service'.padEnd(20)}${'front doors'.padEnd(16)}${'RSS ready'.padEnd(12)}${'RSS walked'.padEnd(13)}${'peak'.padEnd(11)}idle CPU`);
+  for (const c of configs) {
+    for (const kind of ['serve', 'serve+mqtt'] as const) {
+      const served = await serve(kind, `${pilotSection(llm)}${c.robots}${kind === 'serve+mqtt' ? mqttOn : 'mqtt: false\n'}`);
+      try {
+        await sleep(1000);
+        const ready = memory(served.pid);
+        let walked = '-';
+        if (c.walks) {
+          const outcome = await walk(served, c.body, 5);
+          if (!/^(OK|FAIL budget)/.test(outcome)) console.log(`  ${c.name} walk: ${outcome}`);
+          await sleep(1000);
+          walked = MB(memory(served.pid).rss);
+        }
+        const cpu = c.idle && kind === 'serve+mqtt' ? await idleCpu(served.pid, SECONDS) : undefined;
+        const idle = cpu !== undefined ? `${fmt(cpu.total, 2)} % over ${SECONDS} s (${cpu.busiest || 'no thread ≥ 0.05 %'})` : '-';
+        const doors = kind === 'serve' ? 'socket' : 'socket, mqtt';
+        say(`${c.name.padEnd(20)}${doors.padEnd(16)}${MB(ready.rss).padEnd(12)}${walked.padEnd(13)}${MB(memory(served.pid).peak).padEnd(11)}${idle}`);
+      } finally {
+        await served.stop();
+      }
+    }
+  }
+
+  if (rig !== undefined) {
+    console.log(`\njitter: the jsonrpc duck's 50 Hz loop over a ${WALK_S} s walk (its loop's whole life: from the walk's first tick)`);
+    console.log(`${'mqtt'.padEnd(22)}${'lateness p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   ${'MQTT msgs/s'.padEnd(20)}${'scheduling'.padEnd(15)}outcome`);
+    const results: { name: string; stats: ControlStats }[] = [];
+    for (const mode of ['off', 'on', 'asked'] as const) {
+      const on = mode !== 'off';
+      const served = await serve('serve+mqtt', `${pilotSection(llm)}robots:\n  ${ROBOT}: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n${on ? mqttOn : 'mqtt: false\n'}`);
+      let sub: ChildProcess | undefined;
+      let pub: ChildProcess | undefined;
+      let asking: NodeJS.Timeout | undefined;
+      let states = 0;
+      let answers = 0;
+      try {
+        if (on) {
+          sub = spawn('mosquitto_sub', ['-h', '127.0.0.1', '-p', String(mqttPort), '-t', 'quackd/#', '-v'], { stdio: ['ignore', 'pipe', 'ignore'] });
+          createInterface({ input: sub.stdout! }).on('line', (line) => {
+            if (line.startsWith(`quackd/${ROBOT}/state `)) states += 1;
+            else if (line.startsWith('quackd/bridge/response/status ')) answers += 1;
+          });
+          await sleep(500);
+        }
+        // A dashboard that asks for status at 20 Hz: MQTT traffic both ways at the rate the issue names.
+        if (mode === 'asked') {
+          pub = spawn('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(mqttPort), '-t', 'quackd/bridge/request/status', '-l'], { stdio: ['pipe', 'ignore', 'ignore'] });
+          asking = setInterval(() => pub?.stdin?.write('{}\n'), 50);
+        }
+        const [states0, answers0] = [states, answers];
+        const t0 = performance.now();
+        const outcome = await walk(served, 'microduck:jsonrpc', WALK_S);
+        const wall = (performance.now() - t0) / 1000;
+        const rate = on ? `${fmt((states - states0) / wall)}${mode === 'asked' ? ` + ${fmt((answers - answers0) / wall)} asked` : ''}` : '-';
+        await sleep(1500);
+        const mine = served.stats.filter((s) => s.robot === ROBOT).map((s) => s.stats);
+        const last = mine.reduce<ControlStats | undefined>((a, s) => (a === undefined || s.ticks >= a.ticks ? s : a), undefined);
+        if (last === undefined) throw new Error('the loop published no stats');
+        const name = { off: 'off (mqtt: false)', on: 'on (state_hz 20, sub)', asked: 'on + status at 20 Hz' }[mode];
+        results.push({ name, stats: last });
+        const l = last.lateMs;
+        say(`${name.padEnd(22)}${`${fmt(l.p50, 3)} / ${fmt(l.p99, 3)} / ${fmt(l.max, 2)}`.padEnd(27)}${String(last.missed).padEnd(8)}${String(last.overruns).padEnd(10)}${String(last.ticks).padEnd(8)}${rate.padEnd(20)}${last.scheduling.slice(0, 14).padEnd(15)}${outcome.slice(0, 60)}`);
+      } finally {
+        clearInterval(asking);
+        if (pub !== undefined) {
+          pub.stdin?.end();
+          pub.kill('SIGTERM');
+          await exited(pub);
+        }
+        if (sub !== undefined) {
+          sub.kill('SIGTERM');
+          await exited(sub);
+        }
+        await served.stop();
+      }
+    }
+    const [off, ...ons] = results;
+    for (const r of off !== undefined ? ons : []) {
+      const ratio = off!.stats.lateMs.p99 > 0 ? r.stats.lateMs.p99 / off!.stats.lateMs.p99 : Number.NaN;
+      say(`${r.name} vs off: lateness p99 ${fmt(ratio, 2)}× (goal ≤ 1.1), missed ${r.stats.missed} vs ${off!.stats.missed}`);
+    }
+  }
+  console.log(`cpu pressure after: ${cpuPressure()}`);
+} finally {
+  await rig?.cleanup();
+  await llm.close();
+}
