@@ -50,20 +50,16 @@ const FLEET = 4;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * serve's composition (src/service/lifecycle.ts) with the MQTT front door after the control
- * socket, as serve will list it, from dist/; it says `ready` and each control:stats on stdout.
+ * serve's own composition (src/service/lifecycle.ts with serve.ts's front doors: MQTT, the
+ * summary, sd_notify), from dist/; it also says `ready` and each control:stats on stdout.
  */
 const CHILD = `
 import { dirname } from 'node:path';
 import { startService } from ${JSON.stringify(pathToFileURL(join(DIST, 'service/lifecycle.js')).href)};
 import { stopOnSignals } from ${JSON.stringify(pathToFileURL(join(DIST, 'service/signals.js')).href)};
-import { createMqttFrontDoor } from ${JSON.stringify(pathToFileURL(join(DIST, 'mqtt/front-door.js')).href)};
-import { resolveMqttSettings } from ${JSON.stringify(pathToFileURL(join(DIST, 'mqtt/settings.js')).href)};
+import { serveDoors } from ${JSON.stringify(pathToFileURL(join(DIST, 'commands/serve.js')).href)};
 const env = { QUACKD_HOME: process.env.QUACKD_HOME };
-const doors = (service, config) => {
-  const settings = resolveMqttSettings(config.mqtt, env.QUACKD_HOME);
-  return settings === undefined ? [] : [createMqttFrontDoor(settings, service)];
-};
+const doors = serveDoors(env);
 const serving = await startService({ env, doors });
 serving.service.events.on('control:stats', (e) => process.stdout.write(JSON.stringify({ robot: e.robot, stats: e.stats }) + '\\n'));
 process.stdout.write('ready\\n');
