@@ -11,6 +11,7 @@ import { SerialPort } from 'serialport';
 import type { BridgeClient } from './client.js';
 import { LinkLostError, PortError } from './errors.js';
 import { DEFAULT_BAUD } from './protocol.js';
+import { Reopener } from './reopen.js';
 
 export { DEFAULT_BAUD };
 const BY_ID = '/dev/serial/by-id';
@@ -91,17 +92,21 @@ export async function listPorts(): Promise<string[]> {
 
 export class SerialLink extends EventEmitter<SerialLinkEvents> {
   private port: SerialPort | undefined;
-  private retry: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly reopener: Reopener<SerialPort>;
 
   private constructor(
     private readonly client: BridgeClient,
     readonly path: string,
     readonly baud: number,
     private readonly reconnect: boolean,
-    private readonly retryMs: number,
+    retryMs: number,
   ) {
     super();
+    this.reopener = new Reopener(path, retryMs, () => openPort(path, baud), closePort, (port) => {
+      this.use(port);
+      this.emit('restored');
+    });
   }
 
   /** Open the port and attach it to the client. Throws PortError with a hint when it is missing. */
@@ -121,8 +126,7 @@ export class SerialLink extends EventEmitter<SerialLinkEvents> {
   /** Stop reconnecting, detach the client and close the port. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.retry !== undefined) clearTimeout(this.retry);
-    this.retry = undefined;
+    this.reopener.stop();
     const port = this.port;
     this.port = undefined;
     this.client.detach(new LinkLostError(`serial link to ${this.path} closed`));
@@ -146,30 +150,6 @@ export class SerialLink extends EventEmitter<SerialLinkEvents> {
     this.port = undefined;
     this.client.detach(reason);
     this.emit('lost', reason);
-    if (this.reconnect) this.scheduleRetry();
-  }
-
-  private scheduleRetry(): void {
-    this.retry = setTimeout(() => void this.tryReopen(), this.retryMs);
-  }
-
-  private async tryReopen(): Promise<void> {
-    this.retry = undefined;
-    if (this.closed) return;
-    if (existsSync(this.path)) {
-      try {
-        const port = await openPort(this.path, this.baud);
-        if (this.closed) {
-          await closePort(port);
-          return;
-        }
-        this.use(port);
-        this.emit('restored');
-        return;
-      } catch {
-        // the device node is back but not ready yet (udev still setting permissions): try again
-      }
-    }
-    this.scheduleRetry();
+    if (this.reconnect) this.reopener.schedule();
   }
 }

@@ -19,6 +19,7 @@ import { ReadStream, WriteStream } from 'node:tty';
 import type { BridgeClient } from './client.js';
 import { LinkLostError, PortError } from './errors.js';
 import { lockPort } from './port-lock.js';
+import { Reopener } from './reopen.js';
 
 const BY_ID = '/dev/serial/by-id';
 
@@ -122,17 +123,25 @@ async function shut(tty: Tty): Promise<void> {
 
 export class TtyLink extends EventEmitter<TtyLinkEvents> {
   private tty: Tty | undefined;
-  private retry: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly reopener: Reopener<Tty>;
 
   private constructor(
     private readonly client: BridgeClient,
     readonly path: string,
-    private readonly baud: number,
+    baud: number,
     private readonly reconnect: boolean,
-    private readonly retryMs: number,
+    retryMs: number,
   ) {
     super();
+    /*
+     * stty and flock run synchronously, a few ms, as at the first open: the loop sharing this
+     * thread reads nothing while the link is down, so there is no tick to delay.
+     */
+    this.reopener = new Reopener(path, retryMs, () => openTty(path, baud), shut, (tty) => {
+      this.use(tty);
+      this.emit('restored');
+    });
   }
 
   /** Opens `path` and attaches it to the client. Rejects with a PortError with a hint. */
@@ -155,8 +164,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
-    if (this.retry !== undefined) clearTimeout(this.retry);
-    this.retry = undefined;
+    this.reopener.stop();
     this.client.detach(new LinkLostError(`serial link to ${this.path} closed`));
     const tty = this.tty;
     this.tty = undefined;
@@ -184,34 +192,6 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
     this.client.detach(reason);
     this.emit('lost', reason);
     // Not before the old descriptors are closed: their lock would refuse the reopen.
-    if (this.reconnect) void shutting.then(() => this.scheduleRetry());
-  }
-
-  private scheduleRetry(): void {
-    if (!this.closed) this.retry = setTimeout(() => void this.tryReopen(), this.retryMs);
-  }
-
-  /*
-   * stty and flock run synchronously, a few ms, as at the first open: the loop sharing this
-   * thread reads nothing while the link is down, so there is no tick to delay.
-   */
-  private async tryReopen(): Promise<void> {
-    this.retry = undefined;
-    if (this.closed) return;
-    if (existsSync(this.path)) {
-      try {
-        const tty = await openTty(this.path, this.baud);
-        if (this.closed) {
-          await shut(tty);
-          return;
-        }
-        this.use(tty);
-        this.emit('restored');
-        return;
-      } catch {
-        // back but not ready (udev still setting permissions), or someone else has it: try again
-      }
-    }
-    this.scheduleRetry();
+    if (this.reconnect) void shutting.then(() => this.reopener.schedule());
   }
 }
