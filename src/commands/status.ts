@@ -9,6 +9,7 @@ import { askService, noService, replyError } from '../service/socket/client.js';
 import type { StatusReply } from '../service/socket/protocol.js';
 import { plural } from '../text/plural.js';
 import type { Command } from './command.js';
+import { uptime } from '../text/uptime.js';
 
 const help = `usage: quackd status [--json]
 
@@ -26,13 +27,6 @@ examples:
 export function clock(iso: string): string {
   const d = new Date(iso);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-}
-
-export function uptime(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
-  const h = Math.floor(seconds / 3600);
-  return `${h} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
 const INDENT = 10;

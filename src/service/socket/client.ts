@@ -69,12 +69,18 @@ export async function openService(env: NodeJS.ProcessEnv, request: Request, onRe
   return undefined;
 }
 
-/** One request, one reply (status, health, stop); undefined when no service runs. */
-export async function askService(env: NodeJS.ProcessEnv, request: Request): Promise<Reply | undefined> {
+/**
+ * One request, one reply (status, health, stop); undefined when no service runs. `signal` lets go
+ * of a service that does not answer (quackd health's deadline).
+ */
+export async function askService(env: NodeJS.ProcessEnv, request: Request, signal?: AbortSignal): Promise<Reply | undefined> {
   let first: Reply | undefined;
   const connection = await openService(env, request, (reply) => (first ??= reply));
   if (connection === undefined) return undefined;
+  const close = (): void => connection.close();
+  signal?.addEventListener('abort', close, { once: true });
   await connection.closed;
+  signal?.removeEventListener('abort', close);
   return first ?? { type: 'error', kind: 'runtime', message: 'quackd serve closed the connection without an answer' };
 }
 
