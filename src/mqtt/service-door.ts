@@ -9,7 +9,7 @@ import type { HealthLine, ServiceApi } from '../service/api.js';
 import type { DoorLine, FrontDoor } from '../service/front-door.js';
 import { printable } from '../text/printable.js';
 import type { MqttSection } from './config.js';
-import { createMqttFrontDoor, type MqttDoorOptions, type MqttDoorStatus, type MqttFrontDoor } from './front-door.js';
+import type { MqttDoorOptions, MqttDoorStatus, MqttFrontDoor } from './front-door.js';
 import { resolveMqttSettings, type MqttSettings } from './settings.js';
 
 /** `connected to mqtt://broker.lan:1883 · 120 sent, 0 dropped`, and whether that is the door doing its job. */
@@ -61,6 +61,8 @@ export function mqttServiceDoor(section: MqttSection | undefined, configDir: str
     name: 'mqtt',
     mqtt: () => door,
     async start(api: ServiceApi) {
+      // mqtt.js (~18 MB resident) is loaded only by a service that uses MQTT, not under `mqtt: false`.
+      const { createMqttFrontDoor } = await import('./front-door.js');
       door ??= createMqttFrontDoor(ready, api, options);
       await door.start();
     },
