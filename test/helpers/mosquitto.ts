@@ -1,12 +1,14 @@
 /**
  * A real mosquitto (Debian's) for MQTT tests: started from a temp conf on a free loopback port,
  * killable and restartable on the same port (a broker outage), stopped when the test ends. No
- * persistence, as a default install has none: a restart forgets every retained message. The caller
- * stops it (an `after` hook in the suite that started it), which also removes its folder.
+ * persistence, as a default install has none: a restart forgets every retained message. With
+ * options, a TLS listener (mqtts://, optionally requiring a client certificate) and a password file
+ * made with mosquitto_passwd (no anonymous clients then). The caller stops it (an `after` hook in
+ * the suite that started it), which also removes its folder.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { skipOutsideCi } from './skip.js';
@@ -39,9 +41,24 @@ function accepting(port: number): Promise<boolean> {
   });
 }
 
+export interface MosquittoOptions {
+  /** A TLS listener with these PEM files instead of plain MQTT; the url is then mqtts://. */
+  readonly tls?: {
+    readonly ca: string;
+    readonly cert: string;
+    readonly key: string;
+    /** Turns away clients without a certificate signed by `ca`. */
+    readonly requireCertificate?: boolean;
+  };
+  /** Only these users get in, by password; anonymous clients are refused. */
+  readonly users?: Readonly<Record<string, string>>;
+}
+
 export interface Mosquitto {
   readonly url: string;
   readonly port: number;
+  /** What the broker logged so far (connections, with their protocol: `(p5, c1, k30)`). */
+  log(): string;
   /** kill -9 (an outage): clients see the link drop; retained messages are gone. */
   kill(): Promise<void>;
   /** Starts it again on the same port. */
@@ -50,19 +67,42 @@ export interface Mosquitto {
   stop(): Promise<void>;
 }
 
-export async function startMosquitto(): Promise<Mosquitto> {
+/** mosquitto's password file for `users`, made as an admin makes it. */
+function writePasswords(file: string, users: Readonly<Record<string, string>>): void {
+  writeFileSync(file, '', { mode: 0o600 });
+  for (const [user, password] of Object.entries(users)) {
+    const r = spawnSync('mosquitto_passwd', ['-b', file, user, password], { encoding: 'utf8' });
+    if (r.error !== undefined || r.status !== 0) throw new Error(`mosquitto_passwd failed: ${r.error?.message ?? r.stderr.trim()}`);
+  }
+}
+
+export async function startMosquitto(options: MosquittoOptions = {}): Promise<Mosquitto> {
   if (BINARY === undefined) throw new Error('mosquitto is not installed');
-  const dir = mkdtempSync(join(tmpdir(), 'quackd-mosquitto-'));
   const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'quackd-mosquitto-'));
   const conf = join(dir, 'mosquitto.conf');
+  const logFile = join(dir, 'mosquitto.log');
+  const { tls, users } = options;
   // mosquitto 2 listens on nothing without a listener line, and refuses anonymous clients without allow_anonymous.
-  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\npersistence false\nlog_dest none\n`);
+  // Run as root (a container), mosquitto would become `mosquitto` before reading the files here,
+  // which its 0700 folder keeps from it: it stays whoever started it.
+  const lines = [`listener ${port} 127.0.0.1`, `user ${userInfo().username}`, 'set_tcp_nodelay true', 'persistence false', `log_dest file ${logFile}`];
+  if (tls !== undefined) lines.push(`cafile ${tls.ca}`, `certfile ${tls.cert}`, `keyfile ${tls.key}`, `require_certificate ${tls.requireCertificate === true}`);
+  lines.push(...(users !== undefined ? ['allow_anonymous false', `password_file ${join(dir, 'passwd')}`] : ['allow_anonymous true']));
+  writeFileSync(conf, `${lines.join('\n')}\n`);
+  const log = () => {
+    try {
+      return readFileSync(logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
   let child: ChildProcess | undefined;
   const start = async () => {
     const proc = spawn(BINARY, ['-c', conf], { stdio: 'ignore' });
     child = proc;
     for (let i = 0; i < 200; i++) {
-      if (proc.exitCode !== null) throw new Error(`mosquitto exited with ${proc.exitCode}`);
+      if (proc.exitCode !== null) throw new Error(`mosquitto exited with ${proc.exitCode}: ${log().trim().split('\n').slice(-3).join(' | ')}`);
       if (await accepting(port)) return;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -76,10 +116,18 @@ export async function startMosquitto(): Promise<Mosquitto> {
     proc.kill(signal);
     await exited;
   };
-  await start();
+  try {
+    if (users !== undefined) writePasswords(join(dir, 'passwd'), users);
+    await start();
+  } catch (err) {
+    await kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
-    url: `mqtt://127.0.0.1:${port}`,
+    url: `${tls !== undefined ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
     port,
+    log,
     kill: () => kill('SIGKILL'),
     start,
     async stop() {
