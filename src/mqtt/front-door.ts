@@ -18,6 +18,7 @@ import { answer, errorLine, execute, parseRequest, parseSet, refusal, type Answe
 import { describeBroker, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
+import { brokerRefusal } from './refusal.js';
 import { parseIncoming, RESERVED_ROBOT_NAMES, topicsFor } from './topics.js';
 import type { BodyEntry } from '../bodies/index.js';
 
@@ -75,6 +76,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   let discoveryTopics = new Set<string>();
   let state: MqttLinkState = 'stopped';
   let reason: string | undefined;
+  /** The broker turned us down (a login, a certificate), as opposed to not answering. */
+  let turnedDown = false;
   let brokerName = describeBroker(settings);
   let client: MqttClient | undefined;
   let broker: EmbeddedBroker | undefined;
@@ -92,7 +95,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     state = next;
     // Once per change, never per retry: a broker down all night is one line.
     if (next === 'online') log.info({ broker: brokerName }, was === 'offline' ? 'reconnected to the MQTT broker' : 'connected to the MQTT broker');
-    else if (next === 'offline') log.warn({ broker: brokerName, reason: why }, 'MQTT broker unreachable; retrying in the background, state waits');
+    else if (next === 'offline') log.warn({ broker: brokerName, reason: why }, turnedDown ? 'MQTT broker turned us down; retrying in the background, state waits' : 'MQTT broker unreachable; retrying in the background, state waits');
   };
 
   /** Only names that make one topic level of their own, and not the bridge's. */
@@ -227,6 +230,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       // A stop command must not sit out Nagle's 40 ms: commands and answers are small packets.
       (c.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
       failures = 0;
+      turnedDown = false;
       setState('online');
       const filters = [topics.robotSetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
       // Subscribed before the retained messages go out: the broker hands back the previous device
@@ -245,7 +249,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     });
     c.on('error', (err) => {
       // Said by the state change that follows ('close'), not once per failed retry.
-      reason = printable(err.message.split('\n')[0] ?? 'error');
+      const refusal = brokerRefusal(err);
+      turnedDown = refusal !== undefined;
+      reason = printable(refusal ?? err.message.split('\n')[0] ?? 'error');
     });
     c.on('message', (topic, payload) => {
       try {
