@@ -61,7 +61,9 @@ const MqttObjectSchema = z
     health_interval_s: z.number().positive().max(86400).optional(),
   })
   .strict()
-  .refine((m) => m.password === undefined || m.password_file === undefined, { message: 'give password or password_file, not both' });
+  .refine((m) => m.password === undefined || m.password_file === undefined, { message: 'give password or password_file, not both' })
+  // mqtt.js picks TLS by the URL's scheme alone: with mqtt:// it ignores the certificates and sends the password in the clear.
+  .refine((m) => (m.tls?.ca ?? m.tls?.cert) === undefined || m.url?.startsWith('mqtts:') === true, { message: 'certificates need an mqtts:// url (with mqtt:// nothing is encrypted)', path: ['tls'] });
 
 export const MqttSectionSchema = z.preprocess(onOff, MqttObjectSchema);
 export type MqttSection = z.infer<typeof MqttSectionSchema>;
