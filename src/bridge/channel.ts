@@ -67,6 +67,13 @@ function rebuild(f: ErrorFacts): Error {
 }
 
 /**
+ * States cross to the main thread at most this often, a change of torque at once: the body there
+ * wants the battery, the torque and a sign of life (its staleness bound is half a second), not
+ * every frame of a 50 Hz stream, and each crossing wakes the main thread's event loop.
+ */
+const FORWARD_EVERY_MS = 100;
+
+/**
  * Worker side: answers the body's calls with `client` and pushes what the client hears. `close`
  * is the caller's own shutdown (the serial link must be closed before the worker goes, or the
  * port stays locked). Returns a function that stops serving.
@@ -97,7 +104,15 @@ export function serveBridge(client: BridgeClient, name: string, close: () => Pro
     // The answer goes out before the channel closes: the body waits for it.
     else answer(m.id, close().finally(() => setImmediate(stop)));
   };
-  client.on('state', (state) => push({ kind: 'state', state, at: Date.now(), counters: client.counters() }));
+  let forwardedAt = Number.NEGATIVE_INFINITY;
+  let forwardedTorque: boolean | undefined;
+  client.on('state', (state) => {
+    const now = performance.now();
+    if (now - forwardedAt < FORWARD_EVERY_MS && state.torque === forwardedTorque) return;
+    forwardedAt = now;
+    forwardedTorque = state.torque;
+    push({ kind: 'state', state, at: Date.now(), counters: client.counters() });
+  });
   client.on('fault', (fault) => push({ kind: 'fault', fault, counters: client.counters() }));
   client.on('attached', () => push({ kind: 'attached' }));
   client.on('detached', (reason) => push({ kind: 'detached', error: facts(reason) }));

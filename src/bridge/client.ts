@@ -1,11 +1,14 @@
 /**
  * The near end of the bridge: JSON-RPC requests with ids and timeouts over any Duplex stream (a
- * serial port, a socat pty, a PassThrough pair in a test), notifications as typed events, and
- * heartbeats on the client's own timer so the firmware's watchdog sees a live host even while
- * the caller is busy. The stream can be swapped (attach/detach) when a port comes back.
+ * serial port, a socat pty, a PassThrough pair in a test), or bytes a polled link reads and
+ * feeds, notifications as typed events, and heartbeats on the client's own timer so the
+ * firmware's watchdog sees a live host even while the caller is busy; a loop that ticks carries
+ * them itself (beat), and the timer then never fires. The stream can be swapped (attach/detach)
+ * when a port comes back.
  */
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
+import { checkState } from './wire-check.js';
 import { LinkLostError, RequestTimeoutError, RpcError, BridgeError } from './errors.js';
 import { FrameDecoder, encodeFrame, type FrameCounters } from './frame.js';
 import {
@@ -14,7 +17,6 @@ import {
   encodeMessage,
   faultSchema,
   parseIncoming,
-  stateSchema,
   type BridgeState,
   type Fault,
   type Hello,
@@ -62,6 +64,8 @@ const STALL_LATE_MS = 25;
 /** Time for a few turns of a loaded loop (poll, the threadpool's read, decode): up to a quarter second, never more than the request's own timeout. */
 const stallGraceMs = (timeoutMs: number): number => Math.max(50, Math.min(timeoutMs, 250));
 export const DEFAULT_HEARTBEAT_MS = 50;
+/** beat() sends once this share of the period has passed: at a 20 ms tick, every second tick. */
+const BEAT_EARLY = 0.75;
 
 export class BridgeClient extends EventEmitter<BridgeClientEvents> {
   private readonly timeoutMs: number;
@@ -71,6 +75,9 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
   private readonly pending = new Map<number, Pending>();
   private stream: Duplex | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private lastBeatAt = Number.NEGATIVE_INFINITY;
+  /** a polled link's read: what it holds is read before a request is judged late */
+  private pull: (() => void) | undefined;
   private nextId = 1;
   private latest: { state: BridgeState; at: number } | undefined;
   private readonly onData = (chunk: Buffer): void => this.receive(chunk);
@@ -87,10 +94,14 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     return this.stream !== undefined;
   }
 
-  /** Start talking over a stream. The client never closes it: whoever opened it does. */
-  attach(stream: Duplex): void {
+  /**
+   * Start talking over a stream. The client never closes it: whoever opened it does. A link that
+   * reads on its owner's schedule passes its `pull` and hands what it reads to feed().
+   */
+  attach(stream: Duplex, pull?: () => void): void {
     if (this.stream !== undefined) this.detach(new LinkLostError('the link was replaced'));
     this.stream = stream;
+    this.pull = pull;
     this.decoder.reset();
     stream.on('data', this.onData);
     stream.on('close', this.onClose);
@@ -104,6 +115,7 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     const stream = this.stream;
     if (stream === undefined) return;
     this.stream = undefined;
+    this.pull = undefined;
     stream.off('data', this.onData);
     stream.off('close', this.onClose);
     stream.off('error', this.onError);
@@ -137,6 +149,7 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     return new Promise<MethodResult<M>>((resolve, reject) => {
       const deadline = performance.now() + timeoutMs;
       const expire = (graced: boolean): void => {
+        this.pull?.();
         const waiting = this.pending.get(id);
         if (waiting === undefined) return;
         if (!graced && performance.now() - deadline > STALL_LATE_MS) {
@@ -208,10 +221,30 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     return id;
   }
 
+  /** Bytes a polled link read from the far end. */
+  feed(chunk: Uint8Array): void {
+    if (this.stream !== undefined) this.receive(chunk);
+  }
+
+  /**
+   * The owner's loop is alive: the heartbeat goes now if it is nearly due, and the client's timer
+   * starts its period again, so a loop ticking faster than the heartbeat carries every one.
+   */
+  beat(): void {
+    if (this.heartbeat === undefined || performance.now() - this.lastBeatAt < this.heartbeatMs * BEAT_EARLY) return;
+    this.sendBeat();
+    this.heartbeat.refresh();
+  }
+
+  private sendBeat(): void {
+    this.lastBeatAt = performance.now();
+    this.notify('heartbeat', {});
+  }
+
   private startHeartbeat(): void {
     if (this.heartbeatMs <= 0) return;
-    this.notify('heartbeat', {});
-    this.heartbeat = setInterval(() => this.notify('heartbeat', {}), this.heartbeatMs);
+    this.sendBeat();
+    this.heartbeat = setInterval(() => this.sendBeat(), this.heartbeatMs);
     // The link's own handles keep the process alive; a forgotten client must not.
     this.heartbeat.unref();
   }
@@ -236,13 +269,13 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
 
   private notification(method: string, params: unknown): void {
     if (method === 'state') {
-      const state = stateSchema.safeParse(params);
-      if (!state.success) {
+      const state = checkState(params);
+      if (state === undefined) {
         this.extra.json++;
         return;
       }
-      this.latest = { state: state.data, at: Date.now() };
-      this.emit('state', state.data);
+      this.latest = { state, at: Date.now() };
+      this.emit('state', state);
     } else if (method === 'fault') {
       const fault = faultSchema.safeParse(params);
       if (fault.success) this.emit('fault', fault.data);

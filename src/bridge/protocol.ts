@@ -5,6 +5,7 @@
  * firmware add fields without breaking this side.
  */
 import { z } from 'zod';
+import { checkEnvelope, type Envelope } from './wire-check.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -109,7 +110,11 @@ export type MethodResult<M extends Method> = z.infer<(typeof METHODS)[M]['result
 
 const rpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
 
-const incomingSchema = z.union([
+/**
+ * The JSON-RPC envelope as the firmware sends it. Frames are checked by wire-check.ts's
+ * checkEnvelope, which says the same (its contract test has this schema as the oracle).
+ */
+export const incomingSchema = z.union([
   z.object({
     jsonrpc: z.literal('2.0'),
     id: z.union([z.number(), z.string(), z.null()]),
@@ -119,14 +124,7 @@ const incomingSchema = z.union([
   z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: z.unknown().optional() }),
 ]);
 
-export type Incoming =
-  | {
-      readonly kind: 'response';
-      readonly id: number | string | null;
-      readonly result?: unknown;
-      readonly error?: z.infer<typeof rpcErrorSchema>;
-    }
-  | { readonly kind: 'notification'; readonly method: string; readonly params: unknown };
+export type Incoming = Envelope;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
@@ -139,12 +137,7 @@ export function parseIncoming(payload: Uint8Array): Incoming | undefined {
   } catch {
     return undefined;
   }
-  const parsed = incomingSchema.safeParse(json);
-  if (!parsed.success) return undefined;
-  const m = parsed.data;
-  if ('method' in m) return { kind: 'notification', method: m.method, params: m.params };
-  if (m.result === undefined && m.error === undefined) return undefined;
-  return { kind: 'response', id: m.id, result: m.result, error: m.error };
+  return checkEnvelope(json);
 }
 
 /** The payload of a request (with id) or a notification (id undefined). */

@@ -2,7 +2,10 @@
  * The serial edge for a worker thread. `serialport`'s native poller runs on the process's main
  * event loop and aborts the process when a port is opened from a worker (V8 "HandleScope without
  * proper locking"), so the control worker opens the device as a plain tty instead: `stty` sets
- * raw mode and the baud rate, and node:tty streams read and write it on the worker's own loop.
+ * raw mode and the baud rate, a node:tty stream writes it, and reads are polled: the loop that
+ * owns the link calls poll() at each tick (read, compute, write in one wake-up, where an event
+ * per state frame would wake the thread 50 more times a second), and a fallback timer polls
+ * whenever nobody has for FALLBACK_POLL_MS (the greeting before the loop starts, a loop gone).
  * It keeps the promises serial.ts keeps on the main thread: the port is locked as serialport
  * locks it (port-lock.ts), so a second opener is refused with the same words; and when the device
  * vanishes (unplugged: the read side ends with EIO) the client is detached, its waiting requests
@@ -11,17 +14,21 @@
  */
 import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { closeSync, constants, existsSync, openSync, readdirSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Duplex } from 'node:stream';
-import { ReadStream, WriteStream } from 'node:tty';
+import { Duplex, Readable } from 'node:stream';
+import { WriteStream } from 'node:tty';
 import type { BridgeClient } from './client.js';
 import { LinkLostError, PortError } from './errors.js';
 import { lockPort } from './port-lock.js';
 import { Reopener } from './reopen.js';
 
 const BY_ID = '/dev/serial/by-id';
+/** Longer than the loop's period, so a ticking loop always polls first and this never fires. */
+const FALLBACK_POLL_MS = 50;
+/** The kernel's tty buffer is 4 KiB; one read of that size takes all it can hold. */
+const READ_CHUNK = 4096;
 
 export interface TtyLinkOptions {
   readonly path: string;
@@ -61,7 +68,8 @@ function hint(message: string): string | undefined {
 }
 
 interface Tty {
-  readonly input: ReadStream;
+  /** the read side, non-blocking, read only by poll() */
+  readonly input: number;
   readonly output: WriteStream;
   /** The locked descriptor, apart from the streams' (libuv reopens a pty slave's, which would shed the lock). */
   readonly lock: FileHandle;
@@ -103,21 +111,18 @@ async function openTty(path: string, baud: number): Promise<Tty> {
     const m = err instanceof Error && 'stderr' in err ? String((err as { stderr: unknown }).stderr).trim() : String(err);
     throw new PortError(`cannot set ${path} to ${baud} baud raw: ${m.split('\n')[0] ?? m}`, hint(m) ?? 'that is not a serial device, or stty is missing');
   }
-  const input = new ReadStream(fds[0] ?? -1);
-  input.setRawMode(true);
-  return { input, output: new WriteStream(fds[1] ?? -1), lock };
+  return { input: fds[0] ?? -1, output: new WriteStream(fds[1] ?? -1), lock };
 }
 
 /** Closes the streams and the lock (letting go of a device node that vanished); resolves once they are. */
 async function shut(tty: Tty): Promise<void> {
-  const streams = [tty.input, tty.output];
-  const closed = streams.map((s) => (s.closed ? Promise.resolve() : new Promise<void>((resolve) => s.once('close', () => resolve()))));
-  for (const s of streams) {
-    s.removeAllListeners('data').removeAllListeners('end').removeAllListeners('error');
-    s.on('error', () => undefined);
-    s.destroy();
-  }
-  await Promise.all(closed);
+  const out = tty.output;
+  const closed = out.closed ? Promise.resolve() : new Promise<void>((resolve) => out.once('close', () => resolve()));
+  out.removeAllListeners('error');
+  out.on('error', () => undefined);
+  out.destroy();
+  closeSync(tty.input);
+  await closed;
   await tty.lock.close();
 }
 
@@ -125,6 +130,8 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
   private tty: Tty | undefined;
   private closed = false;
   private readonly reopener: Reopener<Tty>;
+  private readonly chunk = Buffer.alloc(READ_CHUNK);
+  private fallback: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly client: BridgeClient,
@@ -164,6 +171,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    clearInterval(this.fallback);
     this.reopener.stop();
     this.client.detach(new LinkLostError(`serial link to ${this.path} closed`));
     const tty = this.tty;
@@ -171,17 +179,36 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
     return tty !== undefined ? shut(tty) : Promise.resolve();
   }
 
+  /**
+   * Hands the client every byte the device holds now, without waiting. A read that fails other
+   * than "nothing yet" (EIO: the device vanished), or reads the end, is the link lost.
+   */
+  poll(): void {
+    const tty = this.tty;
+    if (tty === undefined) return;
+    this.fallback?.refresh();
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(tty.input, this.chunk, 0, READ_CHUNK, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') this.lost(tty);
+        return;
+      }
+      if (n === 0) return this.lost(tty);
+      this.client.feed(this.chunk.subarray(0, n));
+      if (this.tty !== tty || n < READ_CHUNK) return;
+    }
+  }
+
   private use(tty: Tty): void {
     this.tty = tty;
-    const stream = Duplex.from({ readable: tty.input, writable: tty.output });
-    // A vanished device ends the read side (EIO): that is the link lost.
-    const lost = (): void => this.lost(tty);
-    tty.input.once('end', lost);
-    tty.input.once('close', lost);
-    tty.input.on('error', lost);
-    tty.output.on('error', lost);
+    // Nothing arrives through the stream's readable side: poll() feeds the client.
+    const stream = Duplex.from({ readable: new Readable({ read: () => undefined }), writable: tty.output });
+    tty.output.on('error', () => this.lost(tty));
     stream.on('error', () => undefined);
-    this.client.attach(stream);
+    this.client.attach(stream, () => this.poll());
+    this.fallback ??= setInterval(() => this.poll(), FALLBACK_POLL_MS);
   }
 
   private lost(tty: Tty): void {

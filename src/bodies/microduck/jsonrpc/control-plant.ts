@@ -4,7 +4,8 @@
  * the 50 Hz loop (a heartbeat means the controller is alive) and this worker is the one owner of
  * the port. The body on the main thread reaches the same client through serveBridge's channel.
  *
- * read() is the newest streamed state as a SensorFrame: gyro as is; gravity from the
+ * read() polls the link, so the states that came since the last tick are taken now, and the
+ * newest is the SensorFrame: gyro as is; gravity from the
  * accelerometer, normalised and negated (the firmware reads +9.8 on z standing upright, the
  * reaction to gravity; the loop wants gravity itself, upright ≈ (0, 0, -1)); joints from pos/vel.
  * The trunk pose has no position (the bridge carries no odometry: x = y = z = 0), roll and pitch
@@ -197,6 +198,9 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   return {
     joints,
     read(): SensorFrame | undefined {
+      // The tick's one wake-up reads the link and carries the heartbeat (tty.ts, client.ts).
+      link.poll();
+      client.beat();
       if (newest === undefined || !client.attached || unidentified !== undefined) return undefined;
       if (performance.now() - newest.at > staleMs) {
         c.staleReads++;
