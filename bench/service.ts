@@ -9,7 +9,12 @@
  *           ships (on main its front doors are the control socket alone) and as serve with the
  *           MQTT front door (the embedded aedes) added, the composition serve is to have.
  *   idle    CPU (utime+stime of every thread, /proc/<pid>/stat) over S seconds ÷ S, for (a) and
- *           (b) with MQTT, (b) after its walk (its loop holds the pose at 50 Hz).
+ *           (b) with MQTT, (b) after its walk (its loop holds the pose at 50 Hz), each once the
+ *           service has settled for T seconds (V8 shrinks a fresh heap in its first seconds: that
+ *           is start-up, not idling), and the RSS again after the window (RSS idle).
+ *   floors  measured in the same run (bench/_floor.ts): the RSS of node with a worker holding
+ *           onnxruntime-node and the walk policy's session, and the CPU of a worker pacing a bare
+ *           50 Hz loop; (b)'s figures are also given as ratios to them.
  *   jitter  the jsonrpc robot's loop `control:stats` (tick lateness p50/p99/max, missed) over a
  *           W-second walk with MQTT publishing state (state_hz 20, mosquitto_sub subscribed to
  *           everything), and again with a client asking `bridge/request/status` at 20 Hz (the
@@ -22,7 +27,7 @@
  * Goals (the issue): RSS ≤ 90 MB serving the real duck with a policy loaded; idle CPU ≤ 1 %;
  * jitter p99 ratio ≤ 1.1.
  *
- *   node --import tsx bench/service.ts [--seconds S] [--walk W]     (S default 60, W default 30; npm run build first)
+ *   node --import tsx bench/service.ts [--seconds S] [--walk W] [--settle T]     (S 60, W 30, T 10 by default; npm run build first)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,12 +39,15 @@ import { parseArgs } from 'node:util';
 import type { ControlStats } from '../src/control/stats.js';
 import { missingTools, Rig } from '../test/bridge/rig.js';
 import { closedPort, openaiToolCalls, startLlmServer, type LlmServer } from '../test/helpers/llm-server.js';
+import { bareLoop, onnxFloor, rssMb, type Floor } from './_floor.js';
 import { cpuPressure } from './_machine.js';
 import { fmt } from './_stats.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, walk: { type: 'string', default: '30' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, walk: { type: 'string', default: '30' }, settle: { type: 'string', default: '10' } } });
 const SECONDS = Number(values.seconds);
 const WALK_S = Number(values.walk);
+const SETTLE_S = Number(values.settle);
+if (!(SETTLE_S >= 0)) throw new Error(`--settle ${values.settle ?? ''}: give a number of seconds ≥ 0`);
 if (!(SECONDS >= 1)) throw new Error(`--seconds ${values.seconds ?? ''}: give a number of seconds ≥ 1`);
 if (!(WALK_S >= 2)) throw new Error(`--walk ${values.walk ?? ''}: give a number of seconds ≥ 2`);
 
@@ -199,7 +207,20 @@ const say = (line: string) => console.log(line);
 const tools = missingTools();
 const llm = await walker();
 const rig = tools === undefined ? await Rig.start() : undefined;
-console.log(`quackd serve from dist/, ${FLEET} sim2d robots for the fleet · idle windows ${SECONDS} s, walks ${WALK_S} s · cpu pressure before: ${cpuPressure()}`);
+console.log(`quackd serve from dist/, ${FLEET} sim2d robots for the fleet · idle windows ${SECONDS} s after ${SETTLE_S} s settling, walks ${WALK_S} s · cpu pressure before: ${cpuPressure()}`);
+
+/** A baseline process, measured and stopped. */
+async function measured<T>(floor: Promise<Floor>, measure: (f: Floor) => Promise<T>): Promise<T> {
+  const f = await floor;
+  try {
+    return await measure(f);
+  } finally {
+    await f.stop();
+  }
+}
+const floorRss = await measured(onnxFloor(), async (f) => (await sleep(1000), rssMb(f.pid)));
+const loopCpu = await measured(bareLoop(), async (f) => (await sleep(SETTLE_S * 1000), (await idleCpu(f.pid, SECONDS)).total));
+console.log(`floors: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU`);
 if (rig === undefined) console.log(`jsonrpc cases skipped: ${tools ?? ''}`);
 try {
   const mqttPort = await closedPort();
@@ -211,7 +232,8 @@ try {
     { name: '(c) mujoco twin', body: 'microduck:mujoco', robots: `robots:\n  ${ROBOT}: { body: microduck:mujoco, pace: realtime }\n`, walks: true, idle: false },
   ];
 
-  console.log(`\n${'service'.padEnd(20)}${'front doors'.padEnd(16)}${'RSS ready'.padEnd(12)}${'RSS walked'.padEnd(13)}${'peak'.padEnd(11)}idle CPU`);
+  console.log(`\n${'service'.padEnd(20)}${'front doors'.padEnd(16)}${'RSS ready'.padEnd(12)}${'RSS walked'.padEnd(13)}${'RSS idle'.padEnd(11)}${'peak'.padEnd(11)}idle CPU`);
+  const duck: { rss?: number; cpu?: number } = {};
   for (const c of configs) {
     for (const kind of ['serve', 'serve+mqtt'] as const) {
       const served = await serve(kind, `${pilotSection(llm)}${c.robots}${kind === 'serve+mqtt' ? mqttOn : 'mqtt: false\n'}`);
@@ -225,14 +247,26 @@ try {
           await sleep(1000);
           walked = MB(memory(served.pid).rss);
         }
-        const cpu = c.idle && kind === 'serve+mqtt' ? await idleCpu(served.pid, SECONDS) : undefined;
+        let cpu: { total: number; busiest: string } | undefined;
+        let settled = '-';
+        if (c.idle && kind === 'serve+mqtt') {
+          await sleep(SETTLE_S * 1000);
+          cpu = await idleCpu(served.pid, SECONDS);
+          const rss = memory(served.pid).rss;
+          settled = MB(rss);
+          if (c.body === 'microduck:jsonrpc') Object.assign(duck, { rss, cpu: cpu.total });
+        }
         const idle = cpu !== undefined ? `${fmt(cpu.total, 2)} % over ${SECONDS} s (${cpu.busiest || 'no thread ≥ 0.05 %'})` : '-';
         const doors = kind === 'serve' ? 'socket' : 'socket, mqtt';
-        say(`${c.name.padEnd(20)}${doors.padEnd(16)}${MB(ready.rss).padEnd(12)}${walked.padEnd(13)}${MB(memory(served.pid).peak).padEnd(11)}${idle}`);
+        say(`${c.name.padEnd(20)}${doors.padEnd(16)}${MB(ready.rss).padEnd(12)}${walked.padEnd(13)}${settled.padEnd(11)}${MB(memory(served.pid).peak).padEnd(11)}${idle}`);
       } finally {
         await served.stop();
       }
     }
+  }
+
+  if (duck.rss !== undefined && duck.cpu !== undefined) {
+    say(`(b) against the floors: RSS idle ${fmt(duck.rss / floorRss, 2)}× the onnxruntime floor (the goal, 90 MB, is ${fmt(90 / floorRss, 2)}× it) · idle CPU ${fmt(duck.cpu / loopCpu, 2)}× the bare 50 Hz loop`);
   }
 
   if (rig !== undefined) {
