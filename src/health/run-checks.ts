@@ -29,9 +29,26 @@ async function runOne(check: HealthCheck, ctx: HealthContext, timeoutMs: number)
   }
 }
 
-/** Every check's result, in the list's order, each followed by the entries it brought back. */
+const SEVERITY = { ok: 0, warn: 1, fail: 2 } as const;
+
+/**
+ * Every check's result, in the list's order, each followed by the entries it brought back. Two
+ * lines about one thing (the CLI's look at the store and the running service's own) are one
+ * line, in the first one's place: the worse of the two, or the first when they agree.
+ */
 export async function runChecks(checks: readonly HealthCheck[], ctx: HealthContext, timeoutMs = CHECK_TIMEOUT_MS): Promise<HealthResult[]> {
-  return (await Promise.all(checks.map((c) => runOne(c, ctx, timeoutMs)))).flat();
+  const results: HealthResult[] = [];
+  const at = new Map<string, number>();
+  for (const r of (await Promise.all(checks.map((c) => runOne(c, ctx, timeoutMs)))).flat()) {
+    const i = at.get(r.check);
+    if (i === undefined) {
+      at.set(r.check, results.push(r) - 1);
+      continue;
+    }
+    const kept = results[i];
+    if (kept !== undefined && SEVERITY[r.status] > SEVERITY[kept.status]) results[i] = r;
+  }
+  return results;
 }
 
 /** Healthy when nothing fails; a warning fails nothing. */

@@ -35,4 +35,20 @@ describe('runChecks', () => {
     assert.equal(healthy(results), false);
     assert.equal(healthy([{ check: 'service', status: 'warn', detail: 'not running' }]), true);
   });
+
+  it('the CLI and a running service both reporting the store make one store line, the worse of the two, in the first place', async () => {
+    const service = (store: 'ok' | 'fail'): HealthCheck => ({
+      name: 'service',
+      run: () => Promise.resolve({ ...ok('running · pid 7'), entries: [{ check: 'loop duck', status: 'ok', detail: '50.0 of 50 Hz' }, { check: 'store', status: store, detail: `service: ${store}` }] }),
+    });
+    const cli: HealthCheck = { name: 'store', run: () => Promise.resolve(ok('1 note · /var/lib/quackd/memory')) };
+    const agreeing = await runChecks([cli, service('ok')], ctx);
+    assert.deepEqual(
+      agreeing.map((r) => `${r.check} ${r.status} ${r.detail}`),
+      ['store ok 1 note · /var/lib/quackd/memory', 'service ok running · pid 7', 'loop duck ok 50.0 of 50 Hz'],
+    );
+    const failing = await runChecks([cli, service('fail')], ctx);
+    assert.deepEqual(failing.map((r) => `${r.check} ${r.status}`), ['store fail', 'service ok', 'loop duck ok']);
+    assert.equal(healthy(failing), false);
+  });
 });
