@@ -25,8 +25,6 @@ interface Opened {
   readonly store: LmdbStore;
   readonly guard: StoreGuard;
   readonly clock: { now: Date };
-  /** Handles the main thread holds on this store. */
-  users: number;
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -40,21 +38,18 @@ function failure(id: number, err: unknown, state?: Int32Array): JobReply {
 
 const opened = new Map<string, Opened>();
 
+/** Opens the store in `dir` once: the main thread counts its handles and asks again only after a close. */
 async function open(dir: string, waitMs: number): Promise<void> {
-  const known = opened.get(dir);
-  if (known !== undefined) {
-    known.users += 1;
-    return;
-  }
+  if (opened.has(dir)) return;
   const guard = new StoreGuard(guardAddress(dir));
   const clock = { now: new Date() };
   const store = await guard.hold(waitMs, () => openLmdbStore(dir, { now: () => clock.now }));
-  opened.set(dir, { store, guard, clock, users: 1 });
+  opened.set(dir, { store, guard, clock });
 }
 
 async function close(dir: string, waitMs: number): Promise<void> {
   const o = opened.get(dir);
-  if (o === undefined || (o.users -= 1) > 0) return;
+  if (o === undefined) return;
   opened.delete(dir);
   await o.guard.hold(waitMs, () => o.store.close());
 }

@@ -1,6 +1,6 @@
 /**
  * The main thread's side of the writer worker (src/memory/writer-worker.ts): one worker per
- * process, started with the first store opened for writing. A request waits for its answer
+ * process, started with the first store opened for writing and let go when idle (idleMs). A request waits for its answer
  * without blocking the event loop, and a write's wait is bounded: when the bound passes while the
  * job still waits for the store guard, the job is abandoned and the caller gets MemoryBusy, and
  * the worker will not write it afterwards. A job already in its transaction is waited for, since
@@ -22,25 +22,90 @@ interface Pending {
 
 const stripLine = (err: Error) => err.message.split('\n')[0] ?? '';
 
+/**
+ * A writer with nothing to do for this long lets its worker go (about 20 MB of a service's
+ * memory), after closing its stores; the next write starts one again and reopens them first.
+ * Writes come a few times a run (notes, the episode), so the restart (~50 ms) is rarely paid.
+ */
+let idleMs = 30_000;
+
+/** How long an idle writer keeps its worker (tests shorten it). */
+export function setWriterIdleMs(ms: number): void {
+  idleMs = ms;
+}
+
+const spawnWriter = (): Worker => spawnWorker(siblingModule(import.meta.url, 'writer-worker'));
+
 class WriterThread {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private stopped: Error | undefined;
-
-  constructor(private readonly worker: Worker = spawnWorker(siblingModule(import.meta.url, 'writer-worker'))) {
-    worker.on('message', (msg: JobReply) => this.settle(msg));
-    worker.on('error', (err) => this.fail(new StoreError(`the memory writer failed: ${stripLine(err)}`)));
-    worker.on('exit', () => this.fail(new StoreError('the memory writer stopped')));
-    // An idle writer never keeps the process alive; one with work in flight does.
-    worker.unref();
-  }
+  private worker: Worker | undefined;
+  /** How many handles the main thread holds on each store; the worker has each open once. */
+  private readonly users = new Map<string, number>();
+  /** The worker being let go and its stores closed; a request waits for it, then starts another. */
+  private retiring: Promise<void> | undefined;
+  private idle: NodeJS.Timeout | undefined;
+  /** Spawns (and resumes the stores of) each worker; a test passes its own. */
+  constructor(private readonly spawn: () => Worker = spawnWriter) {}
 
   get alive(): boolean {
     return this.stopped === undefined;
   }
 
-  request<T>(req: Request, onTimeout?: { readonly ms: number; readonly state: Int32Array }): Promise<T> {
-    if (this.stopped !== undefined) return Promise.reject(this.stopped);
+  /** Is a worker running now (for tests and the bench). */
+  get working(): boolean {
+    return this.worker !== undefined;
+  }
+
+  async open(dir: string, waitMs: number): Promise<void> {
+    const n = this.users.get(dir) ?? 0;
+    this.users.set(dir, n + 1);
+    if (n > 0) return;
+    try {
+      await this.request({ type: 'open', dir, waitMs });
+    } catch (err) {
+      const left = (this.users.get(dir) ?? 1) - 1;
+      if (left > 0) this.users.set(dir, left);
+      else this.users.delete(dir);
+      throw err;
+    }
+  }
+
+  async close(dir: string, waitMs: number): Promise<void> {
+    const n = this.users.get(dir) ?? 0;
+    if (n > 1) return void this.users.set(dir, n - 1);
+    this.users.delete(dir);
+    if (n === 1 && this.worker !== undefined) await this.request({ type: 'close', dir, waitMs });
+  }
+
+  async request<T>(req: Request, onTimeout?: { readonly ms: number; readonly state: Int32Array }): Promise<T> {
+    clearTimeout(this.idle);
+    await this.retiring;
+    if (this.stopped !== undefined) throw this.stopped;
+    if (this.worker === undefined) await this.start(req.type === 'close' ? 0 : 'waitMs' in req ? req.waitMs : (onTimeout?.ms ?? 0));
+    return this.post<T>(req, onTimeout);
+  }
+
+  /**
+   * A new worker, with every store the main thread still holds opened in it again. The opens are
+   * all posted at once, before any request can post: the worker takes messages in order, so no
+   * job reaches it ahead of its store's open.
+   */
+  private start(waitMs: number): Promise<unknown> {
+    const worker = this.spawn();
+    this.worker = worker;
+    worker.on('message', (msg: JobReply) => this.settle(msg));
+    worker.on('error', (err) => this.fail(new StoreError(`the memory writer failed: ${stripLine(err)}`)));
+    worker.on('exit', () => this.worker === worker && this.fail(new StoreError('the memory writer stopped')));
+    // An idle writer never keeps the process alive; one with work in flight does.
+    worker.unref();
+    return Promise.all([...this.users.keys()].map((dir) => this.post({ type: 'open', dir, waitMs })));
+  }
+
+  private post<T>(req: Request, onTimeout?: { readonly ms: number; readonly state: Int32Array }): Promise<T> {
+    const worker = this.worker;
+    if (worker === undefined) return Promise.reject(this.stopped ?? new StoreError('the memory writer stopped'));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const started = Date.now();
@@ -55,8 +120,8 @@ class WriterThread {
         resolve: (v) => (clearTimeout(timer), resolve(v as T)),
         reject: (e) => (clearTimeout(timer), reject(e)),
       });
-      this.worker.ref();
-      this.worker.postMessage({ ...req, id });
+      worker.ref();
+      worker.postMessage({ ...req, id });
     });
   }
 
@@ -70,12 +135,38 @@ class WriterThread {
   private take(id: number): Pending | undefined {
     const p = this.pending.get(id);
     this.pending.delete(id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) {
+      this.worker?.unref();
+      this.armIdle();
+    }
     return p;
+  }
+
+  private armIdle(): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => void this.retire(), idleMs);
+    this.idle.unref();
+  }
+
+  /** Closes the worker's stores (each under its guard) and lets the worker go. */
+  private retire(): Promise<void> {
+    const worker = this.worker;
+    if (worker === undefined || this.pending.size > 0 || this.retiring !== undefined) return Promise.resolve();
+    this.retiring = (async () => {
+      try {
+        for (const dir of this.users.keys()) await this.post({ type: 'close', dir, waitMs: idleMs }).catch(() => undefined);
+      } finally {
+        this.worker = undefined;
+        await worker.terminate();
+        this.retiring = undefined;
+      }
+    })();
+    return this.retiring;
   }
 
   private fail(err: Error): void {
     this.stopped ??= err;
+    this.worker = undefined;
     for (const id of [...this.pending.keys()]) this.take(id)?.reject(err);
   }
 }
@@ -86,6 +177,9 @@ function writerThread(): WriterThread {
   if (thread === undefined || !thread.alive) thread = new WriterThread();
   return thread;
 }
+
+/** Whether the process's writer has a worker running now. */
+export const writerWorking = (): boolean => thread?.working === true;
 
 /** One store's writes, through the process's writer worker. */
 export class MemoryWriter {
@@ -99,7 +193,7 @@ export class MemoryWriter {
   /** Has the worker open the store in `dir` (holding the guard to do so). */
   static async open(dir: string, waitMs: number): Promise<MemoryWriter> {
     const t = writerThread();
-    await t.request({ type: 'open', dir, waitMs });
+    await t.open(dir, waitMs);
     return new MemoryWriter(dir, t);
   }
 
@@ -114,6 +208,6 @@ export class MemoryWriter {
   async close(waitMs: number): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.thread.request({ type: 'close', dir: this.dir, waitMs }).catch(() => undefined);
+    await this.thread.close(this.dir, waitMs).catch(() => undefined);
   }
 }
