@@ -4,22 +4,22 @@
  * quack. Verbs act at once and exactly (kinematic, not physics); results are one line a person
  * and a model can both read, with the sightings as data a scripted pilot reads.
  */
-import type { Body, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../body.js';
+import type { Body, BodyKey, BodyOptions, Frame, Intent, Observation, VerbResult } from '../body.js';
 import { deg, rad, round2, sweepDisc, wrapAngle, type Pose } from '../microduck/sim2d/arena.js';
 import { renderRoom } from '../microduck/sim2d/render.js';
 import { describeBearing, describeTurn } from '../microduck/sim2d/sim2d-body.js';
-import type { Eye } from './camera.js';
+import type { Eye, Sighting } from './camera.js';
 import { clampNotes, clampTo } from './clamp.js';
-import { describeSightings, LookoutRoom, mergeSightings, pitchWords } from './lookout-room.js';
+import { describeSightings, mergeSightings, pitchWords } from './lookout-room.js';
+import { RoomBody } from './room-body.js';
 import { obstaclesOf, roomForSeed, type RoomLayout } from './room.js';
 import { roverVerbs, type RoverProfile } from './rover-profile.js';
 
 /** A sweep turns this far between glances: less than any rover camera's field of view. */
 export const SWEEP_STEP_DEG = 30;
 
-export class RoverBody implements Body {
-  readonly key;
-  private readonly room: LookoutRoom;
+export class RoverBody extends RoomBody implements Body {
+  readonly key: BodyKey;
   private robot: Pose;
   /** Where the head points from the front, degrees (yaw + left, pitch + down). */
   private head = { yaw: 0, pitch: 0 };
@@ -29,8 +29,8 @@ export class RoverBody implements Body {
     private readonly profile: RoverProfile,
     layout: RoomLayout,
   ) {
+    super(layout.things);
     this.key = profile.key;
-    this.room = new LookoutRoom(layout.things);
     this.robot = layout.robot;
     this.verbs = roverVerbs(profile);
   }
@@ -39,7 +39,7 @@ export class RoverBody implements Body {
     return { at: this.robot, heading: heading + rad(this.head.yaw), pitch: rad(this.head.pitch) };
   }
 
-  private view(): ReturnType<LookoutRoom['see']> {
+  private view(): Sighting[] {
     return this.room.see(this.profile.camera, this.eye(), this.robot.heading);
   }
 
@@ -123,19 +123,6 @@ export class RoverBody implements Body {
       },
       ascii: renderRoom(this.robot, this.room.marks()),
     };
-  }
-
-  metrics(): Metrics {
-    return this.room.metrics();
-  }
-
-  /** Kinematic verbs are instantaneous: nothing is ever in motion to stop. */
-  stop(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 

@@ -4,13 +4,14 @@
  * and its camera says what it looks at. A target beyond the limits is clamped, as the SDK does,
  * and the result says so. Bearings are from the base's front, which never moves.
  */
-import type { Body, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
+import type { Body, BodyOptions, Frame, Intent, Observation, VerbResult } from '../../body.js';
 import { deg, rad, round2, type Pose } from '../../microduck/sim2d/arena.js';
 import { renderRoom } from '../../microduck/sim2d/render.js';
 import { describeBearing } from '../../microduck/sim2d/sim2d-body.js';
-import type { Camera, Eye } from '../../room/camera.js';
+import type { Camera, Eye, Sighting } from '../../room/camera.js';
 import { clampNotes } from '../../room/clamp.js';
-import { describeSightings, LookoutRoom, mergeSightings, pitchWords } from '../../room/lookout-room.js';
+import { describeSightings, mergeSightings, pitchWords } from '../../room/lookout-room.js';
+import { RoomBody } from '../../room/room-body.js';
 import { roomForSeed, type RoomLayout } from '../../room/room.js';
 import { clampBody, clampHead, LIMITS, type HeadPose } from './limits.js';
 
@@ -21,9 +22,8 @@ const DESK_RADIUS = 0.3;
 /** A sweep's head yaw steps, degrees. */
 const SWEEP_STEP = 30;
 
-export class ReachyMiniBody implements Body {
+export class ReachyMiniBody extends RoomBody implements Body {
   readonly key = 'reachy-mini:mock' as const;
-  private readonly room: LookoutRoom;
   /** The fixed base: where it stands and its front. */
   private readonly base: Pose;
   private head: HeadPose = { yaw: 0, pitch: 0, roll: 0 };
@@ -31,7 +31,7 @@ export class ReachyMiniBody implements Body {
   private antennas = { left: 0, right: 0 };
 
   constructor(layout: RoomLayout) {
-    this.room = new LookoutRoom(layout.things);
+    super(layout.things);
     this.base = layout.robot;
   }
 
@@ -39,7 +39,7 @@ export class ReachyMiniBody implements Body {
     return { at: this.base, heading: this.base.heading + rad(head.yaw), pitch: rad(head.pitch) };
   }
 
-  private view(): ReturnType<LookoutRoom['see']> {
+  private view(): Sighting[] {
     return this.room.see(REACHY_CAMERA, this.eye(), this.base.heading);
   }
 
@@ -127,19 +127,6 @@ export class ReachyMiniBody implements Body {
       // The arrow is where the head looks.
       ascii: renderRoom({ ...this.base, heading: this.base.heading + rad(this.head.yaw) }, this.room.marks()),
     };
-  }
-
-  metrics(): Metrics {
-    return this.room.metrics();
-  }
-
-  /** Mock moves are instantaneous: nothing is ever in motion to stop. */
-  stop(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 
