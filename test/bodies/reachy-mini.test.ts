@@ -7,13 +7,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Intent } from '../../src/bodies/body.js';
-import { LIMITS } from '../../src/bodies/reachy-mini/mock/limits.js';
 import { createReachyMiniBody, ReachyMiniBody } from '../../src/bodies/reachy-mini/mock/reachy-body.js';
 import { LOOKOUT_METRICS } from '../../src/bodies/room/lookout-room.js';
 import type { Thing } from '../../src/bodies/room/room.js';
 import { bodyContract } from '../contract/body.contract.js';
 
 bodyContract('reachy-mini:mock', () => Promise.resolve(createReachyMiniBody({ seed: 7 })), { safeVerb: { verb: 'quack', args: {} }, measures: LOOKOUT_METRICS });
+
+/** Reachy Mini's published limits, written out here so the body's own table cannot move them. */
+const LIMITS = { pitch: 40, roll: 40, yaw: 180, bodyYaw: 160, yawDelta: 65 };
 
 const lamp: Thing = { name: 'lamp', at: { x: 3, y: 1 }, radius: 0.15, height: 1.5, char: 'L' };
 const plant: Thing = { name: 'plant', at: { x: 1, y: 3 }, radius: 0.2, height: 0.9, char: 'P' };
