@@ -6,6 +6,11 @@ import { z } from 'zod';
 import type { Body, BodyKey, BodyOptions } from './body.js';
 import { JSONRPC_VERBS, REFUSED, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
 import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
+import { ALOHAMINI } from './alohamini/sim/profile.js';
+import { LOOKOUT_METRICS } from './room/lookout-room.js';
+import { roverVerbs, type RoverProfile } from './room/rover-profile.js';
+import { TODDLERBOT } from './toddlerbot/sim/profile.js';
+import { XLEROBOT } from './xlerobot/sim/profile.js';
 
 export interface BodyEntry {
   readonly key: BodyKey;
@@ -31,6 +36,20 @@ export interface BodyEntry {
 }
 
 export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
+
+/** A kinematic robot of the lookout room: seeded, opened per run, its verbs from its profile. */
+function rover(profile: RoverProfile, description: string): BodyEntry {
+  return {
+    key: profile.key,
+    description,
+    verbs: roverVerbs(profile),
+    metrics: LOOKOUT_METRICS,
+    seeded: true,
+    settings: z.object({}).strict(),
+    perRun: true,
+    load: async (o) => (await import('./room/rover-body.js')).createRoverBody(profile, o),
+  };
+}
 
 const entries: readonly BodyEntry[] = [
   {
@@ -66,6 +85,19 @@ const entries: readonly BodyEntry[] = [
     settings: jsonRpcSettings,
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },
+  {
+    key: 'reachy-mini:mock',
+    description: "Reachy Mini on a desk in the lookout room: head within the robot's published limits (clamped, and said), body yaw, antennas, a camera",
+    verbs: ['look', 'turn_body', 'antennas', 'look_around', 'report', 'quack'],
+    metrics: LOOKOUT_METRICS,
+    seeded: true,
+    settings: z.object({}).strict(),
+    perRun: true,
+    load: async (o) => (await import('./reachy-mini/mock/reachy-body.js')).createReachyMiniBody(o),
+  },
+  rover(XLEROBOT, 'XLeRobot in the lookout room (kinematic): a wheeled base, two arms, a pan/tilt head camera; quacks by clapping its grippers'),
+  rover(ALOHAMINI, 'AlohaMini in the lookout room (kinematic): a mobile base with two arms, a front camera; quacks by snapping its grippers'),
+  rover(TODDLERBOT, 'ToddlerBot in the lookout room (kinematic): a small humanoid that walks, with a head camera on a neck, and a speaker'),
 ];
 
 export function listBodies(): readonly BodyEntry[] {

@@ -6,18 +6,31 @@
  */
 import type { BodyEntry } from '../bodies/index.js';
 import { InputError } from '../errors.js';
-import { didYouMean } from '../text/suggest.js';
+import { didYouMean, nearest } from '../text/suggest.js';
 import { DECLARE_VERBS } from '../verbs/registry.js';
 import type { Duck } from './duck.js';
 
 /** Verbs quackd handles itself, valid on every body. */
 const QUACKD_VERBS: readonly string[] = [...DECLARE_VERBS, 'remember'];
 
+/**
+ * Why `verb` is refused on `body`, in one line: a likely typo gets "did you mean"; a verb the
+ * body cannot do at all (another body's `kick` asked of Reachy Mini) gets the body's nearest
+ * verb and the list of what it can do.
+ */
+function notAVerb(at: string, verb: string, body: BodyEntry, valid: readonly string[]): InputError {
+  const typo = didYouMean(verb, valid);
+  const performs = body.verbs.filter((v) => body.pending?.[v] === undefined);
+  const near = nearest(verb, performs);
+  if (typo !== '' || near === undefined) return new InputError(`${at} "${verb}" is not a verb of ${body.key}${typo}`);
+  return new InputError(`${at} "${verb}" is not a verb of ${body.key}; its closest is "${near}"`, `its verbs: ${performs.join(', ')}`);
+}
+
 export function checkDuckForBody(duck: Duck, body: BodyEntry): void {
   const valid = [...body.verbs, ...QUACKD_VERBS];
   for (const [i, verb] of duck.verbs.entries()) {
     const at = `${duck.source}:${duck.lines.verbs[i] ?? 1}: verbs:`;
-    if (!valid.includes(verb)) throw new InputError(`${at} "${verb}" is not a verb of ${body.key}${didYouMean(verb, valid)}`);
+    if (!valid.includes(verb)) throw notAVerb(at, verb, body, valid);
     const pending = body.pending?.[verb];
     if (pending !== undefined) throw new InputError(`${at} ${verb} ${pending} on ${body.key}`);
   }

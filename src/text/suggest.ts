@@ -14,9 +14,10 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-export function closest(name: string, candidates: readonly string[]): string | undefined {
+/** The candidate nearest to `name` by edit distance, however far (the first of equals). */
+export function nearest(name: string, candidates: readonly string[], within = Infinity): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  let bestDistance = within;
   for (const c of candidates) {
     const d = editDistance(name.toLowerCase(), c.toLowerCase());
     if (d < bestDistance) {
@@ -25,6 +26,11 @@ export function closest(name: string, candidates: readonly string[]): string | u
     }
   }
   return best;
+}
+
+/** The closest candidate within a small edit distance: a likely typo of it. */
+export function closest(name: string, candidates: readonly string[]): string | undefined {
+  return nearest(name, candidates, Math.max(2, Math.floor(name.length / 3)) + 1);
 }
 
 /** ` (did you mean "kick"?)` or ''. */

@@ -5,15 +5,21 @@
  */
 import type { z } from 'zod';
 import type { Verb } from './verb.js';
+import { antennas } from './antennas.js';
+import { drive } from './drive.js';
 import { kick } from './kick.js';
+import { look } from './look.js';
+import { lookAround } from './look-around.js';
 import { quack } from './quack.js';
+import { report } from './report.js';
 import { searchScan } from './search-scan.js';
 import { torque } from './torque.js';
 import { turn } from './turn.js';
+import { turnBody } from './turn-body.js';
 import { walk } from './walk.js';
 
 /** The verbs a body performs, by name. */
-export const BODY_VERBS = { search_scan: searchScan, turn, walk, kick, quack, torque } as const;
+export const BODY_VERBS = { search_scan: searchScan, turn, walk, kick, quack, torque, look, look_around: lookAround, turn_body: turnBody, antennas, drive, report } as const;
 
 export type BodyVerbName = keyof typeof BODY_VERBS;
 

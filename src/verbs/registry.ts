@@ -5,16 +5,12 @@
 import { z } from 'zod';
 import { declareFailure } from './declare-failure.js';
 import { declareSuccess } from './declare-success.js';
-import { kick } from './kick.js';
-import { quack } from './quack.js';
-import { searchScan } from './search-scan.js';
-import { torque } from './torque.js';
-import { turn } from './turn.js';
+import { BODY_VERBS } from './intent.js';
 import { remember } from './remember.js';
 import type { Verb } from './verb.js';
-import { walk } from './walk.js';
 
-const all: readonly Verb[] = [searchScan, turn, walk, kick, quack, torque, declareSuccess, declareFailure];
+// The body verbs come from one list (intent.ts), so a verb a body performs is always one quackd knows.
+const all: readonly Verb[] = [...Object.values(BODY_VERBS), declareSuccess, declareFailure];
 
 export const DECLARE_VERBS = ['declare_success', 'declare_failure'] as const;
 

@@ -1,10 +1,12 @@
 /**
  * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
  * observations (scan, turn to the ball, walk up, kick, check) when the task is about a ball,
+ * a lookout (look all round, report, declare: fake-lookout.ts) when the task is a lookout's,
  * and otherwise says hello (quack, declare).
  * It is the demo and the test pilot; it never writes notes.
  */
 import { logger } from '../../log.js';
+import { playLookout } from './fake-lookout.js';
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
 
 type Facts = Readonly<Record<string, unknown>>;
@@ -29,9 +31,11 @@ class FakeProvider implements Provider {
       this.calls += 1;
       return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: 'declare_failure', args: { reason: `I cannot go on: ${refusal}` } }] });
     }
-    // The ball game when the task is about a ball and the verbs allow it; otherwise a hello.
+    // The ball game when the task is about a ball and the verbs allow it; a lookout when the task
+    // is one and the verbs can scan and report; otherwise a hello.
     const ballGame = offered.has('search_scan') && offered.has('kick') && /\b(ball|kick)/i.test(request.context.task);
-    const call = ballGame ? this.playBall(request.context, offered) : this.playHello(request.context, offered);
+    const lookout = offered.has('look_around') && offered.has('report') && /\blookout\b|\bwhat is where\b/i.test(request.context.task);
+    const call = ballGame ? this.playBall(request.context, offered) : lookout ? playLookout(request.context, offered) : this.playHello(request.context, offered);
     this.calls += 1;
     return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: call.name, args: call.args }] });
   }

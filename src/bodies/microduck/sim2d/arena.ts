@@ -44,6 +44,8 @@ export function wrapAngle(a: number): number {
 export const deg = (rad: number): number => (rad * 180) / Math.PI;
 export const rad = (degrees: number): number => (degrees * Math.PI) / 180;
 export const dist = (a: Vec, b: Vec): number => Math.hypot(a.x - b.x, a.y - b.y);
+/** Centimetres are as fine as results and frames report. */
+export const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 /** Bearing of `p` seen from `pose`, radians, positive = to the left. */
 export function bearingTo(pose: Pose, p: Vec): number {
@@ -62,8 +64,12 @@ export function discInRoom(p: Vec, radius: number): boolean {
   return p.x - radius >= ROOM.x0 && p.x + radius <= ROOM.x1 && p.y - radius >= ROOM.y0 && p.y + radius <= ROOM.y1;
 }
 
-/** Whether the segment a→b crosses rect r (Liang–Barsky clipping). */
-export function segmentHitsRect(a: Vec, b: Vec, r: Rect): boolean {
+/**
+ * Where the segment a→b is inside rect r, as fractions of the way from a (Liang–Barsky
+ * clipping), or undefined when it misses: the room's camera needs how high a sight line is over
+ * the sofa, not only whether it crosses it.
+ */
+export function segmentRectSpan(a: Vec, b: Vec, r: Rect): { readonly t0: number; readonly t1: number } | undefined {
   let t0 = 0;
   let t1 = 1;
   const dx = b.x - a.x;
@@ -76,22 +82,35 @@ export function segmentHitsRect(a: Vec, b: Vec, r: Rect): boolean {
   ];
   for (const [p, q] of clips) {
     if (p === 0) {
-      if (q < 0) return false;
+      if (q < 0) return undefined;
     } else {
       const t = q / p;
       if (p < 0) t0 = Math.max(t0, t);
       else t1 = Math.min(t1, t);
-      if (t0 > t1) return false;
+      if (t0 > t1) return undefined;
     }
   }
-  return true;
+  return { t0, t1 };
 }
 
-export type Blocker = 'wall' | 'sofa' | 'ball';
+/** Whether the segment a→b crosses rect r. */
+export function segmentHitsRect(a: Vec, b: Vec, r: Rect): boolean {
+  return segmentRectSpan(a, b, r) !== undefined;
+}
+
+/** What stops a move: a wall, the sofa, or a named disc on the floor (the ball, a chair …). */
+export type Blocker = 'wall' | 'sofa' | (string & {});
+
+/** A disc on the floor that a move stops at. */
+export interface Obstacle {
+  readonly name: string;
+  readonly at: Vec;
+  readonly radius: number;
+}
 
 /**
  * Move a disc from `from` along `heading` by up to `distance` metres (negative = backwards),
- * stopping at the first wall, the sofa or an obstacle disc. Marches in 1 cm steps: plenty for a
+ * stopping at the first wall, the sofa or obstacle disc. Marches in 1 cm steps: plenty for a
  * living room and simple to trust.
  */
 export function sweepDisc(
@@ -99,7 +118,7 @@ export function sweepDisc(
   heading: number,
   distance: number,
   radius: number,
-  obstacle?: { readonly at: Vec; readonly radius: number },
+  obstacles: readonly Obstacle[] = [],
 ): { readonly to: Vec; readonly travelled: number; readonly blockedBy?: Blocker } {
   const step = 0.01;
   const sign = Math.sign(distance);
@@ -112,7 +131,7 @@ export function sweepDisc(
     let blockedBy: Blocker | undefined;
     if (!discInRoom(next, radius)) blockedBy = 'wall';
     else if (discHitsRect(next, radius, SOFA)) blockedBy = 'sofa';
-    else if (obstacle !== undefined && dist(next, obstacle.at) < radius + obstacle.radius) blockedBy = 'ball';
+    else blockedBy = obstacles.find((o) => dist(next, o.at) < radius + o.radius)?.name;
     if (blockedBy !== undefined) return { to: at, travelled, blockedBy };
     at = next;
     travelled += d;

@@ -1,6 +1,7 @@
 /**
- * An ASCII picture of the sim2d room for transcripts: walls `#`, sofa `S`, ball `o`, the duck
- * as an arrow pointing where it faces. 0.2 m a column, 0.4 m a row (terminal cells are tall).
+ * An ASCII picture of the sim2d room for transcripts: walls `#`, sofa `S`, ball `o` (or the
+ * letter of each thing in the lookout room), the robot as an arrow pointing where it faces.
+ * 0.2 m a column, 0.4 m a row (terminal cells are tall).
  */
 import { ROOM, SOFA, type Pose, type Vec } from './arena.js';
 
@@ -12,7 +13,17 @@ function arrow(heading: number): string {
   return ['>', '^', '<', 'v'][octant] ?? '>';
 }
 
+/** A thing drawn on the floor plan: one character at a spot. */
+export interface Mark {
+  readonly at: Vec;
+  readonly char: string;
+}
+
 export function renderAscii(duck: Pose, ball: Vec): string {
+  return renderRoom(duck, [{ at: ball, char: 'o' }]);
+}
+
+export function renderRoom(robot: Pose, marks: readonly Mark[]): string {
   const cols = Math.round((ROOM.x1 - ROOM.x0) / COL);
   const rows = Math.round((ROOM.y1 - ROOM.y0) / ROW);
   const grid: string[][] = [];
@@ -28,10 +39,12 @@ export function renderAscii(duck: Pose, ball: Vec): string {
       if (x >= SOFA.x0 && x <= SOFA.x1 && y >= SOFA.y0 && y <= SOFA.y1) grid[r]![c] = 'S';
     }
   }
-  const [br, bc] = cell(ball);
-  grid[br]![bc] = 'o';
-  const [dr, dc] = cell(duck);
-  grid[dr]![dc] = arrow(duck.heading);
+  for (const mark of marks) {
+    const [r, c] = cell(mark.at);
+    grid[r]![c] = mark.char;
+  }
+  const [dr, dc] = cell(robot);
+  grid[dr]![dc] = arrow(robot.heading);
   const wall = `+${'-'.repeat(cols)}+`;
   return [wall, ...grid.map((row) => `|${row.join('')}|`), wall].join('\n');
 }

@@ -13,6 +13,7 @@ import {
   freeSpot,
   kickDistance,
   rad,
+  round2,
   sweepDisc,
   wrapAngle,
   type Pose,
@@ -115,7 +116,7 @@ export class Sim2dBody implements Body {
   }
 
   private walk(distance: number): VerbResult {
-    const moved = sweepDisc(this.duck, this.duck.heading, distance, DUCK_RADIUS, { at: this.ball, radius: BALL_RADIUS });
+    const moved = sweepDisc(this.duck, this.duck.heading, distance, DUCK_RADIUS, [{ name: 'ball', at: this.ball, radius: BALL_RADIUS }]);
     this.duck = { ...this.duck, ...moved.to };
     const what = moved.blockedBy === undefined ? `walked ${metres(moved.travelled)}` : `stopped after ${metres(moved.travelled)}: blocked by the ${moved.blockedBy}`;
     return { ok: moved.blockedBy === undefined, summary: `${what}; ${this.view()}`, data: { walked_m: round2(moved.travelled), ...(moved.blockedBy ? { blocked_by: moved.blockedBy } : {}), ...this.viewData() } };
@@ -128,7 +129,7 @@ export class Sim2dBody implements Body {
     }
     // The ball leaves along the line from the duck to the ball, nudged away from the kicking foot.
     const direction = bearingTo({ ...this.duck, heading: 0 }, this.ball) + (foot === 'left' ? -rad(5) : rad(5));
-    const rolled = sweepDisc(this.ball, direction, power, BALL_RADIUS, { at: this.duck, radius: DUCK_RADIUS });
+    const rolled = sweepDisc(this.ball, direction, power, BALL_RADIUS, [{ name: 'duck', at: this.duck, radius: DUCK_RADIUS }]);
     this.ball = rolled.to;
     const stopped = rolled.blockedBy === undefined ? '' : ` (stopped by the ${rolled.blockedBy})`;
     return {
@@ -168,13 +169,10 @@ export class Sim2dBody implements Body {
   }
 }
 
-function describeTurn(degrees: number): string {
+/** `30° left`, `0°`: how far a turn went. */
+export function describeTurn(degrees: number): string {
   const d = Math.round(degrees);
   return d === 0 ? '0°' : `${Math.abs(d)}° ${d > 0 ? 'left' : 'right'}`;
-}
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
 }
 
 export function createSim2dBody(options: BodyOptions): Sim2dBody {
