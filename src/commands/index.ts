@@ -18,6 +18,7 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   config: { summary: 'check the config file and show the effective settings and where each came from', load: async () => (await import('./config.js')).configCommand },
   policy: { summary: "list a robot's skill policies (walk, turn, stand, kicks) and swap one between runs", load: async () => (await import('./policy.js')).policyCommand },
   health: { summary: 'check the config, policies, ONNX runtime and memory store: one line each, exit 1 when one fails', load: async () => (await import('./health.js')).healthCommand },
+  'serve-mcp': { summary: 'serve the robots as MCP tools to a desktop LLM client (stdio, or HTTP with --http), under the same safety contract and memory as runs', load: async () => (await import('./serve-mcp.js')).serveMcpCommand },
   serve: { summary: 'run quackd as a service: hold the fleet, take runs from the CLI (over SSH) and front doors', load: async () => (await import('./serve.js')).serveCommand },
   status: { summary: 'what the running service is doing: robots, runs, gates, loops, memory, front doors', load: async () => (await import('./status.js')).statusCommand },
   stop: { summary: 'emergency stop through the running service: one robot, or all of them', load: async () => (await import('./stop.js')).stopCommand },
