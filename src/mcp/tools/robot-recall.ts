@@ -39,7 +39,9 @@ export const robotRecall: InstallTool = (server, ctx) => {
         const { robot: name } = await ctx.robots.pick(robot);
         if (query === undefined) {
           const answer = await askMemory(ctx, name, { action: 'prompt' });
-          return said(`${answer.summary}\n\n${answer.prompt}`, { robot: name, body: answer.key, summary: answer.summary });
+          // The block speaks to a run's pilot: "you" there is that pilot, and its remember is robot_remember here.
+          const preface = `${answer.summary}; below, as ${name}'s next run is told it ("you" is that run's pilot; save a note here with robot_remember)`;
+          return said(`${preface}\n\n${answer.prompt}`, { robot: name, body: answer.key, summary: answer.summary });
         }
         const answer = await askMemory(ctx, name, { action: 'search', query, ...(limit !== undefined ? { limit } : {}) });
         const hits = answer.hits;
