@@ -106,6 +106,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, built }),
+      // Awaited before the DELETE is answered: a client that said goodbye finds the robot free.
+      onsessionclosed: async (id) => {
+        sessions.delete(id);
+        await built.close('the MCP client closing');
+      },
     });
     transport.onclose = () => {
       const id = transport.sessionId;
