@@ -10,8 +10,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { RuntimeError, UsageError } from '../errors.js';
+import { RuntimeError } from '../errors.js';
 import { logger } from '../log.js';
+import { checkExposure, isLoopback } from './exposure.js';
 import type { BuiltServer } from './server.js';
 
 const PATH = '/mcp';
@@ -31,17 +32,6 @@ export interface HttpServing {
   /** `http://127.0.0.1:3825/mcp` */
   readonly url: string;
   close(why: string): Promise<void>;
-}
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** Refuses to serve the robots off loopback without a token, in one line. */
-export function checkExposure(host: string, token: string | undefined): void {
-  if (!isLoopback(host) && (token === undefined || token === '')) {
-    throw new UsageError(`serve-mcp: --http ${host} is reachable from other machines, and nobody may drive the robots from there without a bearer token`, 'give --token-file FILE (or QUACKD_MCP_TOKEN), or bind 127.0.0.1');
-  }
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();

@@ -5,7 +5,6 @@
  * until the client goes or a signal comes. Over stdio nothing but MCP goes to stdout.
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { findBody } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
 import { memoryDir, userDucksDir } from '../config/paths.js';
@@ -17,10 +16,10 @@ import { askService, replyError } from '../service/socket/client.js';
 import { DECLARE_VERBS } from '../verbs/registry.js';
 import type { Backend } from './backend.js';
 import { checkSessionDuck, defaultDuck, namedDuck, type SessionDuck } from './duck.js';
-import { checkExposure, serveHttp } from './http.js';
+import { checkExposure } from './exposure.js';
 import { openLocalBackend } from './local-backend.js';
 import { RobotScope } from './robots.js';
-import { buildServer, type ServerOptions } from './server.js';
+import type { ServerOptions } from './server.js';
 import { ServiceBackend } from './service-backend.js';
 
 export interface ServeMcpOptions {
@@ -89,36 +88,20 @@ async function settle(backend: Backend, o: ServeMcpOptions): Promise<ServerOptio
   return { backend, robots, memory: !o.noMemory, duckFor, sessionVerbs };
 }
 
-async function overStdio(server: ServerOptions, o: ServeMcpOptions): Promise<void> {
-  const built = buildServer(server);
-  const ended = new Promise<void>((resolve) => {
-    o.stdin.once('end', resolve);
-    o.stdin.once('close', resolve);
-    o.signal.addEventListener('abort', () => resolve(), { once: true });
-    built.server.server.onclose = resolve;
-  });
-  await built.server.connect(new StdioServerTransport(o.stdin, o.stdout));
-  await ended;
-  await built.close(why(o.signal, 'the MCP client closing'));
-  await built.server.close();
-}
-
-async function overHttp(server: ServerOptions, http: NonNullable<ServeMcpOptions['http']>, o: ServeMcpOptions): Promise<void> {
-  const serving = await serveHttp({ ...http, connect: () => buildServer(server) });
-  o.stderr.write(`quackd serve-mcp: MCP over HTTP at ${serving.url}${http.token !== undefined ? ' (bearer token required)' : ''}; robots held by ${server.backend.where}\n`);
-  await new Promise<void>((resolve) => (o.signal.aborted ? resolve() : o.signal.addEventListener('abort', () => resolve(), { once: true })));
-  await serving.close(why(o.signal, 'the MCP server stopping'));
-}
-
 export async function serveMcp(o: ServeMcpOptions): Promise<void> {
   // Before anything opens: an exposed server without a token never starts.
   if (o.http !== undefined) checkExposure(o.http.host, o.http.token);
+  // The SDK (~200 ms to load) loads while the backend opens (the store's writer thread starts meanwhile).
+  const speaking = import('./transports.js');
+  speaking.catch(() => undefined);
   const backend = await openBackend(o);
   try {
     const server = await settle(backend, o);
+    const { overHttp, overStdio } = await speaking;
     logger('mcp').info({ where: backend.where, transport: o.http !== undefined ? 'http' : 'stdio', memory: server.memory }, 'serve-mcp ready');
-    if (o.http !== undefined) await overHttp(server, o.http, o);
-    else await overStdio(server, o);
+    const words = (otherwise: string): string => why(o.signal, otherwise);
+    if (o.http !== undefined) await overHttp(server, o.http, o, words);
+    else await overStdio(server, o, words);
   } finally {
     await backend.close(why(o.signal, 'the MCP server stopping'));
   }

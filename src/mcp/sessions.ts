@@ -28,6 +28,8 @@ export interface VerbReply {
   readonly step?: RelayStep;
   /** The run ended with this call (a declaration, a spent budget) or before it could be made. */
   readonly ended?: RunReport;
+  /** How the robot's previous session ended, when no verb's answer said so (its seconds ran out between calls, a stop). */
+  readonly previous?: RunReport;
 }
 
 interface Session {
@@ -36,6 +38,8 @@ interface Session {
   /** The tool call under way, whose stream a gate's question goes on. */
   readonly via: { call?: RequestId };
   observation?: Observation;
+  /** A verb's answer said the session ended. */
+  told?: boolean;
 }
 
 export interface SessionOptions {
@@ -49,6 +53,8 @@ export interface SessionOptions {
 
 export class VerbSessions {
   private readonly open = new Map<string, Promise<Session>>();
+  /** Sessions that ended with nobody told, by robot: the next verb's answer says how. */
+  private readonly untold = new Map<string, RunReport>();
 
   constructor(private readonly options: SessionOptions) {}
 
@@ -69,8 +75,14 @@ export class VerbSessions {
     if (step !== undefined) session.observation = step.observation;
     const events = session.events.slice(from);
     const ended = step === undefined ? await session.handle.done : undefined;
+    if (ended !== undefined) {
+      session.told = true;
+      if (this.untold.get(robot.robot)?.runId === ended.runId) this.untold.delete(robot.robot);
+    }
+    const previous = fresh ? this.untold.get(robot.robot) : undefined;
+    if (fresh) this.untold.delete(robot.robot);
     const start = session.events.find((e) => e.type === 'start');
-    return { run: session.handle.run, fresh, verbs: start?.type === 'start' ? start.verbs : [], events, ...(step !== undefined ? { step } : {}), ...(ended !== undefined ? { ended } : {}) };
+    return { run: session.handle.run, fresh, verbs: start?.type === 'start' ? start.verbs : [], events, ...(step !== undefined ? { step } : {}), ...(ended !== undefined ? { ended } : {}), ...(previous !== undefined ? { previous } : {}) };
   }
 
   /** What the sensors said after the last verb of the session open on `robot`, if one is. */
@@ -105,9 +117,12 @@ export class VerbSessions {
       },
     });
     const opened = this.open.get(robot.robot);
-    void handle.done.then(() => {
+    const session: Session = { handle, events, via };
+    void handle.done.then((report) => {
       if (this.open.get(robot.robot) === opened) this.open.delete(robot.robot);
+      // A verb's answer under way tells it (and takes it back from here); else the next session's first answer does.
+      if (session.told !== true) this.untold.set(robot.robot, report);
     });
-    return { handle, events, via };
+    return session;
   }
 }

@@ -108,6 +108,22 @@ describe('serve-mcp through a running quackd serve', () => {
     assert.deepEqual([run.lastOutcome?.runId, run.lastOutcome?.status, run.lastOutcome?.reason], [runId, 'interrupted', 'stopped by the MCP client closing']);
   });
 
+  it('an emergency stop through the service ends the session, and the next answer says so', async () => {
+    const quack = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+    const runId = runIdIn(text(quack));
+    const ended = new Promise<void>((resolve) => {
+      const off = serving.service.events.on('run:end', (e) => (e.runId === runId ? (off(), resolve()) : undefined));
+    });
+    await serving.service.stop('den');
+    await ended;
+    // Whether the stop reached serve-mcp before this call or during it, the answer tells how the session ended.
+    const next = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+    assert.match(text(next), new RegExp(`transcript ${runId}\\)? ended between calls: interrupted — stopped by an emergency stop|the session ended: interrupted — stopped by an emergency stop · 1 step, \\d+ calls · transcript ${runId}`));
+    const again = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+    assert.equal(isError(again), false, text(again));
+    await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
+  });
+
   it('refuses --memory-dir while the service keeps the memory, in one line', async () => {
     const r = await quackd(['serve-mcp', '--memory-dir', join(home, 'elsewhere')], { env: { QUACKD_HOME: home } });
     assert.equal(r.code, 2);

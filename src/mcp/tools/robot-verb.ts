@@ -52,6 +52,8 @@ function answer(name: string, reply: VerbReply): CallToolResult {
   const { run, events, step, ended } = reply;
   const allowed = [...reply.verbs.filter((v) => v !== 'remember'), ...DECLARE_VERBS];
   const lines: string[] = [];
+  const before = reply.previous;
+  if (before !== undefined) lines.push(`the last session (transcript ${before.runId}) ended between calls: ${before.outcome.status} — ${before.outcome.reason}`);
   if (reply.fresh) {
     const b = run.duck.budgets;
     lines.push(`session started on ${robotLabel(run.robot, run.key)}: duck ${run.duck.name}, verbs ${allowed.join(', ')}; budget ${plural(b.steps, 'step')}, ${plural(b.llm_calls, 'call')}, ${b.seconds} s · transcript ${run.runId}`);
