@@ -1,6 +1,7 @@
 /**
  * The control socket: the CLI's way into the running service over SSH (`quackd status`, `stop`,
- * `run`, `transcript follow`, `health`). A unix socket in the data directory, the owner's alone
+ * `run`, `transcript follow`, `health`), and `quackd serve-mcp`'s (observe, memory, transcripts,
+ * runs it pilots). A unix socket in the data directory, the owner's alone
  * (0600), or its group's too (0660) when the config names one. A socket file left by a service
  * that crashed is noticed (nobody answers) and replaced; a live one means another `quackd serve`,
  * which is refused. A bad request is answered with an error line; nothing it sends can crash the
@@ -13,8 +14,8 @@ import { QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
 import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
-import type { FrontDoor } from '../front-door.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
+import type { FrontDoor } from '../front-door.js';
 import type { Service } from '../service.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
