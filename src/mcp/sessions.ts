@@ -58,8 +58,11 @@ export class VerbSessions {
 
   constructor(private readonly options: SessionOptions) {}
 
-  /** One verb on `robot`, in its session (started by this call when none is open). */
-  async verb(robot: RobotStatus, name: string, args: unknown, call: RequestId): Promise<VerbReply> {
+  /**
+   * One verb on `robot`, in its session (started by this call when none is open). A client that
+   * cancels the call (`signal`) stops the session, as Ctrl-C stops a run: the body stops.
+   */
+  async verb(robot: RobotStatus, name: string, args: unknown, call: RequestId, signal?: AbortSignal): Promise<VerbReply> {
     let opening = this.open.get(robot.robot);
     const fresh = opening === undefined;
     if (opening === undefined) {
@@ -71,7 +74,9 @@ export class VerbSessions {
     const session = await opening;
     session.via.call = call;
     const from = session.events.length;
-    const step = await session.handle.submit(name, args);
+    const cancel = (): void => session.handle.stop('the MCP client cancelling it');
+    signal?.addEventListener('abort', cancel, { once: true });
+    const step = await session.handle.submit(name, args).finally(() => signal?.removeEventListener('abort', cancel));
     if (step !== undefined) session.observation = step.observation;
     const events = session.events.slice(from);
     const ended = step === undefined ? await session.handle.done : undefined;

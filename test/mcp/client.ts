@@ -13,6 +13,8 @@ import { MAIN, assertFreshBuild, childEnv } from '../helpers/cli.js';
 
 export interface Served {
   readonly client: Client;
+  /** The server process's pid. */
+  readonly pid: number | null;
   /** What the server wrote on stderr so far. */
   stderr(): string;
   /** Errors the client's transport met (a line on stdout that is not MCP would be one). */
@@ -22,7 +24,7 @@ export interface Served {
 
 export interface ClientOptions {
   /** The person at the client answers each confirmation gate so (elicitation declared); none: the client cannot ask. */
-  readonly elicit?: (message: string) => ElicitResult;
+  readonly elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
 }
 
 /** A client with the given capabilities: elicitation only when the test answers gates. */
@@ -55,7 +57,7 @@ export async function serveMcpStdio(args: readonly string[], env: NodeJS.Process
     closed = true;
     await client.close();
   };
-  return { client, stderr: () => stderr, transportErrors, close };
+  return { client, pid: transport.pid, stderr: () => stderr, transportErrors, close };
 }
 
 /** The text a tool answered. */

@@ -315,3 +315,39 @@ describe('serve-mcp --no-memory', () => {
     assert.equal(system.includes(PROMPT_HEADING), false);
   });
 });
+
+describe('serve-mcp stopping', () => {
+  const home = tempDir('quackd-mcp-stop-');
+  const ducks = tempDir('quackd-mcp-stop-ducks-');
+  const open: Served[] = [];
+  before(() => void writeDuck(ducks, 'careful', 'robot: microduck:sim2d\nverbs: [quack]\nconfirm: [quack]\nbudgets: { steps: 4, llm_calls: 10, seconds: 120 }'));
+  after(() => Promise.all(open.map((s) => s.close())));
+
+  it('a client that cancels a verb waiting at its gate stops the session: the gate stays shut, the body stops', async () => {
+    const cancel = new AbortController();
+    // The person never answers; the client gives up on the call instead.
+    const served = await serveMcpStdio(['--duck', `${ducks}/careful.duck`], { QUACKD_HOME: home }, { elicit: () => (cancel.abort(), new Promise(() => undefined)) });
+    open.push(served);
+    await assert.rejects(served.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } }, undefined, { signal: cancel.signal }));
+    // The stop takes its course (the body stops, the transcript closes): the robot is idle after it.
+    while ((await call(served, 'robot_list')).text.split('\n')[0] !== 'microduck:sim2d · idle') await new Promise((resolve) => setTimeout(resolve, 10));
+    const runs = JSON.parse(resourceText(await served.client.readResource({ uri: 'quackd://transcripts' }))) as { id: string; outcome: string; reason: string }[];
+    const lines = transcript(home, runs[0]?.id ?? '');
+    assert.deepEqual(ofType(lines, 'gate').map((g) => [g.allowed, g.how]), [[false, 'aborted']]);
+    assert.deepEqual(ofType(lines, 'verb_result'), []);
+    assert.deepEqual(ofType(lines, 'end').map((e) => [e.outcome, e.reason]), [['interrupted', 'stopped by the MCP client cancelling it']]);
+    assert.deepEqual(ofType(lines, 'body_stop').map((b) => b.ok), [true]);
+  });
+
+  it('SIGTERM stops its sessions cleanly (stopped by SIGTERM) and the server exits', async () => {
+    const served = await serveMcpStdio([], { QUACKD_HOME: home });
+    open.push(served);
+    const quack = await call(served, 'robot_verb', { verb: 'quack' });
+    const gone = new Promise<void>((resolve) => (served.client.onclose = resolve));
+    assert.ok(served.pid !== null);
+    process.kill(served.pid, 'SIGTERM');
+    await gone;
+    const end = ofType(transcript(home, runIdIn(quack.text)), 'end')[0];
+    assert.deepEqual([end?.outcome, end?.reason], ['interrupted', 'stopped by SIGTERM']);
+  });
+});

@@ -107,7 +107,7 @@ export const robotVerb: InstallTool = (server, ctx) => {
         // A note from the client is robot_remember's: saved as the assistant's, never as a pilot's.
         if (everyVerb.get(verb)?.kind === 'memory') return refused(`${verb} is robot_remember's job here: call robot_remember; nothing was saved`);
         const status = await ctx.robots.pick(robot);
-        return answer(verb, await ctx.sessions.verb(status, verb, args ?? {}, extra.requestId));
+        return answer(verb, await ctx.sessions.verb(status, verb, args ?? {}, extra.requestId, extra.signal));
       }),
   );
 };
