@@ -19,6 +19,7 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   policy: { summary: "list a robot's skill policies (walk, turn, stand, kicks) and swap one between runs", load: async () => (await import('./policy.js')).policyCommand },
   health: { summary: 'check the config, policies, ONNX runtime and memory store: one line each, exit 1 when one fails', load: async () => (await import('./health.js')).healthCommand },
   serve: { summary: 'run quackd as a service: hold the fleet, take runs from the CLI (over SSH) and front doors', load: async () => (await import('./serve.js')).serveCommand },
+  'serve-mcp': { summary: 'serve the robots as MCP tools to a desktop LLM client (stdio, or HTTP with --http), under the same safety contract and memory as runs', load: async () => (await import('./serve-mcp.js')).serveMcpCommand },
   status: { summary: 'what the running service is doing: robots, runs, gates, loops, memory, front doors', load: async () => (await import('./status.js')).statusCommand },
   stop: { summary: 'emergency stop through the running service: one robot, or all of them', load: async () => (await import('./stop.js')).stopCommand },
   confirm: { summary: "answer the confirmation gate a robot's run in the service is waiting on (yes or no)", load: async () => (await import('./confirm.js')).confirmCommand },

@@ -6,6 +6,9 @@
  * wait on it.
  */
 import type { BodyKey } from '../bodies/body.js';
+import type { Entry } from '../memory/entry.js';
+import type { WriteAction } from '../memory/rules.js';
+import type { Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Budgets } from '../ducks/duck.js';
@@ -56,7 +59,31 @@ export interface RunOnRequest {
    * `yes` opens every gate (`--yes`); `deny` shuts them (a CLI without a terminal to ask on).
    */
   readonly gates?: 'ask' | 'yes' | 'deny';
+  /**
+   * The pilot of this run when the asker flies it (an MCP client's robot_verb through the relay
+   * pilot, src/pilot/providers/relay.ts); else the service's own.
+   */
+  readonly pilot?: Provider;
 }
+
+/** What a front door asks of a robot's memory (its body's: every run of that body reads it). */
+export type MemoryAsk =
+  /** The notes and episodes as a run's system prompt renders them. */
+  | { readonly action: 'prompt' }
+  /** `quackd memory search`: the entries that answer a question, best first. */
+  | { readonly action: 'search'; readonly query: string; readonly limit?: number }
+  /** One note, written as an assistant over MCP (source `mcp`), under every rule a note obeys. */
+  | { readonly action: 'remember'; readonly text: string; readonly tags?: readonly string[]; readonly topic?: string }
+  | { readonly action: 'forget'; readonly id: string }
+  /** Every entry, newest first. */
+  | { readonly action: 'entries' };
+
+export type MemoryAnswer =
+  | { readonly action: 'prompt'; readonly key: BodyKey; readonly prompt: string; readonly summary: string }
+  | { readonly action: 'search'; readonly key: BodyKey; readonly hits: readonly { readonly entry: Entry; readonly score: number }[] }
+  | { readonly action: 'remember'; readonly key: BodyKey; readonly outcome: WriteAction; readonly entry?: Entry; readonly replaced?: string; readonly evicted: readonly string[] }
+  | { readonly action: 'forget'; readonly key: BodyKey; readonly forgotten?: Entry }
+  | { readonly action: 'entries'; readonly key: BodyKey; readonly entries: readonly Entry[] };
 
 export interface StartedRun {
   readonly runId: string;

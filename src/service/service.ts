@@ -5,6 +5,8 @@
  * sees it. Front doors (the control socket, MQTT) are written against this and the bus; none of
  * them opens a body, a store or a transcript.
  */
+import { join } from 'node:path';
+import { BodyError, type BodyKey, type Observation } from '../bodies/body.js';
 import { InputError, RuntimeError } from '../errors.js';
 import { logger } from '../log.js';
 import { createProvider } from '../pilot/providers/index.js';
@@ -15,9 +17,11 @@ import { RobotSettingsError, type Robot } from '../runtime/fleet.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
-import type { TranscriptEvent } from '../transcript/events.js';
-import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
+import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
+import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
+import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
 import { duckOf } from './duck-of.js';
+import { askMemory } from './memory-ask.js';
 import type { DoorLine, FrontDoor } from './front-door.js';
 import { DEFAULT_GATE_TIMEOUT_MS, ServiceGate } from './gate.js';
 import { StatusBoard } from './status-board.js';
@@ -126,7 +130,7 @@ export class Service implements ServiceApi {
     this.current.set(robot.name, current);
     const memory: { summary?: string; notice?: string } = {};
     try {
-      const provider = await (this.options.pilot ?? (() => createProvider({}, this.options.env)))();
+      const provider = req.pilot ?? (await (this.options.pilot ?? (() => createProvider({}, this.options.env)))());
       const pilot = provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`;
       const dryRun = req.dryRun === true;
       let resolveStart: (run: StartedRun) => void = () => undefined;
@@ -224,6 +228,56 @@ export class Service implements ServiceApi {
     for (const event of current.events) listener.onEvent(event);
     current.followers.add(listener);
     return { run, unfollow: () => current.followers.delete(listener) };
+  }
+
+  /**
+   * What a robot's sensors say now, between runs: its body leased for one observe (held bodies
+   * stay open; a simulator opens the world its next run starts in). Nothing moves. RobotBusy
+   * while the robot runs a duck: that run's transcript has its observations.
+   */
+  async observe(name: string): Promise<{ readonly robot: string; readonly key: BodyKey; readonly perRun: boolean; readonly observation: Observation }> {
+    const robot = this.resolve(name);
+    if (this.current.has(robot.name)) throw new RobotBusy(robot.name);
+    let lease;
+    try {
+      lease = await this.runtime.bodies.lease(robot, 7);
+    } catch (err) {
+      // A port that is missing or taken is the person's to fix, in one line.
+      if (err instanceof BodyError) throw new RuntimeError(`${robot.name}: ${err.message}`);
+      throw err;
+    }
+    try {
+      return { robot: robot.name, key: robot.key, perRun: robot.entry.perRun === true, observation: await lease.body.observe() };
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /**
+   * A robot's memory as a front door tends it (MCP's recall, remember, forget): its body's, the
+   * one every run of that body reads, under the same rules as every other path. A refused note is
+   * an InputError and a store that fails a RuntimeError, each one line that never quotes the text.
+   */
+  async memory(name: string, ask: MemoryAsk): Promise<MemoryAnswer> {
+    const { key } = this.resolve(name);
+    const { store, notice } = await this.runtime.memory();
+    if (store === undefined) throw new RuntimeError(notice ?? 'memory is off (--no-memory)');
+    return askMemory(store, key, ask);
+  }
+
+  /** The newest `limit` transcripts of this runtime's runs, whoever started them. */
+  transcripts(limit: number): TranscriptSummary[] {
+    const dir = this.runtime.transcriptsDir;
+    return listTranscriptIds(dir)
+      .slice(0, limit)
+      .map((id) => summarize(dir, id));
+  }
+
+  /** One transcript's lines: `last`, an id, or a unique prefix of one (InputError otherwise). */
+  transcript(ref: string): { readonly id: string; readonly lines: readonly TranscriptLine[] } {
+    const dir = this.runtime.transcriptsDir;
+    const id = resolveTranscriptId(dir, ref);
+    return { id, lines: readTranscript(join(dir, `${id}.jsonl`)).lines };
   }
 
   /** Each body's notes and earlier runs in the store (for `quackd status`); empty without a store. */

@@ -16,7 +16,7 @@ function newestMtime(dir: string): number {
 
 let fresh: boolean | undefined;
 /** A test of the built CLI must test today's code: a dist older than src fails, it does not pass on stale code. */
-function assertFreshBuild(): void {
+export function assertFreshBuild(): void {
   fresh ??= (() => {
     let built: number;
     try {

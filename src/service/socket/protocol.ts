@@ -2,13 +2,18 @@
  * The control socket's protocol: newline-delimited JSON, one request a connection. A request is
  * checked by its zod schema before the service hears of it; anything else is answered with an
  * error line. `run` and `follow` stream: a run's connection then carries the person's answers to
- * gates and Ctrl-C (`answer`, `abort`) the other way.
+ * gates and Ctrl-C (`answer`, `abort`) the other way, and, for a run the asker pilots (`drive`:
+ * serve-mcp's robot_verb), its calls (`call`), each answered by a `step`.
  */
 import { z } from 'zod';
-import type { HealthLine, RobotStatus, StartedRun } from '../api.js';
+import type { Observation } from '../../bodies/body.js';
+import { MAX_TAGS, TAG_MAX_CHARS, TOPIC_MAX_CHARS } from '../../memory/entry.js';
+import type { RelayStep } from '../../pilot/providers/relay.js';
+import type { TranscriptSummary } from '../../transcript/reader.js';
+import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, StartedRun } from '../api.js';
 import type { DoorLine } from '../front-door.js';
 import type { RunReport } from '../../run/start-run.js';
-import type { TranscriptEvent } from '../../transcript/events.js';
+import type { TranscriptEvent, TranscriptLine } from '../../transcript/events.js';
 import type { ErrorKind } from '../../errors.js';
 
 /** A request line longer than this (a duck's text is a few kB) is refused, not buffered. */
@@ -28,8 +33,19 @@ export const RunRequestSchema = z
     // The ranges a .duck file may give.
     budgets: z.object({ steps: z.int().min(1).max(1000).optional(), llm_calls: z.int().min(1).max(5000).optional(), seconds: z.number().min(1).max(86_400).optional() }).strict().optional(),
     gates: z.enum(['ask', 'yes', 'deny']).optional(),
+    // The asker is the pilot (an MCP client, named here for the transcript): its calls come as `call` lines.
+    drive: z.object({ client: z.string().min(1).max(200) }).strict().optional(),
   })
   .strict();
+
+/** The memory a front door tends (MemoryAsk); a note's own limits are the store's to enforce, in one line. */
+export const MemoryAskSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('prompt') }).strict(),
+  z.object({ action: z.literal('search'), query: z.string().min(1).max(4096), limit: z.int().min(1).max(100).optional() }).strict(),
+  z.object({ action: z.literal('remember'), text: z.string().max(10_000), tags: z.array(z.string().max(TAG_MAX_CHARS)).max(MAX_TAGS).readonly().optional(), topic: z.string().max(TOPIC_MAX_CHARS).optional() }).strict(),
+  z.object({ action: z.literal('forget'), id: z.string().min(1).max(40) }).strict(),
+  z.object({ action: z.literal('entries') }).strict(),
+]) satisfies z.ZodType<MemoryAsk>;
 
 export const RequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('status') }).strict(),
@@ -39,6 +55,11 @@ export const RequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional() }).strict(),
   RunRequestSchema,
   z.object({ op: z.literal('follow'), target: name.optional() }).strict(),
+  // Between runs: what the robot's sensors say (nothing moves).
+  z.object({ op: z.literal('observe'), robot: name }).strict(),
+  z.object({ op: z.literal('memory'), robot: name, ask: MemoryAskSchema }).strict(),
+  z.object({ op: z.literal('transcripts'), limit: z.int().min(1).max(100) }).strict(),
+  z.object({ op: z.literal('transcript'), id: name }).strict(),
 ]);
 
 /** What the terminal that started a run sends on its connection while the run goes on. */
@@ -46,6 +67,8 @@ export const RunInputSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('answer'), answer: z.boolean() }).strict(),
   // `why`: `Ctrl-C`, `SIGTERM`, `SIGHUP`: the outcome reads `stopped by Ctrl-C` as a local run's does.
   z.object({ op: z.literal('abort'), why: z.string().min(1).max(40) }).strict(),
+  // A `drive` run's next call; its arguments are the verb's schema's to check, in the executor.
+  z.object({ op: z.literal('call'), name: z.string().min(1).max(64), args: z.unknown() }).strict(),
 ]);
 
 export type Request = z.infer<typeof RequestSchema>;
@@ -79,8 +102,14 @@ export type Reply =
   | { readonly type: 'event'; readonly event: TranscriptEvent }
   /** A gate of this run waits for a person: the terminal asks, and answers with `answer`. */
   | { readonly type: 'gate'; readonly question: string; readonly verb: string }
+  /** What became of a `drive` run's call (its run's `end` comes instead when the call ended it). */
+  | { readonly type: 'step'; readonly step: RelayStep }
   /** The run ended: to the terminal that started it, and to those following it. */
-  | { readonly type: 'end'; readonly report: RunReport };
+  | { readonly type: 'end'; readonly report: RunReport }
+  | { readonly type: 'observation'; readonly robot: string; readonly key: string; readonly perRun: boolean; readonly observation: Observation }
+  | { readonly type: 'memory'; readonly answer: MemoryAnswer }
+  | { readonly type: 'transcripts'; readonly runs: readonly TranscriptSummary[] }
+  | { readonly type: 'transcript'; readonly id: string; readonly lines: readonly TranscriptLine[] };
 
 /** Splits a stream's chunks into lines; a line past MAX_LINE is an error, never kept. */
 export function lineReader(onLine: (line: string) => void, onTooLong: () => void): (chunk: string) => void {

@@ -1,6 +1,7 @@
 /**
  * The control socket: the CLI's way into the running service over SSH (`quackd status`, `stop`,
- * `run`, `transcript follow`, `health`). A unix socket in the data directory, the owner's alone
+ * `run`, `transcript follow`, `health`), and `quackd serve-mcp`'s (observe, memory, transcripts,
+ * runs it pilots). A unix socket in the data directory, the owner's alone
  * (0600), or its group's too (0660) when the config names one. A socket file left by a service
  * that crashed is noticed (nobody answers) and replaced; a live one means another `quackd serve`,
  * which is refused. A bad request is answered with an error line; nothing it sends can crash the
@@ -13,6 +14,7 @@ import { QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
 import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
+import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import type { FrontDoor } from '../front-door.js';
 import type { Service } from '../service.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
@@ -217,6 +219,22 @@ export class ControlSocket implements FrontDoor {
           return await this.run(r, socket, send, onInput);
         case 'follow':
           return await this.follow(r.target, socket, send);
+        case 'observe': {
+          const { robot, key, perRun, observation } = await this.service.observe(r.robot);
+          send({ type: 'observation', robot, key, perRun, observation });
+          break;
+        }
+        case 'memory':
+          send({ type: 'memory', answer: await this.service.memory(r.robot, r.ask) });
+          break;
+        case 'transcripts':
+          send({ type: 'transcripts', runs: this.service.transcripts(r.limit) });
+          break;
+        case 'transcript': {
+          const { id, lines } = this.service.transcript(r.id);
+          send({ type: 'transcript', id, lines });
+          break;
+        }
       }
     } catch (err) {
       send(errorReply(err));
@@ -232,10 +250,16 @@ export class ControlSocket implements FrontDoor {
     });
   }
 
-  /** A run for the terminal that asked: its events as they happen, its gates asked there, its end. */
+  /**
+   * A run for the terminal that asked: its events as they happen, its gates asked there, its end.
+   * A `drive` run is piloted by the asker: each `call` it sends goes to the run's loop through the
+   * relay pilot, and what became of it comes back as a `step`.
+   */
   private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
-    const { op: _op, robot, ...request } = r;
-    const started = await this.service.run(robot, request);
+    const { op: _op, robot, drive, ...request } = r;
+    const relay = drive !== undefined ? new RelayPilot(drive.client) : undefined;
+    const started = await this.service.run(robot, { ...request, ...(relay !== undefined ? { pilot: relay } : {}) });
+    void started.done.then(() => relay?.end());
     const { done: _done, ...run } = started;
     send({ type: 'started', run });
     const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
@@ -255,11 +279,19 @@ export class ControlSocket implements FrontDoor {
       }
       const input = RunInputSchema.safeParse(value);
       if (!input.success) return send({ type: 'error', kind: 'usage', message: 'during a run: send {"op":"answer","answer":true|false} or {"op":"abort","why":"Ctrl-C"}' });
-      if (input.data.op === 'answer') this.service.answerGate(run.robot, input.data.answer, undefined, 'tty');
-      else this.service.abortRun(run.runId, input.data.why);
+      const said = input.data;
+      if (said.op === 'answer') this.service.answerGate(run.robot, said.answer, undefined, relay !== undefined ? 'person' : 'tty');
+      else if (said.op === 'abort') this.service.abortRun(run.runId, said.why);
+      else if (relay === undefined) send({ type: 'error', kind: 'usage', message: 'a call is for a run the asker pilots (drive)' });
+      else {
+        relay.submit(said.name, said.args).then(
+          (step) => (step !== undefined ? send({ type: 'step', step }) : undefined),
+          (err: unknown) => send(errorReply(err instanceof RelayBusy ? new RuntimeError(err.message) : err)),
+        );
+      }
     });
     // The person who started it is gone (the SSH session dropped, the CLI was killed): as a local run would, it stops.
-    const hangup = (): void => void this.service.abortRun(run.runId, 'the terminal that started it hanging up');
+    const hangup = (): void => void this.service.abortRun(run.runId, relay !== undefined ? `its pilot (${relay.model}) hanging up` : 'the terminal that started it hanging up');
     if (socket.destroyed) hangup();
     else socket.once('close', hangup);
     const report = await started.done;

@@ -1,0 +1,117 @@
+/**
+ * `quackd serve-mcp`: the fleet as MCP tools for desktop LLM clients, over stdio (Claude Desktop,
+ * or a Pi reached as `ssh pi quackd serve-mcp`) or Streamable HTTP. Parses the flags and hands
+ * over to src/mcp/serve.ts, imported only now: the MCP SDK costs ~200 ms and 25 MB to load.
+ * Over stdio nothing but MCP may reach stdout: errors and logs go to stderr.
+ */
+import { numberFlag, parseFlags } from '../cli/args.js';
+import { UsageError } from '../cli/errors.js';
+import type { Invocation } from '../cli/invocation.js';
+import { onStopSignals } from '../cli/signals.js';
+import { readKeyFile } from '../config/api-key.js';
+import { registerSecret } from '../secrets.js';
+import type { Command } from './command.js';
+
+const flags = {
+  http: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  duck: { type: 'string' },
+  robot: { type: 'string' },
+  'no-memory': { type: 'boolean' },
+  'memory-dir': { type: 'string' },
+} as const;
+
+/** Where `--http` alone listens: 3825 is DUCK on a phone's keypad. */
+const HTTP_HOST = '127.0.0.1';
+const HTTP_PORT = 3825;
+
+const help = `usage: quackd serve-mcp [--http [ADDR:PORT]] [--duck NAME|PATH] [--robot NAME] [--no-memory | --memory-dir DIR]
+
+Serves the robots as MCP tools to a desktop LLM client (Claude Desktop, any MCP host), with the
+same memory and safety contract as 'quackd run': robot_list, robot_recall, robot_remember,
+robot_forget, robot_observe, robot_verb (one verb under the server's duck), robot_run (a whole
+duck with quackd's pilot), and each robot's memory and the latest transcripts as resources.
+When a 'quackd serve' is running, everything goes through it (it holds the hardware).
+
+Over stdio (the default) stdout carries MCP alone; logs go to stderr. It ends when the client
+closes stdin, or on Ctrl-C/SIGTERM (runs under way stop, their bodies stop).
+
+options:
+  --http [ADDR:PORT]   Streamable HTTP at http://ADDR:PORT/mcp instead of stdio (default
+                       ${HTTP_HOST}:${HTTP_PORT}); any address but loopback needs a bearer token
+  --token-file FILE    the bearer token, in a 0600 file (or QUACKD_MCP_TOKEN; --token TOKEN
+                       works too, but other users see it in ps)
+  --duck NAME|PATH     what robot_verb may do: that duck's verbs, budgets and gates (default: a
+                       built-in one: search_scan and quack only, 6 steps, 12 calls, 300 s, and
+                       search_scan behind a person's yes on a real robot)
+  --robot NAME         look after this robot only (a fleet name or a body key)
+  --no-memory          no memory tools or resource; runs neither read nor write memory
+  --memory-dir DIR     robot memory (default ~/.quackd/memory, or QUACKD_MEMORY_DIR)
+
+A confirmation gate is asked of the person at the client when it supports MCP elicitation;
+otherwise it is denied and nothing moves.
+
+examples:
+  quackd serve-mcp
+  ssh pi quackd serve-mcp
+  quackd serve-mcp --http                          # http://127.0.0.1:${HTTP_PORT}/mcp
+  quackd serve-mcp --http 0.0.0.0:${HTTP_PORT} --token-file ~/.quackd/mcp-token`;
+
+/** `--http` may come without a value: it then means the default address. */
+function defaultHttp(argv: readonly string[]): string[] {
+  return argv.map((a, i) => (a === '--http' && (argv[i + 1] === undefined || argv[i + 1]?.startsWith('-') === true) ? `--http=${HTTP_HOST}:${HTTP_PORT}` : a));
+}
+
+/** `127.0.0.1:3825`, `[::1]:3825`, `0.0.0.0` or `3825`. */
+export function httpAddress(value: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:[\]]*)(?::(\d+))?$/.exec(value);
+  const digitsOnly = /^\d+$/.test(value);
+  const host = digitsOnly ? HTTP_HOST : m?.[1] || HTTP_HOST;
+  const port = digitsOnly ? value : m?.[2];
+  if (m === null && !digitsOnly) throw new UsageError(`serve-mcp: --http "${value}" is not ADDR:PORT`, 'e.g. --http 127.0.0.1:3825');
+  return { host, port: numberFlag('http', port, { int: true, min: 0, max: 65_535 }) ?? HTTP_PORT };
+}
+
+/** The bearer token: --token, --token-file, else QUACKD_MCP_TOKEN; registered so no log line shows it. */
+function bearerToken(f: { token?: string; 'token-file'?: string }, env: NodeJS.ProcessEnv): string | undefined {
+  if (f.token !== undefined && f['token-file'] !== undefined) throw new UsageError('serve-mcp: give --token or --token-file, not both');
+  const token = f.token ?? (f['token-file'] !== undefined ? readKeyFile(f['token-file']) : env['QUACKD_MCP_TOKEN']);
+  const trimmed = token?.trim();
+  if (trimmed === undefined || trimmed === '') return undefined;
+  if (trimmed.length < 16) throw new UsageError('serve-mcp: the bearer token is too short to guard the robots (at least 16 characters)', 'e.g. openssl rand -hex 24 > ~/.quackd/mcp-token');
+  registerSecret(trimmed);
+  return trimmed;
+}
+
+export const serveMcpCommand: Command = {
+  name: 'serve-mcp',
+  help,
+  async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
+    const { flags: f, positionals } = parseFlags('serve-mcp', defaultHttp(argv), flags);
+    if (positionals.length > 0) throw new UsageError(`serve-mcp: takes no arguments (got "${positionals[0] ?? ''}")`, "see 'quackd serve-mcp --help'");
+    if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('serve-mcp: --memory-dir and --no-memory contradict each other');
+    const token = bearerToken(f, env);
+    if (token !== undefined && f.http === undefined) throw new UsageError('serve-mcp: a bearer token is for --http; over stdio the client is the process that started this one');
+    const http = f.http !== undefined ? { ...httpAddress(f.http), ...(token !== undefined ? { token } : {}) } : undefined;
+    const { serveMcp } = await import('../mcp/serve.js');
+    const stop = onStopSignals();
+    try {
+      await serveMcp({
+        env,
+        stdin,
+        stdout: io.out,
+        stderr: io.err,
+        ...(http !== undefined ? { http } : {}),
+        ...(f.duck !== undefined ? { duck: f.duck } : {}),
+        noMemory: f['no-memory'] === true,
+        ...(f['memory-dir'] !== undefined ? { memoryDir: f['memory-dir'] } : {}),
+        ...(f.robot !== undefined ? { robot: f.robot } : {}),
+        signal: stop.signal,
+      });
+      return stop.exitCode() ?? 0;
+    } finally {
+      stop.dispose();
+    }
+  },
+};

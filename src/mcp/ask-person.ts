@@ -1,0 +1,67 @@
+/**
+ * A confirmation gate put to the person at the MCP client, through MCP elicitation, when the
+ * client declared it can ask one. A client that cannot ask gets every gate shut: a motor never
+ * moves because nobody could be asked. Only an explicit yes opens a gate; a decline, a dismissed
+ * form, an error or a gate that closed first (its timeout, the run stopping) is a no.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** Puts one gate's question to a person; resolves true only for their yes. */
+export type AskPerson = (robot: string, question: string, via: { readonly signal: AbortSignal; readonly relatedRequestId?: RequestId }) => Promise<boolean>;
+
+/** The client declared elicitation: it can put a question to a person. */
+export function canAskPerson(server: McpServer): boolean {
+  return server.server.getClientCapabilities()?.elicitation !== undefined;
+}
+
+/**
+ * `den: 5 kick right — confirm?`, asked on the stream of the tool call the gate belongs to
+ * (`relatedRequestId`: over HTTP, that call's response stream).
+ */
+export function personAsker(server: McpServer): AskPerson {
+  return async (robot, question, { signal, relatedRequestId }) => {
+    try {
+      const reply = await server.server.elicitInput(
+        {
+          mode: 'form',
+          message: `${robot}: ${question.trim().replace(/\s+/g, ' ')} — confirm?`,
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean', title: 'Let the robot do it', description: 'Only a yes lets the robot move; anything else keeps it still.' } },
+            required: ['confirm'],
+          },
+        },
+        { signal, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) },
+      );
+      return reply.action === 'accept' && reply.content?.['confirm'] === true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/**
+ * The gate half of a run asked for over MCP: with a person to ask, each gate goes to them (and
+ * their question is withdrawn once the gate closed otherwise); without one, every gate is shut.
+ * `seen` takes the run's transcript events; `call` is the tool call the gate belongs to now.
+ */
+export function personGates(ask: AskPerson | undefined, robot: string, call: () => RequestId | undefined): { readonly gates: 'ask' | 'deny'; readonly onGate?: (question: string, verb: string, answer: (allowed: boolean) => void) => void; seen(event: { readonly type: string }): void } {
+  if (ask === undefined) return { gates: 'deny', seen: () => undefined };
+  let open: AbortController | undefined;
+  return {
+    gates: 'ask',
+    onGate: (question, _verb, answer) => {
+      open?.abort();
+      const asking = new AbortController();
+      open = asking;
+      const relatedRequestId = call();
+      void ask(robot, question, { signal: asking.signal, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) }).then((allowed) => {
+        if (!asking.signal.aborted) answer(allowed);
+      });
+    },
+    seen: (event) => {
+      if (event.type === 'gate' || event.type === 'end') open?.abort();
+    },
+  };
+}

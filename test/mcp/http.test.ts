@@ -1,0 +1,184 @@
+/**
+ * serve-mcp over Streamable HTTP, in-process on 127.0.0.1 (a random port), with the SDK's own
+ * HTTP client: the tools and a session over HTTP, a gate asked through elicitation on the tool
+ * call's stream, the bearer token (required off loopback, or the server refuses to start in one
+ * line; 401 without it or with another), and the Host check that keeps web pages off the robots.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { serveMcp, type ServeMcpOptions } from '../../src/mcp/serve.js';
+import { childEnv } from '../helpers/cli.js';
+import { writeDuck } from '../helpers/ducks.js';
+import { quackd } from '../helpers/quackd.js';
+import { tempDir } from '../helpers/tmp.js';
+import { isError, newClient, runIdIn, text, transcript, type ClientOptions } from './client.js';
+
+const TOKEN = 'a-test-token-of-some-length-0123';
+
+interface Running {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** serveMcp over HTTP in this process; resolves once it listens (its line on stderr names the URL). */
+async function serveHttp(home: string, http: NonNullable<ServeMcpOptions['http']>, extra: Partial<ServeMcpOptions> = {}): Promise<Running> {
+  const stderr = new PassThrough();
+  let said = '';
+  const listening = new Promise<string>((resolve) =>
+    stderr.setEncoding('utf8').on('data', (d: string) => {
+      said += d;
+      const url = /at (http:\/\/\S+\/mcp)/.exec(said)?.[1];
+      if (url !== undefined) resolve(url);
+    }),
+  );
+  const stop = new AbortController();
+  const served = serveMcp({ env: childEnv({ QUACKD_HOME: home }), stdin: Readable.from([]), stdout: new PassThrough(), stderr, http, noMemory: false, signal: stop.signal, ...extra });
+  const url = await Promise.race([listening, served.then(() => Promise.reject(new Error(`serve-mcp ended: ${said}`)))]);
+  return {
+    url,
+    stop: async () => {
+      stop.abort(new Error('stopped by the test'));
+      await served;
+    },
+  };
+}
+
+async function connect(url: string, token?: string, options: ClientOptions = {}) {
+  const client = newClient(options);
+  const headers: Record<string, string> = token !== undefined ? { Authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** A raw POST of an initialize request: what a client without the token (or a web page) would send. */
+function rawInitialize(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('serve-mcp over HTTP on 127.0.0.1', () => {
+  const home = tempDir('quackd-mcp-http-');
+  const ducks = tempDir('quackd-mcp-http-ducks-');
+  let server: Running;
+
+  before(async () => {
+    const path = writeDuck(ducks, 'careful', 'robot: microduck:sim2d\nverbs: [quack, walk]\nconfirm: [quack]\nbudgets: { steps: 4, llm_calls: 10, seconds: 120 }');
+    server = await serveHttp(home, { host: '127.0.0.1', port: 0 }, { duck: path });
+  });
+  after(() => server.stop());
+
+  it('serves the tools; a session over HTTP asks its gate through elicitation on the call\'s own stream', async () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const asked: string[] = [];
+    const client = await connect(server.url, undefined, { elicit: (m) => (asked.push(m), { action: 'accept', content: { confirm: true } }) });
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 7);
+      await client.callTool({ name: 'robot_remember', arguments: { text: 'the door sticks' } });
+      const quack = await client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+      assert.equal(isError(quack), false, text(quack));
+      assert.match(text(quack), /^step 1: quack — ok: quack!$/m);
+      assert.deepEqual(asked, ['microduck:sim2d: 1 quack — confirm?']);
+      const walk = await client.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: -5 } } });
+      assert.equal(isError(walk), true);
+      assert.match(text(walk), /^refused — walk: invalid arguments: metres: Too small/m);
+      const done = await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_success', args: { reason: 'quacked' } } });
+      assert.match(text(done), /^the session ended: success/m);
+      const lines = transcript(home, runIdIn(text(quack)));
+      assert.deepEqual(lines.filter((l) => l.type === 'gate').map((l) => (l.type === 'gate' ? [l.allowed, l.how] : [])), [[true, 'person']]);
+      assert.deepEqual(lines.filter((l) => l.type === 'verb_result').map((l) => (l.type === 'verb_result' ? l.label : '')), ['quack']);
+      const recall = await client.callTool({ name: 'robot_recall', arguments: { query: 'door' } });
+      assert.match(text(recall), /"the door sticks"/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('keeps each MCP session\'s robot_verb session its own, and ends it when the client ends its MCP session', async () => {
+    const first = await connect(server.url);
+    const second = await connect(server.url);
+    try {
+      const started = await first.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      assert.equal(isError(started), false, text(started));
+      const busy = await second.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      assert.equal(isError(busy), true);
+      assert.equal(text(busy), 'microduck:sim2d is already running a duck; one run at a time per robot');
+      // The first client says goodbye (DELETE): its session's run stops, and the robot is free.
+      await (first.transport as StreamableHTTPClientTransport).terminateSession();
+      const mine = await second.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      assert.equal(isError(mine), false, text(mine));
+      const end = transcript(home, runIdIn(text(started))).find((l) => l.type === 'end');
+      assert.deepEqual(end?.type === 'end' ? [end.outcome, end.reason] : [], ['interrupted', 'stopped by the MCP client closing']);
+      await second.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+
+  it('answers a request addressed to another host with 403 (DNS rebinding), and one to another path with 404', async () => {
+    const port = new URL(server.url).port;
+    const foreign = await rawInitialize(server.url, { host: `robots.example:${port}` });
+    assert.equal(foreign.status, 403);
+    const wrongPath = await rawInitialize(server.url.replace('/mcp', '/other'), {});
+    assert.equal(wrongPath.status, 404);
+  });
+});
+
+describe('serve-mcp over HTTP: the bearer token', () => {
+  const home = tempDir('quackd-mcp-token-');
+
+  it('refuses to start off loopback without a token, in one line, before anything opens', async () => {
+    const r = await quackd(['serve-mcp', '--http', '0.0.0.0:0'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^quackd: serve-mcp: --http 0\.0\.0\.0 is reachable from other machines, and nobody may drive the robots from there without a bearer token \(give --token-file FILE \(or QUACKD_MCP_TOKEN\), or bind 127\.0\.0\.1\)\n$/);
+    assert.equal(existsSync(join(home, 'memory')), false, 'no store was opened');
+  });
+
+  it('refuses a token file others can read, and a token too short to guard anything', async () => {
+    const file = join(home, 'token');
+    writeFileSync(file, `${TOKEN}\n`, { mode: 0o644 });
+    const open = await quackd(['serve-mcp', '--http', '0.0.0.0:0', '--token-file', file], { env: { QUACKD_HOME: home } });
+    assert.equal(open.code, 2);
+    assert.match(open.stderr, /is open to other users \(mode 0644\); it must be 0600/);
+    const short = await quackd(['serve-mcp', '--http', '0.0.0.0:0'], { env: { QUACKD_HOME: home, QUACKD_MCP_TOKEN: 'duck' } });
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /too short/);
+  });
+
+  it('with a token on 0.0.0.0, answers 401 without it or with another, and serves with it', async () => {
+    const server = await serveHttp(home, { host: '0.0.0.0', port: 0, token: TOKEN });
+    try {
+      const url = server.url.replace('0.0.0.0', '127.0.0.1');
+      const none = await rawInitialize(url, {});
+      assert.equal(none.status, 401);
+      assert.match(String(none.headers['www-authenticate']), /^Bearer/);
+      assert.match(none.body, /a bearer token is required/);
+      const wrong = await rawInitialize(url, { authorization: `Bearer ${TOKEN}x` });
+      assert.equal(wrong.status, 401);
+      const client = await connect(url, TOKEN);
+      try {
+        const list = await client.callTool({ name: 'robot_list', arguments: {} });
+        assert.equal(text(list), 'microduck:sim2d · idle');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
