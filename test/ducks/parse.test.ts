@@ -20,9 +20,9 @@ function parseError(text: string): string {
 }
 
 describe('the bundled starters', () => {
-  it('lists hello-world and find-and-kick, and both parse', () => {
+  it('lists hello-world, find-and-kick and flock-find-ball, and they parse', () => {
     const names = listDucks().filter((d) => d.origin === 'starter').map((d) => d.name);
-    assert.deepEqual(names.sort(), ['find-and-kick', 'hello-world']);
+    assert.deepEqual(names.sort(), ['find-and-kick', 'flock-find-ball', 'hello-world']);
     const fk = findDuck('find-and-kick');
     assert.equal(fk.robot, 'microduck:sim2d');
     assert.deepEqual([...fk.verbs], ['search_scan', 'turn', 'walk', 'kick', 'quack']);
