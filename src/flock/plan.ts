@@ -60,6 +60,8 @@ class FirstFinderKicks implements Plan {
   private readonly members = new Map<string, State>();
   private finder: string | undefined;
   private finderOutcome: Outcome | undefined;
+  /** The finder went out of reach: its outcome is the flock's words, not its run's. */
+  private finderLost = false;
   private closing: { readonly kind: 'deadline' | 'interrupted'; readonly why: string } | undefined;
   private ended = false;
 
@@ -114,7 +116,10 @@ class FirstFinderKicks implements Plan {
       case 'lost': {
         const s = this.members.get(input.member);
         if (s === undefined || s.phase === 'done' || s.phase === 'dropped') return [];
-        if (s.phase === 'finder') this.finderOutcome = { status: 'error', reason: `${input.member} found the ball, then was lost: ${input.why}` };
+        if (s.phase === 'finder') {
+          this.finderOutcome = { status: 'error', reason: `${input.member} found the ball, then was lost: ${input.why}` };
+          this.finderLost = true;
+        }
         s.phase = 'dropped';
         s.last = { status: 'error', reason: input.why };
         return [{ kind: 'drop', member: input.member, why: input.why }];
@@ -165,7 +170,7 @@ class FirstFinderKicks implements Plan {
     if (found !== undefined && result !== undefined) {
       if (result.status === 'success') return { status: 'success', reason: `${found} found the ball and kicked it: ${result.reason}` };
       if (this.closing?.kind === 'deadline') return { status: 'budget', reason: `${this.closing.why} before ${found} was done` };
-      return { status: result.status, reason: `${found} found the ball, then: ${result.reason}` };
+      return this.finderLost ? result : { status: result.status, reason: `${found} found the ball; its run: ${result.reason}` };
     }
     if (this.closing?.kind === 'deadline') return { status: 'budget', reason: `${this.closing.why}; nobody found the ball` };
     // Nobody could even search (every one failed to start, or was lost): that is trouble, not a miss.
