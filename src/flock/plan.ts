@@ -75,7 +75,7 @@ class FirstFinderKicks implements Plan {
   }
 
   start(): Decision[] {
-    return [...this.members.keys()].map((member) => ({ kind: 'search', member }));
+    return [...this.members].flatMap(([member, s]): Decision[] => (s.phase === 'searching' ? [{ kind: 'search', member }] : []));
   }
 
   on(input: PlanInput): Decision[] {

@@ -99,7 +99,10 @@ export async function runFlock(req: FlockRequest): Promise<FlockReport> {
   const names = req.members.map((m) => m.name);
   const byName = new Map(req.members.map((m) => [m.name, m]));
   const reports = new Map<string, Tally>(req.members.map((m) => [m.name, { name: m.name, where: m.where(), runs: [] }]));
+  /** Once the flock has ended, a member that reports late (one dropped for not stopping) is no longer news. */
+  let over = false;
   const line = (l: Omit<FlockLine, 'type'>): void => {
+    if (over) return;
     const event: FlockLine = { type: 'flock', ...l };
     transcript.write(event);
     req.onNews?.({ kind: 'line', line: event });
@@ -138,6 +141,7 @@ export async function runFlock(req: FlockRequest): Promise<FlockReport> {
   let draining = false;
   const answers = new Map<string, (allowed: boolean) => void>();
   const feed = (input: PlanInput): void => {
+    if (over && input.kind !== 'asks') return;
     queue.push(input);
     if (draining) return;
     draining = true;
@@ -185,6 +189,7 @@ export async function runFlock(req: FlockRequest): Promise<FlockReport> {
         break;
       }
       case 'end':
+        over = true;
         finish(d.outcome);
         break;
     }
@@ -213,6 +218,7 @@ export async function runFlock(req: FlockRequest): Promise<FlockReport> {
             line({ what: 'run', member: m.name, memberRun: runId, duck: ran });
           },
           step: (step) => {
+            if (over) return;
             req.onNews?.({ kind: 'step', member: m.name, ...step });
             const what = plan.sighting(step);
             if (what !== undefined) feed({ kind: 'sighted', member: m.name, what });
