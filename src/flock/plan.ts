@@ -133,7 +133,8 @@ class FirstFinderKicks implements Plan {
           s.quackNext = false;
           if (s.phase === 'searching' || s.phase === 'finder' || s.phase === 'quacking') {
             if (s.phase !== 'finder') s.phase = 'stopping';
-            decisions.push({ kind: 'stop', member, why: input.why });
+            // `stopped by Ctrl-C` is the outcome's wording; a member's stop says what stopped it.
+            decisions.push({ kind: 'stop', member, why: input.why.replace(/^stopped by /, '') });
           }
         }
         return decisions;

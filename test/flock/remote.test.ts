@@ -153,5 +153,12 @@ describe('flock members behind another quackd serve, over a real mosquitto', { s
     const dropped = report.members.find((m) => m.name === 'remote:quackd-attic/den');
     assert.equal(dropped?.dropped, 'quackd-attic/den went offline (its quackd serve)');
     assert.equal(dropped?.runs.length, 1, 'its run was started, then it was gone');
+
+    // The next flock finds it offline (the last will is retained) and goes on without it from the start.
+    const again = [new LocalMember('microduck:sim2d', { runtime, robot, pilot: () => Promise.resolve(createFakeProvider()), dryRun: false }), new RemoteMember('remote:quackd-attic/den', 'quackd-attic', 'den', () => (link ??= openBrokerLink(settings)))];
+    const next = await runFlock({ duck: { ...duck, flock: duck.flock }, members: again, plan: planFor(duck.flock.plan, again.map((m) => m.name)), quackDuck: findDuck('hello-world'), seed: 7, transcriptsDir: join(here, 'transcripts'), gate: noTtyGate, dryRun: false, signal: new AbortController().signal });
+    assert.equal(next.outcome.status, 'success', next.outcome.reason);
+    const absent = next.members.find((m) => m.name === 'remote:quackd-attic/den');
+    assert.deepEqual([absent?.dropped, absent?.runs.length], ['quackd-attic/den is offline', 0]);
   });
 });
