@@ -255,8 +255,8 @@ export async function runFlock(req: FlockRequest): Promise<FlockReport> {
     req.signal.addEventListener('abort', onStop, { once: true });
     after(seconds * 1000, () => feed({ kind: 'deadline', why: `the flock's ${seconds} s ran out` }));
     for (const d of plan.start()) {
-      const why = opened[names.indexOf(d.kind === 'end' ? '' : d.member)];
       // A member that cannot be reached is out before it starts: the others go on.
+      const why = d.kind === 'search' ? opened[names.indexOf(d.member)] : undefined;
       if (d.kind === 'search' && why !== undefined) feed({ kind: 'lost', member: d.member, why });
       else carryOut(d);
     }
