@@ -105,7 +105,7 @@ describe('a flock of three sim2d ducks, in one process', () => {
     assert.match(out.at(-2) ?? '', /^OK success — microduck:sim2d#\d found the ball and kicked it: .* · 3 members, \d+\.\d s · transcript \d{8}-\d{6}-flock-find-ball$/);
 
     const ducks = await quackd(['ducks'], { env: { QUACKD_HOME: home } });
-    assert.match(ducks.stdout, /^flock-find-ball +starter +Three ducks search at once.* \(flock of 3, first-finder-kicks\)$/m);
+    assert.match(ducks.stdout, /^flock-find-ball +starter +Find the ball as a flock of three.* \(flock of 3, first-finder-kicks\)$/m);
     const listed = JSON.parse((await quackd(['ducks', '--json'], { env: { QUACKD_HOME: home } })).stdout) as { name: string; flock?: { members: string[]; plan: string } }[];
     assert.deepEqual(listed.find((d) => d.name === 'flock-find-ball')?.flock, { members: ['microduck:sim2d#1', 'microduck:sim2d#2', 'microduck:sim2d#3'], plan: 'first-finder-kicks' });
   });
