@@ -39,6 +39,8 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
       return [`error  ${l.message}`];
     case 'trouble':
       return [`body   ${l.kind}: ${l.message}`];
+    case 'flock':
+      return [`flock  ${l.member} ${l.what}${l.verb !== undefined ? ` ${l.verb}` : ''}${l.memberRun !== undefined ? ` ${l.memberRun}` : ''}${l.where !== undefined ? ` on ${l.where}` : ''}${l.outcome !== undefined ? ` ${l.outcome}` : ''}${l.reason !== undefined ? ` — ${l.reason}` : ''}`];
     case 'end':
       return [`end    ${l.outcome} — ${l.reason} · ${l.steps} step${l.steps === 1 ? '' : 's'}, ${l.llmCalls} call${l.llmCalls === 1 ? '' : 's'}, ${l.seconds} s`];
     default:

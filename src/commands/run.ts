@@ -13,7 +13,7 @@ import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import { didYouMean } from '../text/suggest.js';
 import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
-import { loadConfigFile } from '../config/file.js';
+import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
@@ -23,6 +23,7 @@ import { checkDuckForBody } from '../ducks/check.js';
 import { findDuck } from '../ducks/find.js';
 import { goalDuck } from '../ducks/goal.js';
 import { createProvider } from '../pilot/providers/index.js';
+import type { Provider } from '../pilot/providers/provider.js';
 import { chooseGate } from '../safety/gate.js';
 import { printHeader, printOutcome, stepPrinter } from '../cli/run-printer.js';
 import type { RunReport } from '../run/start-run.js';
@@ -46,6 +47,8 @@ const flags = {
   json: { type: 'boolean' },
   local: { type: 'boolean' },
 } as const;
+
+export type RunFlags = Parsed<typeof flags>['flags'];
 
 /** Flags of a run in this process: the service runs with its own robots' ports, its pilot and its memory. */
 const LOCAL_ONLY = ['port', 'baud', 'memory-dir', 'no-memory', 'provider', 'model', 'base-url', 'timeout', 'retries', 'key-file'] as const;
@@ -83,8 +86,13 @@ the steps, asks its gates and stops it on Ctrl-C. The flags of a run in this pro
 --baud, --memory-dir, --no-memory and the pilot's) are refused then; --local runs here instead
 (a robot the service holds stays the service's).
 
+A flock duck (flock: in its front matter, e.g. flock-find-ball) runs each of its members at once,
+each with its own pilot, budgets and transcript, under a coordinator that runs here; --seed is
+the first member's (the next gets one more), and --robot, --port and --baud do not apply.
+
 examples:
   quackd run find-and-kick
+  quackd run flock-find-ball
   quackd run hello-world --dry-run
   quackd run ./my.duck --robot microduck:sim2d --seed 3 --json
   quackd run find-and-kick --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b`;
@@ -118,7 +126,7 @@ function budgetFlags(f: { steps?: string; 'llm-calls'?: string; seconds?: string
   return { ...(steps !== undefined ? { steps } : {}), ...(llm !== undefined ? { llm_calls: llm } : {}), ...(seconds !== undefined ? { seconds } : {}) };
 }
 
-function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
+export function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: string; seconds?: string }): Duck {
   return { ...duck, budgets: { ...duck.budgets, ...budgetFlags(f) } };
 }
 
@@ -134,7 +142,7 @@ function printReport(io: Output, report: RunReport, json: boolean): void {
  * The run through a running service, or undefined when none answers. A flag only a run in this
  * process can honour is refused once a service is known to be there.
  */
-async function throughService(f: Parsed<typeof flags>['flags'], ref: string | undefined, fileDuck: Duck | undefined, { io, env, stdin }: Invocation): Promise<number | undefined> {
+async function throughService(f: RunFlags, ref: string | undefined, fileDuck: Duck | undefined, { io, env, stdin }: Invocation): Promise<number | undefined> {
   const status = await askService(env, { op: 'status' });
   if (status === undefined) return undefined;
   const pid = status.type === 'status' ? ` (pid ${status.status.service.pid})` : '';
@@ -163,7 +171,7 @@ async function throughService(f: Parsed<typeof flags>['flags'], ref: string | un
   return run.report.outcome.status === 'interrupted' ? (run.signalCode ?? EXIT.interrupted) : exitCodeFor(run.report);
 }
 
-export function exitCodeFor(report: RunReport): number {
+export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
   switch (report.outcome.status) {
     case 'success':
       return EXIT.ok;
@@ -175,6 +183,22 @@ export function exitCodeFor(report: RunReport): number {
     case 'error':
       return EXIT.runtime;
   }
+}
+
+/** The runtime of a run in this process. Memory is per body; a store that cannot be opened turns memory off for a run, never the run. */
+export function localRuntime(config: ConfigFile, f: RunFlags, env: NodeJS.ProcessEnv): Runtime {
+  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
+}
+
+/** The pilot the flags, the environment and the config file name; a flag that would change nothing is refused. */
+export async function pilotFor(f: RunFlags, env: NodeJS.ProcessEnv): Promise<Provider> {
+  const provider = await createProvider(pilotFlags(f), env);
+  // A person who typed it expected an effect.
+  const pilotOnly = (['model', 'base-url', 'timeout', 'retries', 'key-file'] as const).find((k) => f[k] !== undefined);
+  if (provider.name === 'fake' && pilotOnly !== undefined) {
+    throw new UsageError(`run: --${pilotOnly} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
+  }
+  return provider;
 }
 
 export const runCommand: Command = {
@@ -190,25 +214,22 @@ export const runCommand: Command = {
 
     const fileDuck = positionals[0] !== undefined ? findDuck(positionals[0], userDucksDir(env)) : undefined;
     if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('run: --memory-dir and --no-memory contradict each other');
+    // A flock is coordinated here, whether or not a service runs: its members may be that service's robots, over MQTT.
+    const flock = fileDuck?.flock;
+    if (fileDuck !== undefined && flock !== undefined) return (await import('./run/flock.js')).runFlockDuck({ ...fileDuck, flock }, f, invocation);
     if (f.local !== true) {
       const code = await throughService(f, positionals[0], fileDuck, invocation);
       if (code !== undefined) return code;
     }
     const config = await loadConfigFile(env);
-    // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
-    const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
+    const runtime = localRuntime(config.config, f, env);
     const flagSettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
     const robot = resolveRobot(runtime, f.robot, fileDuck, flagSettings);
     const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry);
     const duck = withBudgets(base, f);
     checkDuckForBody(duck, robot.entry);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
-    const provider = await createProvider(pilotFlags(f), env);
-    // A flag that would change nothing is refused: a person who typed it expected an effect.
-    const pilotOnly = (['model', 'base-url', 'timeout', 'retries', 'key-file'] as const).find((k) => f[k] !== undefined);
-    if (provider.name === 'fake' && pilotOnly !== undefined) {
-      throw new UsageError(`run: --${pilotOnly} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
-    }
+    const provider = await pilotFor(f, env);
     if (f.seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`run: --seed picks a simulator's layout; ${robot.name} has none`);
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;

@@ -4,6 +4,7 @@
  * reads (role, numbered strategy, optional sections).
  */
 import type { BodyKey } from '../bodies/body.js';
+import type { FlockSpec } from '../flock/spec.js';
 
 export interface Budgets {
   /** Body verbs performed (or, under --dry-run, that would have been). */
@@ -38,6 +39,12 @@ export interface Duck {
   readonly successWhen: readonly SuccessCheck[];
   /** The Markdown the pilot reads: role, numbered strategy, sections. */
   readonly text: string;
+  /**
+   * A flock duck's members and plan: `quackd run` coordinates them (src/flock); each member runs
+   * this duck. `confirm` then holds the plan's gated verbs too, so a run of it anywhere (another
+   * Pi's `quackd serve`) asks before them, and the coordinator answers.
+   */
+  readonly flock?: FlockSpec;
   /** 1-based line of each entry of `verbs` and `confirm`, and of `robot`, for error messages. */
   readonly lines: { readonly verbs: readonly number[]; readonly confirm: readonly number[]; readonly robot?: number; readonly successWhen?: number };
 }

@@ -20,6 +20,8 @@ export interface DuckListing {
   /** The duck's description, else its first heading; or why it does not parse. */
   readonly title: string;
   readonly valid: boolean;
+  /** A flock duck: its members as the flock names them, and the coordinator's plan. */
+  readonly flock?: { readonly members: readonly string[]; readonly plan: string };
   /** A duck of yours with a starter's name: `quackd run NAME` runs yours, so the starter is not listed. */
   readonly shadows?: 'starter';
 }
@@ -34,11 +36,18 @@ function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
       const name = basename(f, '.duck');
       try {
         const duck = loadDuckFile(path);
-        const body = findBody(duck.robot);
-        if (body === undefined) throw new InputError(`${path}:${duck.lines.robot ?? 1}: robot: unknown body "${duck.robot}"`);
-        checkDuckForBody(duck, body);
+        // A flock's members are checked where their bodies are known here: the body keys among them.
+        const keys = duck.flock === undefined ? [duck.robot] : duck.flock.members.flatMap((m) => (m.ref.kind === 'local' && m.ref.robot.includes(':') ? [m.ref.robot] : []));
+        for (const key of new Set(keys)) {
+          const body = findBody(key);
+          if (body === undefined) throw new InputError(`${path}:${duck.lines.robot ?? 1}: robot: unknown body "${key}"`);
+          checkDuckForBody(duck, body);
+        }
         const heading = /^#\s+(.+)$/m.exec(duck.text)?.[1] ?? '';
-        return { name, path, origin, title: duck.description ?? heading.trim(), valid: true };
+        const title = duck.description ?? heading.trim();
+        if (duck.flock === undefined) return { name, path, origin, title, valid: true };
+        const flock = { members: duck.flock.members.map((m) => m.name), plan: duck.flock.plan };
+        return { name, path, origin, title: `${title} (flock of ${flock.members.length}, ${flock.plan})`, valid: true, flock };
       } catch (err) {
         return { name, path, origin, title: `(invalid: ${err instanceof Error ? err.message : String(err)})`, valid: false };
       }

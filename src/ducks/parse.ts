@@ -5,13 +5,14 @@
 import { LineCounter, parseDocument, isMap, isNode, isScalar } from 'yaml';
 import type { z } from 'zod';
 import type { BodyKey } from '../bodies/body.js';
-import { DEFAULT_BODY } from '../bodies/index.js';
+import { DEFAULT_BODY, findBody, listBodies } from '../bodies/index.js';
+import { buildFlock, type FlockSpec } from '../flock/spec.js';
 import { InputError } from '../errors.js';
 import { printable } from '../text/printable.js';
 import { didYouMean } from '../text/suggest.js';
 import { yamlValues } from '../config/yaml-values.js';
 import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
-import { frontMatterSchema, successCheckText } from './schema.js';
+import { frontMatterSchema, successCheckText, type FrontMatter } from './schema.js';
 
 const FENCE = /^---\s*$/;
 
@@ -27,7 +28,7 @@ function splitFrontMatter(text: string, source: string): { yaml: string; body: s
   return { yaml: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n'), bodyLine: end + 2 };
 }
 
-const FIELDS = ['description', 'robot', 'verbs', 'budgets', 'confirm', 'success_when', 'steps', 'llm_calls', 'seconds'];
+const FIELDS = ['description', 'robot', 'verbs', 'budgets', 'confirm', 'success_when', 'flock', 'steps', 'llm_calls', 'seconds', 'members', 'plan'];
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
@@ -87,6 +88,11 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   for (const [i, v] of confirm.entries()) {
     if (!fm.verbs.includes(v)) fail(source, linesOf('confirm', confirm.length)[i], `confirm: "${v}" is not in this duck's verbs`);
   }
+  const flock = fm.flock === undefined ? undefined : readFlock(fm.flock, { verbs: fm.verbs, confirm }, source, (path) => {
+    const node = doc.getIn(path, true);
+    return isNode(node) ? lineAt(node.range?.[0]) : undefined;
+  });
+  if (flock !== undefined && isNode(robotNode)) fail(source, lineAt(robotNode.range?.[0]), 'robot: a flock duck names its robots under flock.members');
   const strategy = body.split(/\r?\n/).some((l) => /^\s*\d+[.)]\s+\S/.test(l));
   if (body.trim() === '') fail(source, bodyLine, 'the duck has no text: write its role and a numbered strategy below the front matter');
   if (!strategy) fail(source, bodyLine, 'no numbered strategy: add steps like "1. search_scan to find the ball"');
@@ -97,7 +103,9 @@ export function parseDuck(text: string, source: string, name: string): Duck {
     robot: (fm.robot ?? DEFAULT_BODY) as BodyKey,
     verbs: fm.verbs,
     budgets: { ...DEFAULT_BUDGETS, ...fm.budgets },
-    confirm,
+    // A flock's gated verbs ask wherever the duck runs: the coordinator is the one who answers.
+    confirm: flock === undefined ? confirm : [...confirm, ...flock.gated.filter((v) => !confirm.includes(v))],
+    ...(flock !== undefined ? { flock } : {}),
     successWhen: parseChecks(fm.success_when),
     text: body.trim(),
     lines: {
@@ -107,4 +115,19 @@ export function parseDuck(text: string, source: string, name: string): Duck {
       ...(successLine !== undefined ? { successWhen: successLine } : {}),
     },
   };
+}
+
+/** The `flock:` section checked against the duck and the bodies, each problem on its line. */
+function readFlock(section: NonNullable<FrontMatter['flock']>, duck: { verbs: readonly string[]; confirm: readonly string[] }, source: string, lineOf: (path: (string | number)[]) => number | undefined): FlockSpec {
+  const sectionLine = lineOf(['flock']) ?? 1;
+  const members = section.members.map((_, i) => lineOf(['flock', 'members', i]) ?? sectionLine);
+  const keys = listBodies().map((b) => b.key);
+  const built = buildFlock(section, duck, { section: sectionLine, members }, {
+    known: (key) => findBody(key) !== undefined,
+    isHeld: (key) => findBody(key)?.perRun !== true,
+    suggest: (key) => didYouMean(key, keys),
+  });
+  if ('members' in built) return built;
+  const line = built.member !== undefined ? members[built.member] : built.field === 'plan' ? lineOf(['flock', 'plan']) : sectionLine;
+  return fail(source, line ?? sectionLine, `flock.${built.field ?? (built.member !== undefined ? `members.${built.member}` : '')}: ${built.message}`);
 }

@@ -2,6 +2,7 @@
  * The `.duck` front matter schema: one zod schema is both the validator and the type.
  */
 import { z } from 'zod';
+import { flockSchema } from '../flock/spec.js';
 
 const verbName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a verb name is lower_snake_case');
 
@@ -27,6 +28,8 @@ export const frontMatterSchema = z
       .refine((v) => v === undefined || (Array.isArray(v) ? v : [v]).every((s) => successCheckText.test(s)), {
         message: 'expected checks like "ball_displaced_m >= 0.3"',
       }),
+    /** A flock duck: its members each run the duck, a coordinator's plan over them (src/flock). */
+    flock: flockSchema.optional(),
   })
   .strict();
 

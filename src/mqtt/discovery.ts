@@ -39,10 +39,10 @@ export function nodeId(base: string, robot: string): string {
   return `${id(base)}_${id(robot)}`;
 }
 
-/** The starters this body can run (the same check a run makes), by name. */
+/** The starters this body can run (the same check a run makes), by name; a flock is no one robot's button. */
 export function runnableStarters(body: BodyEntry): string[] {
   return listDucks()
-    .filter((d) => d.origin === 'starter' && d.valid)
+    .filter((d) => d.origin === 'starter' && d.valid && d.flock === undefined)
     .filter((d) => {
       try {
         checkDuckForBody(loadDuckFile(d.path), body);

@@ -24,6 +24,11 @@ export type TranscriptEvent =
   | { type: 'body_link'; device: string; firmware: string; board: string; boot: number }
   /** The body was told to stop at the end of the run (every run, whatever ended it). */
   | { type: 'body_stop'; ok: boolean; error?: string }
+  /**
+   * A flock's coordinator (src/flock) in the flock's own transcript: a member and where it runs,
+   * a member's run started (`memberRun` links its transcript) or ended, and each decision.
+   */
+  | { type: 'flock'; what: 'member' | 'run' | 'finder' | 'allow' | 'deny' | 'stop' | 'quack' | 'drop' | 'member_end'; member: string; reason?: string; verb?: string; memberRun?: string; duck?: string; where?: string; seed?: number; outcome?: Outcome['status'] }
   | { type: 'end'; outcome: Outcome['status']; reason: string; steps: number; llmCalls: number; seconds: number; usage?: { inputTokens: number; outputTokens: number } };
 
 /** How a run ended. */

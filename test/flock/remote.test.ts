@@ -1,0 +1,164 @@
+/**
+ * Flocks across machines: a member that is a robot of a second `quackd serve` (the built bin in a
+ * child, with a home of its own), reached through a real mosquitto both sides share. The flock
+ * starts its run over `<base>/<robot>/set`, follows it on `event`, answers its kick gate, stops it
+ * and has it quack; a member whose service dies (the broker's last will on `bridge/state`) is
+ * dropped from the plan, and the flock goes on with the others.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { findDuck } from '../../src/ducks/find.js';
+import { parseDuck } from '../../src/ducks/parse.js';
+import { openBrokerLink, type BrokerLink } from '../../src/flock/broker-link.js';
+import { LocalMember } from '../../src/flock/member.js';
+import { planFor } from '../../src/flock/plan.js';
+import { RemoteMember } from '../../src/flock/remote-member.js';
+import { runFlock } from '../../src/flock/run-flock.js';
+import { resolveMqttSettings } from '../../src/mqtt/settings.js';
+import { createFakeProvider } from '../../src/pilot/providers/fake.js';
+import type { Provider } from '../../src/pilot/providers/provider.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { noTtyGate } from '../../src/safety/gate.js';
+import type { TranscriptLine } from '../../src/transcript/events.js';
+import { readTranscript } from '../../src/transcript/reader.js';
+import { startLlmServer } from '../helpers/llm-server.js';
+import { noMosquitto, startMosquitto } from '../helpers/mosquitto.js';
+import { quackd } from '../helpers/quackd.js';
+import { serve } from '../helpers/serve.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const STARTER = readFileSync(new URL('../../src/ducks/starters/flock-find-ball.duck', import.meta.url), 'utf8');
+const flockText = (members: string): string => STARTER.replace(/members: \[.*\]/, `members: ${members}`);
+
+/** A duck file in `home`'s ducks folder: where `quackd run NAME` (and a service's run by name) finds it. */
+function putDuck(home: string, name: string, text: string): void {
+  mkdirSync(join(home, 'ducks'), { recursive: true });
+  writeFileSync(join(home, 'ducks', `${name}.duck`), text);
+}
+
+const runLines = (home: string, id: string): TranscriptLine[] => readTranscript(join(home, 'transcripts', `${id}.jsonl`)).lines;
+const kicked = (ls: readonly TranscriptLine[]) => ls.some((l) => l.type === 'verb_result' && l.verb === 'kick' && l.ok);
+
+interface FlockJson {
+  outcome: string;
+  reason: string;
+  members: { name: string; where: string; runs: string[]; outcome?: string }[];
+}
+
+describe('flock members behind another quackd serve, over a real mosquitto', { skip: noMosquitto }, () => {
+  it('one local and one remote member: exactly one kicks, the other quacks, each run in its own home; a remote member alone kicks through its gate', async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const hall = tempDir('quackd-flock-hall-');
+    const here = tempDir('quackd-flock-here-');
+    // The other Pi runs the flock duck by name: it has its own copy, as a person would put there.
+    for (const home of [hall, here]) {
+      putDuck(home, 'duo', flockText('[microduck:sim2d, remote:quackd-hall/den]'));
+      putDuck(home, 'solo', flockText('[remote:quackd-hall/den]'));
+    }
+    await serve(hall, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n  base_topic: quackd-hall\n  homeassistant: false\n`);
+    writeFileSync(join(here, 'config.yaml'), `mqtt:\n  url: ${broker.url}\n`);
+
+    const r = await quackd(['run', 'duo', '--json'], { env: { QUACKD_HOME: here }, timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const report = JSON.parse(r.stdout) as FlockJson;
+    assert.equal(report.outcome, 'success', report.reason);
+    const [local, remote] = report.members;
+    assert.equal(remote?.name, 'remote:quackd-hall/den');
+    assert.equal(remote?.where, `quackd-hall/den on mqtt://127.0.0.1:${broker.port}`);
+    // Each member's runs are in the home of the quackd that ran them.
+    const localRuns = (local?.runs ?? []).map((id) => runLines(here, id));
+    const remoteRuns = (remote?.runs ?? []).map((id) => runLines(hall, id));
+    assert.ok(remoteRuns.length >= 1, 'the remote member ran');
+    const kickers = [localRuns.some(kicked), remoteRuns.some(kicked)].filter(Boolean);
+    assert.equal(kickers.length, 1, 'exactly one member kicked');
+    const [stoppedRuns, other] = localRuns.some(kicked) ? [remoteRuns, remote] : [localRuns, local];
+    assert.equal(stoppedRuns.length, 2, `${other?.name ?? ''}: its part, then its quack`);
+    assert.equal(stoppedRuns[0]?.find((l) => l.type === 'end')?.type === 'end' ? 'ended' : '', 'ended');
+    assert.ok(stoppedRuns[1]?.some((l) => l.type === 'verb_result' && l.verb === 'quack' && l.ok), 'the stopped member quacked');
+    assert.equal(other?.outcome, 'success');
+    // The remote member's seed came from the flock (the second member: 7 + 1), its world a simulator's.
+    const remoteStart = remoteRuns[0]?.find((l) => l.type === 'start');
+    assert.equal(remoteStart?.type === 'start' ? `${remoteStart.duck} seed ${remoteStart.seed}` : '', 'duo seed 8');
+
+    // Alone, the remote member is the finder when it asks to kick: the flock answers its gate over MQTT.
+    const solo = await quackd(['run', 'solo', '--json'], { env: { QUACKD_HOME: here }, timeoutMs: 60_000 });
+    assert.equal(solo.code, 0, solo.stdout + solo.stderr);
+    const soloReport = JSON.parse(solo.stdout) as FlockJson;
+    assert.match(soloReport.reason, /^remote:quackd-hall\/den found the ball and kicked it/);
+    const ran = runLines(hall, soloReport.members[0]?.runs[0] ?? '');
+    const gate = ran.find((l) => l.type === 'gate');
+    assert.equal(gate?.type === 'gate' ? `${gate.verb} ${String(gate.allowed)} ${gate.how}` : '', 'kick true person');
+    assert.ok(kicked(ran));
+  });
+
+  it('a remote member whose service goes offline is dropped from the plan, and the flock goes on', async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    // The remote robot's pilot never answers, so its run is still going when its Pi dies.
+    const llm = await startLlmServer({ fallback: () => ({ kind: 'hang' }) });
+    after(() => llm.close());
+    const attic = tempDir('quackd-flock-attic-');
+    const text = flockText('[microduck:sim2d, remote:quackd-attic/den]');
+    putDuck(attic, 'duo', text);
+    const atticServe = await serve(attic, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n  base_topic: quackd-attic\n  homeassistant: false\npilot:\n  provider: openai\n  base_url: ${llm.url}/v1\n  model: m\n`);
+
+    const duck = parseDuck(text, 'duo.duck', 'duo');
+    assert.ok(duck.flock !== undefined);
+    const here = tempDir('quackd-flock-here-');
+    const runtime = createRuntime({ transcriptsDir: join(here, 'transcripts') });
+    after(() => runtime.stop());
+    const settings = resolveMqttSettings({ url: broker.url }, here);
+    assert.ok(settings !== undefined);
+    let link: Promise<BrokerLink> | undefined;
+    after(async () => (await link)?.close());
+    // The local duck waits to start its search until the remote one is gone: the flock must go on without it.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const fake = createFakeProvider();
+    const waiting: Provider = { name: fake.name, model: fake.model, next: async (request, signal) => (await released, fake.next(request, signal)) };
+    const robot = runtime.robot('microduck:sim2d');
+    const members = [
+      new LocalMember('microduck:sim2d', { runtime, robot, pilot: () => Promise.resolve(waiting), dryRun: false }),
+      new RemoteMember('remote:quackd-attic/den', 'quackd-attic', 'den', () => (link ??= openBrokerLink(settings))),
+    ];
+    const report = await runFlock({
+      duck: { ...duck, flock: duck.flock },
+      members,
+      plan: planFor(duck.flock.plan, members.map((m) => m.name)),
+      quackDuck: findDuck('hello-world'),
+      seed: 7,
+      transcriptsDir: join(here, 'transcripts'),
+      gate: noTtyGate,
+      dryRun: false,
+      signal: new AbortController().signal,
+      onNews: (news) => {
+        if (news.kind !== 'line' || news.line.member !== 'remote:quackd-attic/den') return;
+        // Its run is under way on the other Pi (its pilot has been asked): the Pi dies, and the
+        // broker says so by the service's last will.
+        if (news.line.what === 'run') {
+          const poll = setInterval(() => {
+            if (llm.requests.length === 0) return;
+            clearInterval(poll);
+            atticServe.child.kill('SIGKILL');
+          }, 10);
+        }
+        if (news.line.what === 'drop') release();
+      },
+    });
+    assert.equal(report.outcome.status, 'success', report.outcome.reason);
+    assert.match(report.outcome.reason, /^microduck:sim2d found the ball and kicked it/);
+    const dropped = report.members.find((m) => m.name === 'remote:quackd-attic/den');
+    assert.equal(dropped?.dropped, 'quackd-attic/den went offline (its quackd serve)');
+    assert.equal(dropped?.runs.length, 1, 'its run was started, then it was gone');
+
+    // The next flock finds it offline (the last will is retained) and goes on without it from the start.
+    const again = [new LocalMember('microduck:sim2d', { runtime, robot, pilot: () => Promise.resolve(createFakeProvider()), dryRun: false }), new RemoteMember('remote:quackd-attic/den', 'quackd-attic', 'den', () => (link ??= openBrokerLink(settings)))];
+    const next = await runFlock({ duck: { ...duck, flock: duck.flock }, members: again, plan: planFor(duck.flock.plan, again.map((m) => m.name)), quackDuck: findDuck('hello-world'), seed: 7, transcriptsDir: join(here, 'transcripts'), gate: noTtyGate, dryRun: false, signal: new AbortController().signal });
+    assert.equal(next.outcome.status, 'success', next.outcome.reason);
+    const absent = next.members.find((m) => m.name === 'remote:quackd-attic/den');
+    assert.deepEqual([absent?.dropped, absent?.runs.length], ['quackd-attic/den is offline', 0]);
+  });
+});
