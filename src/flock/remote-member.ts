@@ -7,8 +7,8 @@
  * A robot that is, or goes, offline is lost to the flock, which goes on without it.
  *
  * The service runs ducks by name, so the member runs the flock duck by its name: a starter, or a
- * copy in that Pi's own ducks folder. MQTT's step events carry no measurements, so the plan cannot
- * see a remote member's sighting: it counts as the finder when it asks to kick first.
+ * copy in that Pi's own ducks folder. Its step events carry the body's measurements, so the plan
+ * sees a remote member's sighting as it sees a local one's.
  */
 import { findBody } from '../bodies/index.js';
 import { topicsFor } from '../mqtt/topics.js';
@@ -32,6 +32,7 @@ function parse(text: string): Json | undefined {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function outcomeOf(v: unknown): Outcome {
   const o = typeof v === 'object' && v !== null ? (v as Json) : {};
@@ -159,7 +160,7 @@ export class RemoteMember implements Member {
     if (event['runId'] !== run.id) return;
     switch (event['type']) {
       case 'step':
-        listener.step({ ...(typeof event['step'] === 'number' ? { step: event['step'] } : {}), label: str(event['label']) ?? '', ok: event['ok'] === true, summary: str(event['summary']) ?? '' });
+        listener.step({ ...(typeof event['step'] === 'number' ? { step: event['step'] } : {}), label: str(event['label']) ?? '', ok: event['ok'] === true, summary: str(event['summary']) ?? '', ...(isRecord(event['data']) ? { data: event['data'] } : {}) });
         break;
       case 'gate': {
         const verb = str(event['verb']);

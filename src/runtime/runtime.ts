@@ -129,7 +129,7 @@ export class Runtime {
   /** What a run's transcript says, as the bus's events: steps, answered gates, memory saved. */
   private announce(robot: Robot, runId: string, event: TranscriptEvent): void {
     if (event.type === 'verb_result') {
-      this.events.emit('run:step', { robot: robot.name, runId, ...(event.step !== undefined ? { step: event.step } : {}), verb: event.verb, label: event.label, ok: event.ok, summary: event.summary });
+      this.events.emit('run:step', { robot: robot.name, runId, ...(event.step !== undefined ? { step: event.step } : {}), verb: event.verb, label: event.label, ok: event.ok, summary: event.summary, ...(event.data !== undefined ? { data: event.data } : {}) });
     } else if (event.type === 'gate') {
       this.events.emit('run:gate', { robot: robot.name, runId, question: event.label, verb: event.verb, state: 'answered', allowed: event.allowed, how: event.how });
     } else if (event.type === 'memory' && event.detail['saved'] === true && (event.action === 'remember' || event.action === 'episode')) {

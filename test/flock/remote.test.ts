@@ -42,6 +42,7 @@ const runLines = (home: string, id: string): TranscriptLine[] => readTranscript(
 const kicked = (ls: readonly TranscriptLine[]) => ls.some((l) => l.type === 'verb_result' && l.verb === 'kick' && l.ok);
 
 interface FlockJson {
+  run: string;
   outcome: string;
   reason: string;
   members: { name: string; where: string; runs: string[]; outcome?: string }[];
@@ -92,6 +93,10 @@ describe('flock members behind another quackd serve, over a real mosquitto', { s
     const gate = ran.find((l) => l.type === 'gate');
     assert.equal(gate?.type === 'gate' ? `${gate.verb} ${String(gate.allowed)} ${gate.how}` : '', 'kick true person');
     assert.ok(kicked(ran));
+    // Its sighting came over MQTT with the step's measurements: the coordinator saw it see the ball.
+    const flockLines = runLines(here, soloReport.run);
+    const finder = flockLines.find((l) => l.type === 'flock' && l.what === 'finder');
+    assert.match(finder?.type === 'flock' ? `${finder.member}: ${finder.reason ?? ''}` : '', /^remote:quackd-hall\/den: saw the ball \(/);
   });
 
   it('a remote member whose service goes offline is dropped from the plan, and the flock goes on', async () => {
