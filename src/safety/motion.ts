@@ -4,7 +4,7 @@
  */
 
 /** Verbs that move joints or change what holds them (torque off lets a standing duck fall). */
-export const MOTION_VERBS: ReadonlySet<string> = new Set(['walk', 'turn', 'kick', 'search_scan', 'torque']);
+export const MOTION_VERBS: ReadonlySet<string> = new Set(['walk', 'turn', 'kick', 'search_scan', 'torque', 'drive', 'look', 'look_around', 'turn_body', 'antennas']);
 
 export function motionVerbs(verbs: readonly string[]): string[] {
   return verbs.filter((v) => MOTION_VERBS.has(v));
