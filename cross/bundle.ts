@@ -16,7 +16,8 @@
  */
 import { build, type Plugin } from 'esbuild';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -52,6 +53,46 @@ const distUrls: Plugin = {
   },
 };
 
+/**
+ * zod's `z.locales` holds the error messages of 40 languages, half of zod's 580 KB in the bundle,
+ * parsed by every command that checks a config. quackd speaks English (zod's default, set apart
+ * from this table), so the table keeps English alone.
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[/\\]node_modules[/\\]zod[/\\]/.test(args.importer) ? { path: join(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};`, resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
+
+/**
+ * `await import('yaml')` of a CommonJS package gets its named exports from Node; a split bundle's
+ * chunk would hand over only `default`. Each such package imported by import() goes through an
+ * ES module that names its exports (read from the package here, at build time).
+ */
+const cjsNamedExports: Plugin = {
+  name: 'cjs-named-exports',
+  setup(b) {
+    const require = createRequire(join(REPO, 'package.json'));
+    const isCommonJs = (pkg: string) => {
+      const file = require.resolve(pkg);
+      if (file.endsWith('.mjs')) return false;
+      if (file.endsWith('.cjs')) return true;
+      const manifest = join(file.slice(0, file.lastIndexOf(`node_modules${sep}`) + 13), ...pkg.split('/'), 'package.json');
+      return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: string }).type !== 'module';
+    };
+    const external = (pkg: string) => EXTERNAL.some((e) => e === pkg || (e.endsWith('/*') && pkg.startsWith(e.slice(0, -1))));
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.kind === 'dynamic-import' && args.namespace === 'file' && !args.path.startsWith('node:') && !external(args.path) && isCommonJs(args.path) ? { path: args.path, namespace: 'cjs-named' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'cjs-named' }, (args) => {
+      const names = Object.keys(require(args.path) as object).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
+      return { contents: `import m from ${JSON.stringify(args.path)};\nexport default m;\nexport const { ${names.join(', ')} } = m;\n`, resolveDir: REPO, loader: 'js' };
+    });
+  },
+};
+
 // CommonJS packages bundled into ES modules still call require() for node's own modules.
 const banner = "import { createRequire as __quackdRequire } from 'node:module'; const require = __quackdRequire(import.meta.url);";
 
@@ -80,7 +121,7 @@ export async function bundle(out: string): Promise<BundleResult> {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-    plugins: [distUrls],
+    plugins: [distUrls, zodEnglishOnly, cjsNamedExports],
   });
   for (const m of STARTED_BY_URL) {
     const at = join(lib, `${m}.js`);

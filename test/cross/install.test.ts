@@ -6,15 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { bundle } from '../../cross/bundle.js';
 import { skipOutsideCi } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
+import { hostBundle } from './host-bundle.js';
 
 /** A root with the accounts a Debian install starts with, as test/systemd/install.test.ts makes it. */
 function newRoot(): string {
@@ -43,14 +40,7 @@ const quackdIn = (dir: string) => spawnSync(join(dir, 'bin/quackd'), ['--version
 
 describe('a bundle: install, upgrade, rollback', { skip: skipOutsideCi(process.getuid?.() === 0 ? undefined : 'install.sh needs root (useradd into the temp root)') }, () => {
   const template = tempDir('quackd-cross-bundle-');
-  before(async () => {
-    await bundle(template);
-    mkdirSync(join(template, 'node/bin'), { recursive: true });
-    symlinkSync(process.execPath, join(template, 'node/bin/node'));
-    symlinkSync(join(REPO, 'node_modules'), join(template, 'node_modules'));
-    cpSync(join(REPO, 'cross/files/quackd'), join(template, 'bin/quackd'));
-    cpSync(join(REPO, 'systemd'), join(template, 'systemd'), { recursive: true });
-  });
+  before(() => hostBundle(template));
 
   it('makes the new folder current, keeps the one before as previous, and swaps them back', () => {
     const root = newRoot();
