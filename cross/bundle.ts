@@ -116,8 +116,9 @@ export async function bundle(out: string): Promise<BundleResult> {
     chunkNames: 'chunk-[hash]',
     external: [...EXTERNAL],
     banner: { js: banner },
-    minifySyntax: true,
-    minifyWhitespace: true,
+    // Less to parse at every start; keepNames keeps the names errors and logs print.
+    minify: true,
+    keepNames: true,
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
