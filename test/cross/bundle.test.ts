@@ -4,9 +4,9 @@
  * as dist does. The emulated proofs (arm64/armv7.test.ts) need qemu; this runs everywhere.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/tmp.js';
@@ -33,6 +33,16 @@ describe('the bundled code, run here', () => {
   it('prints the version from the bundle\'s package.json', async () => {
     const r = await quackd(tempDir(), '--version');
     assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${VERSION}\n`);
+  });
+
+  it('built with --system-node (no node/ inside), the launcher runs the machine\'s node', async () => {
+    const bare = tempDir('quackd-bundle-bare-');
+    for (const part of ['lib', 'node_modules', 'package.json']) symlinkSync(join(dir, part), join(bare, part));
+    mkdirSync(join(bare, 'bin'));
+    copyFileSync(join(dir, 'bin/quackd'), join(bare, 'bin/quackd'));
+    const r = spawnSync(join(bare, 'bin/quackd'), ['--version'], { env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, QUACKD_HOME: tempDir() }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, `${VERSION}\n`);
   });
 
