@@ -6,10 +6,13 @@
 #   sudo systemd/install.sh            install and enable (starts at the next boot)
 #   sudo systemd/install.sh --now      … and start it now
 #   QUACKD_ROOT=/tmp/x systemd/install.sh --no-systemctl   into another root (a test, an image)
+# From a bundle (cross/build.sh, untarred in /opt/quackd): its folder becomes /opt/quackd/current,
+# the one before becomes previous (run previous/systemd/install.sh to roll back), and
+# /usr/local/bin/quackd runs current's.
 set -euo pipefail
 
 usage() {
-  sed -n '2,8s/^# \{0,1\}//p' "$0"
+  sed -n '2,11s/^# \{0,1\}//p' "$0"
   echo "options: --now, --no-systemctl, --root DIR (or QUACKD_ROOT=DIR)"
 }
 
@@ -42,6 +45,22 @@ user=quackd
 etc="$root/etc/quackd"
 data="$root/var/lib/quackd"
 unit_dir="$root/etc/systemd/system"
+
+# A bundle (cross/build.sh): bin/quackd and lib/ beside this systemd/. Physical paths: run as
+# previous/systemd/install.sh (a rollback), the folder is the version that `previous` names.
+bundle="$(cd "$here/.." && pwd -P)"
+in_bundle=0
+if [ -x "$bundle/bin/quackd" ] && [ -f "$bundle/lib/quackd.js" ]; then
+  in_bundle=1
+  opt="$(dirname "$bundle")"
+  name="$(basename "$bundle")"
+  [ -z "$root" ] || [ "${opt#"$root"/}" != "$opt" ] || die "the bundle $bundle is outside $root: untar it into $root/opt/quackd"
+  if [ ! -x "$bundle/node/bin/node" ] && [ -z "$root" ]; then
+    major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo none)"
+    [ "$major" != none ] || die "this bundle runs on the machine's node, and there is none (apt-get install nodejs: Node 20 or newer)"
+    [ "$major" -ge 20 ] || die "this bundle needs Node 20 or newer; $(command -v node) is Node $major"
+  fi
+fi
 
 # useradd/groupadd edit $root/etc/{passwd,group} when given --prefix; the machine's own otherwise.
 account_flags=()
@@ -91,6 +110,24 @@ fi
 install -d -m 0755 "$unit_dir"
 install -m 0644 "$here/quackd.service" "$unit_dir/quackd.service"
 
+switched=0
+if [ "$in_bundle" -eq 1 ]; then
+  was="$(readlink "$opt/current" 2>/dev/null || true)"
+  if [ "$was" != "$name" ]; then
+    # Each link is replaced in one rename, so a reader sees the old folder or the new, never none.
+    if [ -n "$was" ]; then
+      ln -sfn "$was" "$opt/.previous.new"
+      mv -T "$opt/.previous.new" "$opt/previous"
+    fi
+    ln -sfn "$name" "$opt/.current.new"
+    mv -T "$opt/.current.new" "$opt/current"
+    switched=1
+  fi
+  install -d -m 0755 "$root/usr/local/bin"
+  ln -sfn "${opt#"$root"}/current/bin/quackd" "$root/usr/local/bin/quackd"
+  echo "quackd $name is current in $opt${was:+ (previous: $was)}"
+fi
+
 if [ -z "$root" ] && ! PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin command -v quackd >/dev/null; then
   echo "install.sh: quackd is not in /usr/local/bin or /usr/bin, where the service looks (sudo npm install -g quackd)" >&2
 fi
@@ -101,6 +138,8 @@ if [ "$use_systemctl" -eq 1 ]; then
   else
     # daemon-reload needs a running systemd; enabling (links in /etc) does not.
     [ ! -d /run/systemd/system ] || systemctl daemon-reload
+    # An upgrade or a rollback: a running service goes on to the new folder now.
+    [ "$switched" -eq 0 ] || [ ! -d /run/systemd/system ] || systemctl --quiet try-restart quackd.service
     if [ "$now" -eq 1 ]; then
       systemctl --quiet enable --now quackd.service
     else

@@ -21,27 +21,37 @@ const P_OVERFLOW = 0x04;
 const P_META = 0x08;
 /** The page-kind bits (with LEAF2 0x20 and SUBP 0x40); the other flag bits are transient bookkeeping. */
 const P_KINDS = P_BRANCH | P_LEAF | P_OVERFLOW | P_META | 0x20 | 0x40;
-/** Page header: pgno (8), txnid (8), pad (2), flags (2), lower/upper (4) or overflow page count. */
-const PAGE_HEADER = 24;
-const FLAGS_AT = 18;
-/** Offsets inside MDB_meta, which follows the page header; psize and flags live in the free DB's record. */
-const META = { magic: 0, version: 4, psize: 24, flags: 28, freeRoot: 64, mainRoot: 112, lastPage: 120, txnid: 128 } as const;
+/**
+ * Page numbers, txnids and counts are size_t in the file: 8 bytes, or 4 where the native binding
+ * is 32-bit (armv7, a Pi on a 32-bit OS), which moves every offset below.
+ */
+const W = process.arch === 'arm' || process.arch === 'ia32' ? 4 : 8;
+const word = (buf: Buffer, at: number): bigint => (W === 8 ? buf.readBigUInt64LE(at) : BigInt(buf.readUInt32LE(at)));
+const signedWord = (buf: Buffer, at: number): bigint => (W === 8 ? buf.readBigInt64LE(at) : BigInt(buf.readInt32LE(at)));
+/** Page header: pgno (W), txnid (W), pad (2), flags (2), lower/upper (4) or overflow page count. */
+const PAGE_HEADER = 2 * W + 8;
+const FLAGS_AT = 2 * W + 2;
+const LOWER_AT = 2 * W + 4;
+const UPPER_AT = 2 * W + 6;
+/** A named database's record (MDB_db: pad, flags, depth, then five size_t) in the main tree; its root page is the last field. */
+const DB_RECORD = 8 + 5 * W;
+const DB_ROOT_AT = 8 + 4 * W;
+/** Offsets inside MDB_meta (magic, version, address, mapsize, the free and main DB records, last page, txnid), which follows the page header; psize and flags live in the free DB's record. */
+const DBS = 8 + 2 * W;
+const META = { magic: 0, version: 4, psize: DBS, flags: DBS + 4, freeRoot: DBS + DB_ROOT_AT, mainRoot: DBS + DB_RECORD + DB_ROOT_AT, lastPage: DBS + 2 * DB_RECORD, txnid: DBS + 2 * DB_RECORD + W } as const;
 /** sizeof(MDB_metabuf): what mdb_env_read_header reads of each meta page; a shorter read refuses. */
-const META_READ = PAGE_HEADER + 144;
+const META_READ = PAGE_HEADER + META.txnid + 2 * W;
 /** mdb.c MDB_ENCRYPT, kept in the meta's flags by an encrypted environment (quackd's is not). */
 const MDB_ENCRYPT = 0x2000;
 /** mdb_env_set_pagesize's bounds (mdb.c MAX_PAGESIZE is 64 KiB with PAGEBASE). */
 const MIN_PAGESIZE = 256;
 const MAX_PAGESIZE = 0x10000;
-const NO_PAGE = 0xffffffffffffffffn;
+const NO_PAGE = W === 8 ? 0xffffffffffffffffn : 0xffffffffn;
 /** A node: data size lo/hi (or a branch's child page), flags, key size (2 bytes each), then key and data. */
 const NODE_HEADER = 8;
 const F_BIGDATA = 0x01;
 const F_SUBDATA = 0x02;
 const F_DUPDATA = 0x04;
-/** A named database's record (MDB_db) in the main tree; its root page is the last field. */
-const DB_RECORD = 48;
-const DB_ROOT_AT = 40;
 /** mdb.c CURSOR_STACK: no tree is deeper. */
 const MAX_DEPTH = 32;
 
@@ -82,13 +92,13 @@ function parseMeta(page: Buffer, n: number): Meta | string {
   // The fork takes the page size unchecked (a zero divides by zero in mdb_env_open2).
   const psize = page.readUInt32LE(m + META.psize);
   if (psize < MIN_PAGESIZE || psize > MAX_PAGESIZE || (psize & (psize - 1)) !== 0) return bad(`page size ${psize}`);
-  const lastPage = page.readBigUInt64LE(m + META.lastPage);
+  const lastPage = word(page, m + META.lastPage);
   if (lastPage < 1n) return bad('no pages in use');
   return {
     psize,
-    txnid: page.readBigUInt64LE(m + META.txnid),
+    txnid: word(page, m + META.txnid),
     lastPage,
-    roots: [page.readBigUInt64LE(m + META.freeRoot), page.readBigUInt64LE(m + META.mainRoot)],
+    roots: [word(page, m + META.freeRoot), word(page, m + META.mainRoot)],
   };
 }
 
@@ -115,10 +125,10 @@ type Tree = 'free' | 'main' | 'named';
  * -n followed by the first page of a run of n pages.
  */
 function freePages(value: Buffer, lastPage: bigint, into: Set<number>): string | undefined {
-  if (value.length < 8 || value.readBigUInt64LE(0) * 8n + 8n > BigInt(value.length)) return 'a free-list record longer than its space';
-  const slots = Number(value.readBigUInt64LE(0));
+  if (value.length < W || word(value, 0) * BigInt(W) + BigInt(W) > BigInt(value.length)) return 'a free-list record longer than its space';
+  const slots = Number(word(value, 0));
   for (let i = 1; i <= slots; i += 1) {
-    const entry = value.readBigInt64LE(i * 8);
+    const entry = signedWord(value, i * W);
     if (entry === 0n) continue;
     let run = 1n;
     let first = entry;
@@ -126,7 +136,7 @@ function freePages(value: Buffer, lastPage: bigint, into: Set<number>): string |
       if (i === slots) return 'a free-list record cut short';
       run = -entry;
       i += 1;
-      first = value.readBigInt64LE(i * 8);
+      first = signedWord(value, i * W);
     }
     // mdb_page_alloc trusts the list: a page out of range would overwrite a meta page or lie past the map.
     if (first < 2n || first + run - 1n > lastPage) return 'a free-list record naming a page out of range';
@@ -159,10 +169,10 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
     const at = pgno * psize;
     const end = at + psize;
     const kind = file.readUInt16LE(at + FLAGS_AT) & P_KINDS;
-    if (file.readBigUInt64LE(at) !== big || (kind !== P_BRANCH && kind !== P_LEAF)) return bad('not a B-tree page');
+    if (word(file, at) !== big || (kind !== P_BRANCH && kind !== P_LEAF)) return bad('not a B-tree page');
     // Node offsets and free-space bounds count from the end of the page header (mdb.c PAGEBASE).
-    const lower = file.readUInt16LE(at + 20);
-    const upper = file.readUInt16LE(at + 22);
+    const lower = file.readUInt16LE(at + LOWER_AT);
+    const upper = file.readUInt16LE(at + UPPER_AT);
     if (lower % 2 !== 0 || lower > upper || upper > psize - PAGE_HEADER) return bad('bad free-space bounds');
     const count = lower / 2;
     // LMDB merges a page that empties into a neighbour; only a root may be empty.
@@ -176,7 +186,8 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
       const data = node + NODE_HEADER + file.readUInt16LE(node + 6);
       if (data > end) return bad('a key outside the page');
       if (kind === P_BRANCH) {
-        todo.push({ pgno: BigInt(lo) | (BigInt(hi) << 16n) | (BigInt(flags) << 32n), depth: depth + 1, tree });
+        // A child's page number: lo, hi and (with a 64-bit size_t) flags (mdb.c NODEPGNO).
+        todo.push({ pgno: BigInt(lo) | (BigInt(hi) << 16n) | (W === 8 ? BigInt(flags) << 32n : 0n), depth: depth + 1, tree });
         continue;
       }
       const size = lo + hi * 65536;
@@ -184,13 +195,13 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
       if ((flags & F_DUPDATA) !== 0) return bad('a node flagged as duplicates');
       let value: Buffer;
       if ((flags & F_BIGDATA) !== 0) {
-        if (data + 8 > end) return bad('a node outside the page');
-        const ov = file.readBigUInt64LE(data);
+        if (data + W > end) return bad('a node outside the page');
+        const ov = word(file, data);
         if (ov >= BigInt(pages)) return 'the data file is truncated (an overflow page lies past its end)';
         if (ov > lastPage) return bad('a value past the last page in use');
         const ovAt = Number(ov) * psize;
-        const run = file.readUInt32LE(ovAt + 20);
-        if (file.readBigUInt64LE(ovAt) !== ov || (file.readUInt16LE(ovAt + FLAGS_AT) & P_KINDS) !== P_OVERFLOW) return bad('a value on a page that is not an overflow page');
+        const run = file.readUInt32LE(ovAt + LOWER_AT);
+        if (word(file, ovAt) !== ov || (file.readUInt16LE(ovAt + FLAGS_AT) & P_KINDS) !== P_OVERFLOW) return bad('a value on a page that is not an overflow page');
         if (Number(ov) + run > pages || BigInt(Number(ov) + run - 1) > lastPage || run * psize < PAGE_HEADER + size) return bad('an overflow run of the wrong length');
         value = file.subarray(ovAt + PAGE_HEADER, ovAt + PAGE_HEADER + size);
         if (tree !== 'free') for (let p = 0; p < run; p += 1) live.add(Number(ov) + p);
@@ -200,7 +211,7 @@ function treeProblem(file: Buffer, meta: Meta): string | undefined {
       }
       if ((flags & F_SUBDATA) !== 0) {
         if (tree !== 'main' || size !== DB_RECORD) return bad('a misplaced database record');
-        todo.push({ pgno: value.readBigUInt64LE(DB_ROOT_AT), depth: 1, tree: 'named' });
+        todo.push({ pgno: word(value, DB_ROOT_AT), depth: 1, tree: 'named' });
       }
       const freeProblem = tree === 'free' ? freePages(value, lastPage, free) : undefined;
       if (freeProblem !== undefined) return bad(freeProblem);

@@ -1,0 +1,152 @@
+/**
+ * Bundles quackd's TypeScript into a handful of ES modules with esbuild, so a robot's `quackd`
+ * starts without walking node_modules (a Pi Zero 2 W pays about a second for every 100 ms here).
+ *
+ *   node --import tsx cross/bundle.ts OUT_DIR      (npm run bundle -- OUT_DIR)
+ *
+ * OUT_DIR/lib gets the bundle; OUT_DIR/package.json the version. The packages with native or
+ * WebAssembly parts stay outside (EXTERNAL): build.sh ships them in OUT_DIR/node_modules, built
+ * for the target.
+ *
+ * quackd finds its files beside its modules (`new URL('./starters/', import.meta.url)`, a worker
+ * or a control plant started by its module's URL). esbuild puts every output in lib/ with no
+ * folders, so each source file's `import.meta.url` becomes the URL its module has in dist
+ * (lib/ducks/find.js): the starters, the policies and package.json then sit where dist has them,
+ * and each module started by URL gets a one-line file at its dist path that re-exports its entry.
+ */
+import { build, type Plugin } from 'esbuild';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../', import.meta.url));
+const SRC = join(REPO, 'src');
+
+/** Loaded from node_modules at run time: native bindings, WebAssembly, a require() by name. */
+export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino-pretty'] as const;
+
+/** Modules quackd starts by URL or path (workers, control plants and skills, a child script), besides the CLI. */
+const STARTED_BY_URL = [
+  'control/worker',
+  'control/skills/hold',
+  'control/skills/pose',
+  'control/skills/policy',
+  'bodies/microduck/jsonrpc/control-plant',
+  'bodies/microduck/mujoco/control-plant',
+  'memory/writer-worker',
+  'memory/deep-check',
+] as const;
+
+/** The entry's file in lib/: `control/worker` → `control.worker`. */
+const flat = (module: string) => module.replaceAll('/', '.');
+
+/** Each src/ file's import.meta.url as dist has it: lib/<its path>.js. */
+const distUrls: Plugin = {
+  name: 'dist-urls',
+  setup(b) {
+    b.onLoad({ filter: /\/src\/.*\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const asDist = `./${relative(SRC, args.path).replace(/\.ts$/, '.js')}`;
+      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(asDist)}, import.meta.url).href`), loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * zod's `z.locales` holds the error messages of 40 languages, half of zod's 580 KB in the bundle,
+ * parsed by every command that checks a config. quackd speaks English (zod's default, set apart
+ * from this table), so the table keeps English alone.
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[/\\]node_modules[/\\]zod[/\\]/.test(args.importer) ? { path: join(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};`, resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
+
+/**
+ * `await import('yaml')` of a CommonJS package gets its named exports from Node; a split bundle's
+ * chunk would hand over only `default`. Each such package imported by import() goes through an
+ * ES module that names its exports (read from the package here, at build time).
+ */
+const cjsNamedExports: Plugin = {
+  name: 'cjs-named-exports',
+  setup(b) {
+    const require = createRequire(join(REPO, 'package.json'));
+    const isCommonJs = (pkg: string) => {
+      const file = require.resolve(pkg);
+      if (file.endsWith('.mjs')) return false;
+      if (file.endsWith('.cjs')) return true;
+      const manifest = join(file.slice(0, file.lastIndexOf(`node_modules${sep}`) + 13), ...pkg.split('/'), 'package.json');
+      return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: string }).type !== 'module';
+    };
+    const external = (pkg: string) => EXTERNAL.some((e) => e === pkg || (e.endsWith('/*') && pkg.startsWith(e.slice(0, -1))));
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.kind === 'dynamic-import' && args.namespace === 'file' && !args.path.startsWith('node:') && !external(args.path) && isCommonJs(args.path) ? { path: args.path, namespace: 'cjs-named' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'cjs-named' }, (args) => {
+      const names = Object.keys(require(args.path) as object).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
+      return { contents: `import m from ${JSON.stringify(args.path)};\nexport default m;\nexport const { ${names.join(', ')} } = m;\n`, resolveDir: REPO, loader: 'js' };
+    });
+  },
+};
+
+// CommonJS packages bundled into ES modules still call require() for node's own modules.
+const banner = "import { createRequire as __quackdRequire } from 'node:module'; const require = __quackdRequire(import.meta.url);";
+
+export interface BundleResult {
+  readonly files: number;
+  readonly bytes: number;
+}
+
+export async function bundle(out: string): Promise<BundleResult> {
+  const lib = join(out, 'lib');
+  rmSync(lib, { recursive: true, force: true });
+  const result = await build({
+    entryPoints: [{ in: join(SRC, 'main.ts'), out: 'quackd' }, ...STARTED_BY_URL.map((m) => ({ in: join(SRC, `${m}.ts`), out: flat(m) }))],
+    outdir: lib,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    // The armv7 bundle carries Node 20.11, the newest armv7 build published.
+    target: 'node20.11',
+    chunkNames: 'chunk-[hash]',
+    external: [...EXTERNAL],
+    banner: { js: banner },
+    // Less to parse at every start; keepNames keeps the names errors and logs print.
+    minify: true,
+    keepNames: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+    plugins: [distUrls, zodEnglishOnly, cjsNamedExports],
+  });
+  for (const m of STARTED_BY_URL) {
+    const at = join(lib, `${m}.js`);
+    mkdirSync(dirname(at), { recursive: true });
+    const target = relative(dirname(at), join(lib, `${flat(m)}.js`));
+    writeFileSync(at, `export * from ${JSON.stringify(target.startsWith('.') ? target : `./${target}`)};\n`);
+  }
+  // buildStamp() (src/service/build.ts) reads its own file's time: the bundle's build time.
+  mkdirSync(join(lib, 'service'), { recursive: true });
+  writeFileSync(join(lib, 'service/build.js'), '// src/service/build.ts reads the time of this file: when the bundle was built.\n');
+  cpSync(join(SRC, 'ducks/starters'), join(lib, 'ducks/starters'), { recursive: true });
+  cpSync(join(SRC, 'policy/bundled'), join(lib, 'policy/bundled'), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string; license: string; description: string };
+  writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license, type: 'module', private: true }, null, 2)}\n`);
+  const outputs = Object.values(result.metafile.outputs);
+  return { files: outputs.length, bytes: outputs.reduce((n, o) => n + o.bytes, 0) };
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const out = process.argv[2];
+  if (out === undefined) {
+    console.error('usage: node --import tsx cross/bundle.ts OUT_DIR');
+    process.exit(2);
+  }
+  const r = await bundle(out);
+  console.log(`bundled: ${r.files} modules, ${(r.bytes / 1e6).toFixed(1)} MB in ${join(out, 'lib')}`);
+}

@@ -1,0 +1,86 @@
+/**
+ * The bundled code on this machine, through the bundle's launcher: what esbuild rewrote (the
+ * files found beside their modules, CommonJS packages loaded by import(), zod's messages) works
+ * as dist does. The emulated proofs (arm64/armv7.test.ts) need qemu; this runs everywhere.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/tmp.js';
+import { hostBundle } from './host-bundle.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('the bundled code, run here', () => {
+  const dir = tempDir('quackd-bundle-');
+  before(() => hostBundle(dir));
+
+  const quackd = (home: string, ...args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(join(dir, 'bin/quackd'), args, { env: { PATH: process.env['PATH'], QUACKD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('prints the version from the bundle\'s package.json', async () => {
+    const r = await quackd(tempDir(), '--version');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${VERSION}\n`);
+  });
+
+  it('built with --system-node (no node/ inside), the launcher runs the machine\'s node', async () => {
+    const bare = tempDir('quackd-bundle-bare-');
+    for (const part of ['lib', 'node_modules', 'package.json']) symlinkSync(join(dir, part), join(bare, part));
+    mkdirSync(join(bare, 'bin'));
+    copyFileSync(join(dir, 'bin/quackd'), join(bare, 'bin/quackd'));
+    const r = spawnSync(join(bare, 'bin/quackd'), ['--version'], { env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, QUACKD_HOME: tempDir() }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${VERSION}\n`);
+  });
+
+  it('reads a config file (yaml, loaded by import()) and names a bad line in one line', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  kitchen: { body: microduck:sim3d }\n');
+    const r = await quackd(home, 'config');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^quackd: .*config\.yaml:2: robots\.kitchen\.body: unknown body "microduck:sim3d"/);
+    assert.doesNotMatch(r.stderr, /internal error/);
+  });
+
+  it('a value of the wrong type gets zod\'s message, in English', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), 'service:\n  gate_timeout_s: soon\n');
+    const r = await quackd(home, 'config');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^quackd: .*config\.yaml:2: service\.gate_timeout_s: .*number/);
+  });
+
+  it('runs a starter (found beside its module) with the memory writer worker, and shows the episode', async () => {
+    const home = tempDir();
+    const run = await quackd(home, 'run', 'hello-world');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^OK success — I quacked hello\./m);
+    const show = await quackd(home, 'memory', 'show');
+    assert.match(show.stdout, /^microduck:sim2d: 0 notes, 1 earlier run/);
+  });
+
+  it('loads every bundled policy on the native runtime, in the control worker\'s MuJoCo duck too', async () => {
+    const home = tempDir();
+    const health = await quackd(home, 'health', '--robot', 'microduck:mujoco');
+    assert.match(health.stdout, /^policy runtime +ok +onnxruntime-node \S+ \(native\)$/m);
+    assert.match(health.stdout, /^policies +ok +all 5 slots load \(5 bundled\)$/m);
+    const duck = join(home, 'hello-mujoco.duck');
+    writeFileSync(duck, readFileSync(join(REPO, 'src/ducks/starters/hello-world.duck'), 'utf8').replace('robot: microduck:sim2d', 'robot: microduck:mujoco'));
+    const run = await quackd(home, 'run', duck);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^hello-mujoco on microduck:mujoco/m);
+  });
+});

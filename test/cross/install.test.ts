@@ -1,0 +1,94 @@
+/**
+ * Upgrade and rollback of a bundle, as on a Pi: each version untarred beside the others in
+ * /opt/quackd, its systemd/install.sh makes it `current` and keeps the one before as `previous`,
+ * and /usr/local/bin/quackd runs current's bin/quackd. Into a temp root (QUACKD_ROOT), with the
+ * code bundled for real (cross/bundle.ts) and this machine's node standing in for the bundle's.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { skipOutsideCi } from '../helpers/skip.js';
+import { tempDir } from '../helpers/tmp.js';
+import { hostBundle } from './host-bundle.js';
+
+/** A root with the accounts a Debian install starts with, as test/systemd/install.test.ts makes it. */
+function newRoot(): string {
+  const root = tempDir('quackd-cross-root-');
+  mkdirSync(join(root, 'etc'));
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\ndialout:x:20:\n');
+  writeFileSync(join(root, 'etc/shadow'), '');
+  writeFileSync(join(root, 'etc/gshadow'), '');
+  return root;
+}
+
+/** A bundle folder as build.sh lays it out, at `version`; node/bin/node is this machine's. */
+function layOut(template: string, at: string, version: string): void {
+  cpSync(template, at, { recursive: true, verbatimSymlinks: true });
+  const pkgFile = join(at, 'package.json');
+  writeFileSync(pkgFile, JSON.stringify({ ...(JSON.parse(readFileSync(pkgFile, 'utf8')) as object), version }));
+}
+
+function install(root: string, script: string) {
+  const r = spawnSync(script, ['--no-systemctl'], { env: { PATH: process.env['PATH'], QUACKD_ROOT: root }, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const quackdIn = (dir: string) => spawnSync(join(dir, 'bin/quackd'), ['--version'], { encoding: 'utf8' }).stdout.trim();
+
+describe('a bundle: install, upgrade, rollback', { skip: skipOutsideCi(process.getuid?.() === 0 ? undefined : 'install.sh needs root (useradd into the temp root)') }, () => {
+  const template = tempDir('quackd-cross-bundle-');
+  before(() => hostBundle(template));
+
+  it('makes the new folder current, keeps the one before as previous, and swaps them back', () => {
+    const root = newRoot();
+    const opt = join(root, 'opt/quackd');
+    const one = join(opt, 'quackd-1.0.0-linux-arm64');
+    const two = join(opt, 'quackd-1.1.0-linux-arm64');
+    layOut(template, one, '1.0.0');
+    layOut(template, two, '1.1.0');
+    const link = (name: string) => (existsSync(join(opt, name)) ? readlinkSync(join(opt, name)) : undefined);
+
+    const first = install(root, join(one, 'systemd/install.sh'));
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^quackd quackd-1\.0\.0-linux-arm64 is current in .*\/opt\/quackd$/m);
+    assert.equal(link('current'), 'quackd-1.0.0-linux-arm64');
+    assert.equal(link('previous'), undefined);
+    // The command on PATH, as the unit's `/usr/bin/env quackd serve` finds it inside the root.
+    assert.equal(readlinkSync(join(root, 'usr/local/bin/quackd')), '/opt/quackd/current/bin/quackd');
+    assert.ok(existsSync(join(root, 'etc/systemd/system/quackd.service')));
+    assert.equal(quackdIn(join(opt, 'current')), '1.0.0');
+
+    const upgrade = install(root, join(two, 'systemd/install.sh'));
+    assert.equal(upgrade.code, 0, upgrade.stderr);
+    assert.match(upgrade.stdout, /is current in .* \(previous: quackd-1\.0\.0-linux-arm64\)$/m);
+    assert.equal(link('current'), 'quackd-1.1.0-linux-arm64');
+    assert.equal(link('previous'), 'quackd-1.0.0-linux-arm64');
+    assert.equal(quackdIn(join(opt, 'current')), '1.1.0');
+
+    // A rollback is the previous folder's own install.sh, run through the `previous` link.
+    const rollback = install(root, join(opt, 'previous/systemd/install.sh'));
+    assert.equal(rollback.code, 0, rollback.stderr);
+    assert.equal(link('current'), 'quackd-1.0.0-linux-arm64');
+    assert.equal(link('previous'), 'quackd-1.1.0-linux-arm64');
+    assert.equal(quackdIn(join(opt, 'current')), '1.0.0');
+
+    // Again: nothing moves, so previous still names the other version.
+    const again = install(root, join(opt, 'current/systemd/install.sh'));
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(link('current'), 'quackd-1.0.0-linux-arm64');
+    assert.equal(link('previous'), 'quackd-1.1.0-linux-arm64');
+  });
+
+  it('refuses a bundle outside the root it installs into, in one line', () => {
+    const root = newRoot();
+    const elsewhere = join(tempDir('quackd-cross-elsewhere-'), 'quackd-1.0.0-linux-arm64');
+    layOut(template, elsewhere, '1.0.0');
+    const r = install(root, join(elsewhere, 'systemd/install.sh'));
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^install\.sh: the bundle .* is outside .*: untar it into .*\/opt\/quackd\n$/);
+    assert.equal(existsSync(join(root, 'etc/systemd/system/quackd.service')), false, 'nothing was installed');
+  });
+});
