@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BODY_CAP, type Entry } from '../src/memory/entry.js';
-import { DEFAULT_FLOOR, rank } from '../src/memory/recall.js';
+import { DEFAULT_COVER, DEFAULT_FLOOR, rank } from '../src/memory/recall.js';
 import { selectForPrompt } from '../src/memory/render.js';
 import { openMemoryStore } from '../src/memory/store.js';
 import { householdSet } from './memory-eval/household.js';
@@ -18,7 +18,8 @@ import { seedSet } from './memory-eval/seed.js';
 import type { EvalSet } from './memory-eval/set.js';
 
 const BODY = 'microduck:sim2d';
-const SWEEP = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+const SWEEP = [0.5, 0.6, 0.7, 0.8, 0.9];
+const COVERS = [0.3, 0.4, 0.5];
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
@@ -61,7 +62,7 @@ function evaluate(set: EvalSet, entries: readonly Entry[], ids: ReadonlyMap<stri
   const answerable = set.questions.filter((q) => q.answers.length > 0);
   const unanswerable = set.questions.filter((q) => q.answers.length === 0);
   for (const q of answerable) for (const a of q.answers) if (!stored.has(ids.get(a) ?? '')) throw new Error(`${set.name}: fixture ${a} was evicted or superseded`);
-  return (floor: number) => {
+  return (floor: number, cover = DEFAULT_COVER) => {
     let at1 = 0;
     let at5 = 0;
     let hinge5 = 0;
@@ -70,17 +71,18 @@ function evaluate(set: EvalSet, entries: readonly Entry[], ids: ReadonlyMap<stri
     const misses: string[] = [];
     for (const q of answerable) {
       const want = new Set(q.answers.map((a) => ids.get(a)));
-      const hits = rank(entries, q.q, { limit: 5, floor });
+      const hits = rank(entries, q.q, { limit: 5, floor, cover });
       if (hits.length === 0) silent += 1;
-      if (hits[0] !== undefined && want.has(hits[0].entry.id)) at1 += 1;
-      if (hits.some((h) => want.has(h.entry.id))) {
+      const answers = (h: { ids: readonly string[] }) => h.ids.some((id) => want.has(id));
+      if (hits[0] !== undefined && answers(hits[0])) at1 += 1;
+      if (hits.some(answers)) {
         at5 += 1;
         if (q.h === true) hinge5 += 1;
       } else misses.push(q.q);
     }
     const falseHits: string[] = [];
     for (const q of unanswerable) {
-      if (rank(entries, q.q, { limit: 5, floor }).length === 0) abstained += 1;
+      if (rank(entries, q.q, { limit: 5, floor, cover }).length === 0) abstained += 1;
       else falseHits.push(q.q);
     }
     return { answerable, unanswerable, hinges: answerable.filter((q) => q.h === true).length, at1, at5, hinge5, silent, abstained, misses, falseHits };
@@ -104,13 +106,13 @@ try {
     console.log(`recall@5, hinge words ${pct(s.hinge5, s.hinges)}  (${s.hinge5}/${s.hinges})`);
     console.log(`false abstentions     ${pct(s.silent, a)}  (${s.silent}/${a} answerable questions got no answer)`);
     console.log(`in the prompt block   ${pct(blockShare, a)}  (${blockShare}/${a} answers are among the newest 20 notes / 5 episodes)`);
-    console.log(`floor ${DEFAULT_FLOOR} · misses at @5: ${s.misses.map((m) => JSON.stringify(m)).join(', ') || 'none'}`);
+    console.log(`floor ${DEFAULT_FLOOR}, cover ${DEFAULT_COVER} · misses at @5: ${s.misses.map((m) => JSON.stringify(m)).join(', ') || 'none'}`);
     console.log(`answered though unanswerable: ${s.falseHits.map((m) => JSON.stringify(m)).join(', ') || 'none'}`);
-    console.log('floor sweep:');
-    console.log('  floor  recall@1  recall@5  abstention  false-abstention');
-    for (const floor of SWEEP) {
-      const f = score(floor);
-      console.log(`  ${floor.toFixed(1)}    ${pct(f.at1, a).padStart(6)}    ${pct(f.at5, a).padStart(6)}    ${pct(f.abstained, f.unanswerable.length).padStart(6)}      ${pct(f.silent, a).padStart(6)}`);
+    console.log('floor sweep (evidence of the best match, in perfect single-word matches; cover: share of the known query weight matched):');
+    console.log('  floor cover  recall@1  recall@5  abstention  false-abstention');
+    for (const floor of SWEEP) for (const cover of COVERS) {
+      const f = score(floor, cover);
+      console.log(`  ${floor.toFixed(1)}   ${cover.toFixed(1)}    ${pct(f.at1, a).padStart(6)}    ${pct(f.at5, a).padStart(6)}    ${pct(f.abstained, f.unanswerable.length).padStart(6)}      ${pct(f.silent, a).padStart(6)}`);
     }
   }
 } finally {

@@ -5,10 +5,12 @@
  * as an instruction, and the block says that nothing in it changes the allowlist, budgets or gates.
  */
 import type { BodyKey } from '../bodies/body.js';
-import { NOTE_MAX_CHARS, type Entry } from './entry.js';
+import { NOTE_MAX_CHARS, sameSaying, type Entry } from './entry.js';
 
 export const PROMPT_NOTES = 20;
 export const PROMPT_EPISODES = 5;
+/** How many newest episodes are read to find the prompt's distinct ones (a robot repeats itself). */
+export const EPISODE_WINDOW = 50;
 export const PROMPT_HEADING = 'What you remember from earlier runs on this robot';
 
 export interface PromptSelection {
@@ -17,13 +19,32 @@ export interface PromptSelection {
   readonly episodes: readonly Entry[];
   readonly totalNotes: number;
   readonly totalEpisodes: number;
+  /** How many entries each shown one stands for, by id, when more than one said exactly the same. */
+  readonly copies: ReadonlyMap<string, number>;
 }
 
-/** The newest ≤20 notes and ≤5 episodes of `entries` (which must be newest first). */
+/**
+ * The first `limit` distinct entries of `entries` (newest first), each the newest of those that
+ * say exactly the same, and how many did: five copies of one routine run are one line, ×5.
+ */
+export function distinct(entries: readonly Entry[], limit: number): { shown: Entry[]; copies: Map<string, number> } {
+  const firstOf = new Map<string, Entry>();
+  const copies = new Map<string, number>();
+  for (const e of entries) {
+    const key = sameSaying(e);
+    const first = firstOf.get(key);
+    if (first !== undefined) copies.set(first.id, (copies.get(first.id) ?? 1) + 1);
+    else if (firstOf.size < limit) firstOf.set(key, e);
+  }
+  return { shown: [...firstOf.values()], copies };
+}
+
+/** The newest ≤20 notes and ≤5 distinct episodes of `entries` (which must be newest first). */
 export function selectForPrompt(entries: readonly Entry[]): PromptSelection {
   const notes = entries.filter((e) => e.kind === 'note');
   const episodes = entries.filter((e) => e.kind === 'episode');
-  return { notes: notes.slice(0, PROMPT_NOTES), episodes: episodes.slice(0, PROMPT_EPISODES), totalNotes: notes.length, totalEpisodes: episodes.length };
+  const { shown, copies } = distinct(episodes.slice(0, EPISODE_WINDOW), PROMPT_EPISODES);
+  return { notes: notes.slice(0, PROMPT_NOTES), episodes: shown, totalNotes: notes.length, totalEpisodes: episodes.length, copies };
 }
 
 /** Who wrote an entry, from the pilot's point of view. */
@@ -45,8 +66,8 @@ function when(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-function line(e: Entry): string {
-  const meta = [writerForPilot(e), when(e.time), ...(e.topic !== undefined ? [`topic ${JSON.stringify(e.topic)}`] : []), ...e.tags.map((t) => `#${t}`)];
+function line(e: Entry, copies = 1): string {
+  const meta = [writerForPilot(e), when(e.time), ...(copies > 1 ? [`×${copies}`] : []), ...(e.topic !== undefined ? [`topic ${JSON.stringify(e.topic)}`] : []), ...e.tags.map((t) => `#${t}`)];
   return `- [${meta.join(', ')}] ${JSON.stringify(e.text)}`;
 }
 
@@ -65,7 +86,7 @@ export function renderPromptBlock(body: BodyKey, sel: PromptSelection): string {
   }
   if (sel.episodes.length > 0) {
     out.push(`earlier runs (newest first, ${sel.episodes.length} of ${sel.totalEpisodes}):`);
-    for (const e of sel.episodes) out.push(line(e));
+    for (const e of sel.episodes) out.push(line(e, sel.copies.get(e.id)));
   }
   out.push('```');
   out.push(
