@@ -10,6 +10,7 @@ import type { Duck } from '../ducks/duck.js';
 import type { BudgetTracker, BudgetName } from '../safety/budgets.js';
 import type { Executor } from '../safety/executor.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import { recall } from '../verbs/recall.js';
 import { verbJsonSchema, type VerbRegistry } from '../verbs/registry.js';
 import { buildSystemPrompt, formatObservation } from './prompt.js';
 import type { PilotContext, PilotMessage, Provider, TokenUsage, ToolSpec } from './providers/provider.js';
@@ -147,7 +148,8 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
           case 'done':
             content = `${ex.result.ok ? 'ok' : 'failed'} — ${ex.result.summary}`;
             done.push({ verb: ex.verb, result: ex.result, invented: ex.invented });
-            results.push(`${ex.verb}: ${ex.result.summary}`);
+            // What the pilot recalled is memory already, not a fact of this run's episode.
+            if (ex.verb !== recall.name) results.push(`${ex.verb}: ${ex.result.summary}`);
             break;
         }
         lines.push(`last verb ${call.name}: ${content}`);

@@ -57,8 +57,8 @@ export class Executor {
 
   constructor(private readonly deps: ExecutorDeps) {
     const memoryVerbs = deps.memory?.verbs.map((v) => v.name) ?? [];
-    // `remember` in a duck's list means nothing without memory: the memory decides.
-    const bodyVerbs = deps.duck.verbs.filter((v) => v !== 'remember');
+    // `remember` or `recall` in a duck's list means nothing without memory: the memory decides.
+    const bodyVerbs = deps.duck.verbs.filter((v) => everyVerb.get(v)?.kind !== 'memory');
     this.allowed = new Set([...bodyVerbs, ...DECLARE_VERBS, ...memoryVerbs]);
     this.confirm = new Set(deps.duck.confirm);
   }

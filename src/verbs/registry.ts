@@ -11,6 +11,7 @@ import { searchScan } from './search-scan.js';
 import { torque } from './torque.js';
 import { turn } from './turn.js';
 import { remember } from './remember.js';
+import { recall } from './recall.js';
 import type { Verb } from './verb.js';
 import { walk } from './walk.js';
 
@@ -42,7 +43,7 @@ export class VerbRegistry {
 export const defaultVerbs = new VerbRegistry();
 
 /** Every verb quackd has, memory's included: what a name is, even when this run lacks it. */
-export const everyVerb = new VerbRegistry([...all, remember]);
+export const everyVerb = new VerbRegistry([...all, remember, recall]);
 
 /** The JSON Schema of a verb's input, as the LLM APIs want it. */
 export function verbJsonSchema(verb: Verb): Record<string, unknown> {

@@ -1,8 +1,9 @@
 /**
  * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
  * observations (scan, turn to the ball, walk up, kick, check) when the task is about a ball,
- * and otherwise says hello (quack, declare).
- * It is the demo and the test pilot; it never writes notes.
+ * and otherwise says hello (quack, declare). When its task says to recall (and memory offers
+ * `recall`), its first reply also searches memory, with the query the task gives in quotes.
+ * It is the demo and the test pilot; it never writes notes and does not act on what it recalls.
  */
 import { logger } from '../../log.js';
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
@@ -17,6 +18,7 @@ class FakeProvider implements Provider {
   private calls = 0;
   private kicked = false;
   private dryPlan = 0;
+  private recalled = false;
 
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -33,7 +35,16 @@ class FakeProvider implements Provider {
     const ballGame = offered.has('search_scan') && offered.has('kick') && /\b(ball|kick)/i.test(request.context.task);
     const call = ballGame ? this.playBall(request.context, offered) : this.playHello(request.context, offered);
     this.calls += 1;
-    return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: call.name, args: call.args }] });
+    const calls = [...this.recallFirst(request.context.task, offered), call].map((c, i) => ({ id: `fake-${this.calls}${i > 0 ? `-${i}` : ''}`, name: c.name, args: c.args }));
+    return Promise.resolve({ text: '', toolCalls: calls });
+  }
+
+  /** `recall {query: "where was the ball found"}` once, beside the first move, when the task asks for it. */
+  private recallFirst(task: string, offered: ReadonlySet<string>): Omit<ToolCall, 'id'>[] {
+    if (this.recalled || !offered.has('recall') || !/\brecall\b/i.test(task)) return [];
+    this.recalled = true;
+    const query = /\brecall\b[^"\n]*"([^"\n]+)"/i.exec(task)?.[1] ?? task.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'))?.trim() ?? 'what do I know';
+    return [{ name: 'recall', args: { query: query.slice(0, 200) } }];
   }
 
   private playHello(ctx: PilotContext, offered: ReadonlySet<string>): Omit<ToolCall, 'id'> {
