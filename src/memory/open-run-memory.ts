@@ -11,9 +11,9 @@ import type { EpisodeFacts, MemoryEvent, RunMemory } from '../pilot/run-memory.j
 import { recall, recallInput } from '../verbs/recall.js';
 import { remember, rememberInput } from '../verbs/remember.js';
 import type { Verb } from '../verbs/verb.js';
-import { MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
+import { MAX_TAGS, MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
 import { rank } from './recall.js';
-import { recallReply, renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
+import { FLUSH_TAG, recallReply, renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
 import { planNote, validateText } from './rules.js';
 import { secretReason } from './secret-check.js';
 import { MemoryBusy, StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
@@ -113,12 +113,15 @@ class LmdbRunMemory implements RunMemory {
     this.summaryLine = summaryLine(memory.key, selection);
   }
 
-  async handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
+  async handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean; flush?: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
     if (verb === recall.name) return this.recall(args);
     if (verb !== remember.name) return { result: { ok: false, summary: `${verb} is not a memory verb` }, events: [] };
     const parsed = rememberInput.safeParse(args);
     if (!parsed.success) return { result: { ok: false, summary: `not saved: ${parsed.error.issues[0]?.message ?? 'bad arguments'}` }, events: [] };
-    const { text, tags, topic } = parsed.data;
+    const { text, topic } = parsed.data;
+    // A flush note says so in its tags, which every reader shows (#flush); it takes the last tag's place if it must.
+    const tags = ctx.flush === true ? [...(parsed.data.tags ?? []).filter((t) => t !== FLUSH_TAG).slice(0, MAX_TAGS - 1), FLUSH_TAG] : parsed.data.tags;
+    const flush = ctx.flush === true ? { flush: true } : {};
     try {
       const clean = validateText(text);
       if (ctx.dryRun) {
@@ -126,7 +129,7 @@ class LmdbRunMemory implements RunMemory {
         planNote([], { text, source: 'model', ...(tags !== undefined ? { tags } : {}), ...(topic !== undefined ? { topic } : {}) }, { body: this.memory.key, now: new Date().toISOString() });
         return {
           result: { ok: true, summary: `would remember for future runs: ${clean} — not saved: dry run` },
-          events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean } }],
+          events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean, ...flush } }],
         };
       }
       const plan = await this.memory.remember(
@@ -149,6 +152,7 @@ class LmdbRunMemory implements RunMemory {
               ...(entry?.topic !== undefined ? { topic: entry.topic } : {}),
               ...(plan.replaced !== undefined ? { replaced: plan.replaced } : {}),
               ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}),
+              ...flush,
             },
           },
         ],

@@ -101,6 +101,17 @@ export function renderPromptBlock(body: BodyKey, sel: PromptSelection): string {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** The tag of a note saved after the flush notice: what a run kept as it ran out. */
+export const FLUSH_TAG = 'flush';
+
+/** Told once, in the observation, when a budget is about to end the run (`left`: `1 step left`). */
+export function flushNotice(left: string): string {
+  return (
+    `memory: the run is about to end (${left}). If this run learned something worth keeping for the next one ` +
+    '(where the ball was, what blocked you, what worked), remember it now, in one short note; it is saved marked as a flush note.'
+  );
+}
+
 /** `3 days ago`: how old a memory is, as the pilot reads it (clocks on robots jump: never negative). */
 export function age(iso: string, now: Date): string {
   const min = Math.max(0, Math.round((now.getTime() - Date.parse(iso)) / 60_000));

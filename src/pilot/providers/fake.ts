@@ -3,7 +3,8 @@
  * observations (scan, turn to the ball, walk up, kick, check) when the task is about a ball,
  * and otherwise says hello (quack, declare). When its task says to recall (and memory offers
  * `recall`), its first reply also searches memory, with the query the task gives in quotes.
- * It is the demo and the test pilot; it never writes notes and does not act on what it recalls.
+ * When told the run is about to end (the memory flush), it remembers what it last observed.
+ * It is the demo and the test pilot; it writes no other notes and does not act on what it recalls.
  */
 import { logger } from '../../log.js';
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
@@ -19,6 +20,7 @@ class FakeProvider implements Provider {
   private kicked = false;
   private dryPlan = 0;
   private recalled = false;
+  private flushed = false;
 
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -35,8 +37,17 @@ class FakeProvider implements Provider {
     const ballGame = offered.has('search_scan') && offered.has('kick') && /\b(ball|kick)/i.test(request.context.task);
     const call = ballGame ? this.playBall(request.context, offered) : this.playHello(request.context, offered);
     this.calls += 1;
-    const calls = [...this.recallFirst(request.context.task, offered), call].map((c, i) => ({ id: `fake-${this.calls}${i > 0 ? `-${i}` : ''}`, name: c.name, args: c.args }));
+    const calls = [...this.recallFirst(request.context.task, offered), ...this.flush(request, offered), call].map((c, i) => ({ id: `fake-${this.calls}${i > 0 ? `-${i}` : ''}`, name: c.name, args: c.args }));
     return Promise.resolve({ text: '', toolCalls: calls });
+  }
+
+  /** Once, when the observation says the run is about to end: what it last saw, for the next run. */
+  private flush(request: PilotRequest, offered: ReadonlySet<string>): Omit<ToolCall, 'id'>[] {
+    const last = request.messages.at(-1);
+    if (this.flushed || !offered.has('remember') || last?.role !== 'user' || !/^memory: the run is about to end/m.test(last.content)) return [];
+    this.flushed = true;
+    const seen = request.context.observation.summary.replace(/\s+/g, ' ').trim();
+    return [{ name: 'remember', args: { text: `${request.context.duck} ran out of budget; last observed: ${seen}`.slice(0, 280) } }];
   }
 
   /** `recall {query: "where was the ball found"}` once, beside the first move, when the task asks for it. */
