@@ -14,6 +14,7 @@ import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import { didYouMean } from '../text/suggest.js';
 import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
+import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
@@ -196,7 +197,7 @@ export const runCommand: Command = {
     }
     const config = await loadConfigFile(env);
     // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
-    const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
+    const runtime = createRuntime({ ...(config.config.robots !== undefined ? { robots: config.config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.config.transcripts), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
     const flagSettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
     const robot = resolveRobot(runtime, f.robot, fileDuck, flagSettings);
     const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry);
