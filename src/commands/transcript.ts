@@ -12,6 +12,7 @@ import type { Invocation } from '../cli/invocation.js';
 import { join } from 'node:path';
 import { loadConfigFile } from '../config/file.js';
 import { pruneTranscripts, retentionPolicy } from '../transcript/retention.js';
+import { localTime } from './memory/common.js';
 import { onStopSignals } from '../cli/signals.js';
 import { followFile, followThroughService } from '../cli/transcript-follow.js';
 
@@ -115,7 +116,7 @@ export const transcriptCommand: Command = {
         io.line(`nothing to prune: every run is among ${rule}`);
         return EXIT.ok;
       }
-      for (const run of gone) io.line(`  ${run.id}  ${io.dim(`${printable(run.robot)} · ${run.started.slice(0, 10)} · ${megabytes(run.bytes)}`)}`);
+      for (const run of gone) io.line(`  ${run.id}  ${io.dim(`${printable(run.robot)} · started ${localTime(run.started)} · ${megabytes(run.bytes)}`)}`);
       const total = megabytes(gone.reduce((n, r) => n + r.bytes, 0));
       io.line(dry ? `would delete ${gone.length} run${gone.length === 1 ? '' : 's'} (${total}); keeping ${rule} (--dry-run: nothing deleted)` : `deleted ${gone.length} run${gone.length === 1 ? '' : 's'} (${total}); kept ${rule}`);
       return EXIT.ok;

@@ -57,6 +57,7 @@ describe('transcript retention', () => {
     const ids = [1, 2, 3, 4].map((d) => writeRun(dir, 'microduck:sim2d', 'hello-world', d * 10, now));
     writeFileSync(join(home, 'config.yaml'), 'transcripts:\n  keep_runs: 2\n  keep_days: 15\n');
     const env = { QUACKD_HOME: home };
+    assert.match((await quackd(['config', 'check'], { env })).stdout, /runs kept +newest 2 per robot and the last 15 days {2}\(transcripts in .*config\.yaml\)/);
     const dry = await quackd(['transcript', 'prune', '--dry-run'], { env });
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, new RegExp(`${ids[3]}.*\\n.*${ids[2]}`));
