@@ -118,7 +118,7 @@ function sqliteBackend(Database: typeof BetterSqlite3, entries: readonly Entry[]
     render: () => {
       const rows = (kind: string, n: number) => (newest.all(BODY, kind, n) as { json: string }[]).map((r) => JSON.parse(r.json) as Entry);
       const total = (kind: string) => (count.get(BODY, kind) as { n: number }).n;
-      return renderPromptBlock(BODY, { notes: rows('note', 20), episodes: rows('episode', 5), totalNotes: total('note'), totalEpisodes: total('episode') });
+      return renderPromptBlock(BODY, { notes: rows('note', 20), episodes: rows('episode', 5), totalNotes: total('note'), totalEpisodes: total('episode'), copies: new Map() });
     },
     close: () => void db.close(),
   };

@@ -10,6 +10,7 @@ import { printable } from '../cli/output.js';
 import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
 import { configSource, loadConfigFile, withConfigFlag } from '../config/file.js';
+import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
@@ -97,6 +98,7 @@ export const configCommand: Command = {
         memory: setting(memoryDir(flags['memory-dir'], env), flags['memory-dir'] !== undefined ? '--memory-dir' : env['QUACKD_MEMORY_DIR'] ? 'QUACKD_MEMORY_DIR' : home),
         ducks: setting(userDucksDir(env), home),
       },
+      transcriptsKept: { value: retentionPolicy(file.config.transcripts), from: file.config.transcripts !== undefined ? `transcripts in ${file.path}` : 'default' },
       memoryWaitS: { value: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 }, from: 'built in' },
       robots: fleet.list().map((r) => robotReport(fleet, r)),
       // The service's MQTT (quackd serve); a problem here is the service's, not a run's.
@@ -125,6 +127,8 @@ export const configCommand: Command = {
     row('transcripts', p.transcripts.value, p.transcripts.from);
     row('memory', p.memory.value, p.memory.from);
     row('ducks', p.ducks.value, p.ducks.from);
+    const kept = report.transcriptsKept.value;
+    row('runs kept', `newest ${kept.keepRuns} per robot and the last ${kept.keepDays} day${kept.keepDays === 1 ? '' : 's'}`, report.transcriptsKept.from);
     const w = report.memoryWaitS.value;
     row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
     io.line(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`);

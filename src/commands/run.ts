@@ -14,6 +14,7 @@ import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import { didYouMean } from '../text/suggest.js';
 import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
+import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
@@ -187,7 +188,8 @@ export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
 
 /** The runtime of a run in this process. Memory is per body; a store that cannot be opened turns memory off for a run, never the run. */
 export function localRuntime(config: ConfigFile, f: RunFlags, env: NodeJS.ProcessEnv): Runtime {
-  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
+  // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
+  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
 }
 
 /** The pilot the flags, the environment and the config file name; a flag that would change nothing is refused. */

@@ -10,27 +10,45 @@ import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
 import { join } from 'node:path';
+import { loadConfigFile } from '../config/file.js';
+import { pruneTranscripts, retentionPolicy } from '../transcript/retention.js';
+import { localTime } from './memory/common.js';
 import { onStopSignals } from '../cli/signals.js';
 import { followFile, followThroughService } from '../cli/transcript-follow.js';
 
 const help = `usage: quackd transcript list [--json] [--limit N | --all]
        quackd transcript show [ID|last] [--frames] [--json]
        quackd transcript follow [ROBOT|ID] [--json]
+       quackd transcript prune [--dry-run] [--keep-runs N] [--keep-days D] [--json]
 
 Transcripts live in ~/.quackd/transcripts (QUACKD_HOME moves them), one JSONL file per run.
 'list' shows the newest 20 runs (--limit N for more or fewer, --all for every one) and says how
 many there are when it shows fewer. 'show' takes a run id, a unique prefix of one, or 'last'
 (the default). 'follow' shows a run as it happens, as 'quackd run' shows it: through the running
 quackd serve its run on ROBOT (or with that run id; any run when none is named), else the
-transcript ID (default: last) read as it grows, until the run ends or Ctrl-C.
+transcript ID (default: last) read as it grows, until the run ends or Ctrl-C. 'prune' deletes
+the runs the retention policy lets go: it keeps each robot's newest N runs and every run of the
+last D days (transcripts.keep_runs and keep_days in the config; 200 and 30 by default);
+--dry-run lists what would go and deletes nothing.
 
 examples:
   quackd transcript list
   quackd transcript show last --frames
-  quackd transcript follow kitchen-duck`;
+  quackd transcript follow kitchen-duck
+  quackd transcript prune --dry-run`;
 
-const flags = { json: { type: 'boolean' }, frames: { type: 'boolean' }, limit: { type: 'string' }, all: { type: 'boolean' } } as const;
+const flags = {
+  json: { type: 'boolean' },
+  frames: { type: 'boolean' },
+  limit: { type: 'string' },
+  all: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'keep-runs': { type: 'string' },
+  'keep-days': { type: 'string' },
+} as const;
 const DEFAULT_LIMIT = 20;
+
+const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(bytes < 100_000 ? 2 : 1)} MB`;
 
 export const transcriptCommand: Command = {
   name: 'transcript',
@@ -79,7 +97,31 @@ export const transcriptCommand: Command = {
         stop.dispose();
       }
     }
-    const hint = didYouMean(sub, ['list', 'show', 'follow']);
-    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list', 'show' or 'follow'" : undefined);
+    if (sub === 'prune') {
+      if (positionals.length > 1) throw new UsageError('transcript prune: takes no run id; --keep-runs and --keep-days say what stays');
+      const config = await loadConfigFile(env);
+      const fromConfig = retentionPolicy(config.config.transcripts);
+      const policy = {
+        keepRuns: numberFlag('keep-runs', f['keep-runs'], { int: true, min: 1 }) ?? fromConfig.keepRuns,
+        keepDays: numberFlag('keep-days', f['keep-days'], { min: 0 }) ?? fromConfig.keepDays,
+      };
+      const dry = f['dry-run'] === true;
+      const gone = pruneTranscripts(dir, policy, { apply: !dry });
+      if (f.json === true) {
+        io.line(JSON.stringify({ dryRun: dry, keepRuns: policy.keepRuns, keepDays: policy.keepDays, pruned: gone }));
+        return EXIT.ok;
+      }
+      const rule = `the newest ${policy.keepRuns} per robot and the last ${policy.keepDays} day${policy.keepDays === 1 ? '' : 's'}`;
+      if (gone.length === 0) {
+        io.line(`nothing to prune: every run is among ${rule}`);
+        return EXIT.ok;
+      }
+      for (const run of gone) io.line(`  ${run.id}  ${io.dim(`${printable(run.robot)} · started ${localTime(run.started)} · ${megabytes(run.bytes)}`)}`);
+      const total = megabytes(gone.reduce((n, r) => n + r.bytes, 0));
+      io.line(dry ? `would delete ${gone.length} run${gone.length === 1 ? '' : 's'} (${total}); keeping ${rule} (--dry-run: nothing deleted)` : `deleted ${gone.length} run${gone.length === 1 ? '' : 's'} (${total}); kept ${rule}`);
+      return EXIT.ok;
+    }
+    const hint = didYouMean(sub, ['list', 'show', 'follow', 'prune']);
+    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list', 'show', 'follow' or 'prune'" : undefined);
   },
 };

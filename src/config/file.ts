@@ -2,8 +2,8 @@
  * The config file, `<QUACKD_HOME or ~/.quackd>/config.yaml`, or the machine's (configPath). One
  * zod schema is both the type and the documentation; a bad file is reported all at once, each
  * problem with its line, and exits 2. A missing file is the common case and means built-in
- * defaults. Sections: `pilot:` (the LLM), `robots:` (the fleet), `service:` (quackd serve) and
- * `mqtt:` (the service's MQTT).
+ * defaults. Sections: `pilot:` (the LLM), `robots:` (the fleet), `service:` (quackd serve),
+ * `mqtt:` (the service's MQTT) and `transcripts:` (how many runs are kept).
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { printable } from '../text/printable.js';
 import { RobotsSectionSchema } from '../runtime/fleet.js';
 import { MqttSectionSchema } from '../mqtt/config.js';
 import { ServiceSectionSchema } from '../service/settings.js';
+import { TranscriptsSectionSchema } from '../transcript/retention.js';
 import { dataDir } from './paths.js';
 
 export const PilotSectionSchema = z
@@ -36,7 +37,7 @@ export const PilotSectionSchema = z
 // Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
 // `robots:` is the fleet (src/runtime/fleet.ts): name → { body: adapter:backend, ...settings }.
 // `service:` is what `quackd serve` takes (src/service/settings.ts); `mqtt:` its MQTT front door (src/mqtt/config.ts; `false` turns it off).
-export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional() }).strict();
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional(), transcripts: TranscriptsSectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

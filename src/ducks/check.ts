@@ -7,11 +7,11 @@
 import type { BodyEntry } from '../bodies/index.js';
 import { InputError } from '../errors.js';
 import { didYouMean, nearest } from '../text/suggest.js';
-import { DECLARE_VERBS } from '../verbs/registry.js';
+import { DECLARE_VERBS, everyVerb } from '../verbs/registry.js';
 import type { Duck } from './duck.js';
 
 /** Verbs quackd handles itself, valid on every body. */
-const QUACKD_VERBS: readonly string[] = [...DECLARE_VERBS, 'remember'];
+const QUACKD_VERBS: readonly string[] = [...DECLARE_VERBS, ...everyVerb.names().filter((v) => everyVerb.get(v)?.kind === 'memory')];
 
 /**
  * Why `verb` is refused on `body`, in one line: a likely typo gets "did you mean"; a verb the

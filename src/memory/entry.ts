@@ -91,6 +91,14 @@ export function normalizeText(text: string): string {
   return text.normalize('NFC').trim().replace(/\s+/g, ' ');
 }
 
+/**
+ * Entries that say exactly the same: the same kind and text (an episode's text holds its duck,
+ * outcome and facts). Recall and the prompt block show them once, with a count.
+ */
+export function sameSaying(e: Pick<Entry, 'kind' | 'text'>): string {
+  return `${e.kind}\n${e.text}`;
+}
+
 export function normalizeTopic(topic: string | undefined): string | undefined {
   if (topic === undefined) return undefined;
   const t = normalizeText(topic).toLowerCase();

@@ -19,7 +19,7 @@ import { ensurePrivateDir } from '../config/paths.js';
 import { StoreError } from './errors.js';
 import { MemoryRefusal, entrySchema, looksLikeEntry, type Entry } from './entry.js';
 import { lmdbFileProblem } from './header-check.js';
-import { PROMPT_EPISODES, PROMPT_NOTES, type PromptSelection } from './render.js';
+import { EPISODE_WINDOW, PROMPT_EPISODES, PROMPT_NOTES, distinct, type PromptSelection } from './render.js';
 import { newestFirst, planEpisode, planNote, type Carried, type EpisodeInput, type NoteInput, type Plan } from './rules.js';
 
 export const DATA_FILE = 'memory.mdb';
@@ -366,8 +366,9 @@ class LmdbBodyMemory implements LmdbBody {
   promptSelection(notes = PROMPT_NOTES, episodes = PROMPT_EPISODES): PromptSelection {
     this.store.fresh();
     const n = this.store.newest(this.key, 'note', notes);
-    const e = this.store.newest(this.key, 'episode', episodes);
-    return { notes: n.entries, episodes: e.entries, totalNotes: n.total, totalEpisodes: e.total };
+    const e = this.store.newest(this.key, 'episode', Math.max(episodes, EPISODE_WINDOW));
+    const { shown, copies } = distinct(e.entries, episodes);
+    return { notes: n.entries, episodes: shown, totalNotes: n.total, totalEpisodes: e.total, copies };
   }
 
   remember(input: NoteInput, carried?: Carried): Plan {

@@ -8,10 +8,12 @@
 import type { BodyKey, VerbResult } from '../bodies/body.js';
 import { logger } from '../log.js';
 import type { EpisodeFacts, MemoryEvent, RunMemory } from '../pilot/run-memory.js';
+import { recall, recallInput } from '../verbs/recall.js';
 import { remember, rememberInput } from '../verbs/remember.js';
 import type { Verb } from '../verbs/verb.js';
-import { MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
-import { renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
+import { MAX_TAGS, MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
+import { rank } from './recall.js';
+import { FLUSH_TAG, recallReply, renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
 import { planNote, validateText } from './rules.js';
 import { secretReason } from './secret-check.js';
 import { MemoryBusy, StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
@@ -22,6 +24,8 @@ import { MemoryBusy, StoreError, openMemoryStore, type BodyMemory, type MemorySt
  * body has stopped, may wait longer.
  */
 export const RUN_WAIT_MS = { remember: 2_000, episode: 10_000 } as const;
+/** Hits a `recall` tells the pilot: enough for near-duplicates, short enough for an observation. */
+export const RECALL_HITS = 3;
 
 export interface OpenRunMemoryOptions {
   readonly body: BodyKey;
@@ -45,7 +49,7 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
   try {
     store = await openMemoryStore(options.dir, options.now !== undefined ? { now: options.now } : {});
     const warnings = await store.importLegacy();
-    const run = runMemoryFor(store, options.body, options.duck, { ownsStore: true });
+    const run = runMemoryFor(store, options.body, options.duck, { ownsStore: true, ...(options.now !== undefined ? { now: options.now } : {}) });
     return warnings.length > 0 ? { memory: run, notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : { memory: run };
   } catch (err) {
     await store?.close().catch(() => undefined);
@@ -59,9 +63,9 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
  * A run's memory on a store someone else keeps open (the runtime's, shared by its runs): closing
  * the run memory leaves the store open unless `ownsStore`.
  */
-export function runMemoryFor(store: MemoryStore, body: BodyKey, duck: string, options: { ownsStore?: boolean } = {}): RunMemory {
+export function runMemoryFor(store: MemoryStore, body: BodyKey, duck: string, options: { ownsStore?: boolean; now?: () => Date } = {}): RunMemory {
   const memory = store.body(body);
-  return new LmdbRunMemory(store, memory, duck, memory.promptSelection(), options.ownsStore === true);
+  return new LmdbRunMemory(store, memory, duck, memory.promptSelection(), options.ownsStore === true, options.now ?? (() => new Date()));
 }
 
 /** The episode line: `find-and-kick: success — ball displaced 0.49 m (4 steps) · search_scan: …; kick: …`. */
@@ -94,7 +98,7 @@ export function composeEpisode(facts: EpisodeFacts, duck: string): string {
 class LmdbRunMemory implements RunMemory {
   readonly promptBlock: string;
   readonly summaryLine: string;
-  readonly verbs: readonly Verb[] = [remember];
+  readonly verbs: readonly Verb[] = [remember, recall];
   private closed = false;
 
   constructor(
@@ -103,16 +107,21 @@ class LmdbRunMemory implements RunMemory {
     private readonly duck: string,
     selection: PromptSelection,
     private readonly ownsStore: boolean,
+    private readonly now: () => Date,
   ) {
     this.promptBlock = renderPromptBlock(memory.key, selection);
     this.summaryLine = summaryLine(memory.key, selection);
   }
 
-  async handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
+  async handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean; flush?: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
+    if (verb === recall.name) return this.recall(args);
     if (verb !== remember.name) return { result: { ok: false, summary: `${verb} is not a memory verb` }, events: [] };
     const parsed = rememberInput.safeParse(args);
     if (!parsed.success) return { result: { ok: false, summary: `not saved: ${parsed.error.issues[0]?.message ?? 'bad arguments'}` }, events: [] };
-    const { text, tags, topic } = parsed.data;
+    const { text, topic } = parsed.data;
+    // A flush note says so in its tags, which every reader shows (#flush); it takes the last tag's place if it must.
+    const tags = ctx.flush === true ? [...(parsed.data.tags ?? []).filter((t) => t !== FLUSH_TAG).slice(0, MAX_TAGS - 1), FLUSH_TAG] : parsed.data.tags;
+    const flush = ctx.flush === true ? { flush: true } : {};
     try {
       const clean = validateText(text);
       if (ctx.dryRun) {
@@ -120,7 +129,7 @@ class LmdbRunMemory implements RunMemory {
         planNote([], { text, source: 'model', ...(tags !== undefined ? { tags } : {}), ...(topic !== undefined ? { topic } : {}) }, { body: this.memory.key, now: new Date().toISOString() });
         return {
           result: { ok: true, summary: `would remember for future runs: ${clean} — not saved: dry run` },
-          events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean } }],
+          events: [{ action: 'remember', detail: { saved: false, reason: 'dry run', text: clean, ...flush } }],
         };
       }
       const plan = await this.memory.remember(
@@ -143,6 +152,7 @@ class LmdbRunMemory implements RunMemory {
               ...(entry?.topic !== undefined ? { topic: entry.topic } : {}),
               ...(plan.replaced !== undefined ? { replaced: plan.replaced } : {}),
               ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}),
+              ...flush,
             },
           },
         ],
@@ -156,6 +166,23 @@ class LmdbRunMemory implements RunMemory {
       // Busy is not a failure of the store: the pilot may try again later in the run.
       const summary = err instanceof MemoryBusy ? `not saved: ${err.message}; try again later` : `not saved: the memory store failed (${errorText(err)})`;
       return { result: { ok: false, summary }, events: [{ action: 'error', detail: { verb: 'remember', message: errorText(err) } }] };
+    }
+  }
+
+  /** Reads only, so a dry run recalls as a real one does. */
+  private recall(args: Record<string, unknown>): { result: VerbResult; events: readonly MemoryEvent[] } {
+    const parsed = recallInput.safeParse(args);
+    if (!parsed.success) return { result: { ok: false, summary: `nothing recalled: ${parsed.error.issues[0]?.message ?? 'bad arguments'}` }, events: [] };
+    const { query } = parsed.data;
+    try {
+      const hits = rank(this.memory.entries(), query, { limit: RECALL_HITS });
+      return {
+        result: { ok: true, summary: recallReply(query, hits, this.now()), data: { hits: hits.length } },
+        events: [{ action: 'recall', detail: { query, hits: hits.map((h) => ({ id: h.entry.id, kind: h.entry.kind, ...(h.count > 1 ? { count: h.count } : {}), score: Number(h.score.toFixed(3)) })) } }],
+      };
+    } catch (err) {
+      logger('memory').warn({ err: errorText(err) }, 'recall failed');
+      return { result: { ok: false, summary: `nothing recalled: the memory store failed (${errorText(err)})` }, events: [{ action: 'error', detail: { verb: 'recall', message: errorText(err) } }] };
     }
   }
 

@@ -1,12 +1,16 @@
 /**
- * Recall on demand (`quackd memory search`, and `recall(body, query)` for the MCP server): BM25
- * over one body's entries. A natural question shares only some words with the note that answers
- * it, so any query word may match; words are lower-cased, stripped of accents and lightly stemmed
- * (charger/charging/charged meet). Below a relevance floor it returns nothing rather than the
- * nearest irrelevant entry: a confident wrong memory is worse than none. Newest wins ties.
+ * Recall on demand (`quackd memory search`, the pilot's `recall` verb, and `recall(body, query)`
+ * for the MCP server): BM25 over one body's entries. A natural question shares only some words
+ * with the note that answers it, so any query word may match; words are lower-cased, stripped of
+ * accents and stemmed (Porter, so kicked/kicking and battery/batteries meet). Below a relevance
+ * floor it returns nothing rather than the nearest irrelevant entry: a confident wrong memory is
+ * worse than none. Identical entries (the same episode three times) come back once, with a count.
+ * Newest wins ties.
  */
-import type { Entry } from './entry.js';
+import { stemmer as porter } from 'stemmer';
+import { sameSaying, type Entry } from './entry.js';
 import { newestFirst } from './rules.js';
+
 /** Anything that can list a body's entries: the store's BodyMemory, or the engine's. */
 interface BodyEntries {
   entries(): Entry[];
@@ -14,36 +18,40 @@ interface BodyEntries {
 
 const K1 = 1.2;
 const B = 0.75;
+
 /**
- * Share of the query's weight (summed IDF, unknown words weighing most) that an entry must
- * match. Measured with `npm run eval:memory`: lower admits near-misses for unanswerable questions,
- * higher drops answers phrased in other words.
+ * How good the best match must be, in evidence: the summed IDF of the query words an entry
+ * matched, over the IDF of a word only one entry has (a perfect single-word match is 1). Words of
+ * the question that no entry has do not count, so a long natural question is not held against its
+ * answer; a match only on words many entries share (duck, ball, room, kitchen) stays under it.
+ * Measured with `npm run eval:memory`.
  */
-export const DEFAULT_FLOOR = 0.4;
+export const DEFAULT_FLOOR = 0.7;
+/**
+ * And how much of the question the memory could answer that the entry does answer: its share of
+ * the IDF of the query words that some entry has.
+ */
+export const DEFAULT_COVER = 0.4;
 
 const STOPWORDS = new Set(
   ('a an the and or but of to in on at for by with from into onto about as is are was were be been being am do does did ' +
     'have has had i me my you your we our us they them their he she it its this that these those there here what which who whom ' +
     'whose when where why how can could should would will shall may might must any some all each every if then than so too very ' +
-    'just also not no yes please tell know remember recall find robot again ever still last ago thing things get got')
+    'just also not no yes please tell know remember recall find robot again ever still last ago thing things get got ' +
+    // Words a question is phrased with rather than about ("how long", "go near", "what do I need").
+    'go goes going went come comes take takes make made like likes want wants need needs many much long way now today ' +
+    'one something anything someone anyone happen happened known ok')
     .split(' '),
 );
 
-/** Light stemming: plural, -ing, -ed, -er, -ly, final e. Enough for robot notes; not Porter. */
+/**
+ * Porter's stemmer (kick/kicks/kicking/kicked, mop/mopped/mopping, battery/batteries), plus the
+ * agent noun Porter keeps apart: charger and cleaner meet charge and clean. Short words keep their
+ * -er (water, under, never).
+ */
 export function stem(word: string): string {
-  let w = word;
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 4 && /(?:ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  for (const suffix of ['ing', 'ed', 'er', 'ly']) {
-    if (w.length > suffix.length + 3 && w.endsWith(suffix)) {
-      w = w.slice(0, -suffix.length);
-      if (/([b-df-hj-np-tv-z])\1$/.test(w) && !/(?:ll|ss|zz)$/.test(w)) w = w.slice(0, -1);
-      break;
-    }
-  }
-  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
+  const s = porter(word);
+  return s.length >= 7 && s.endsWith('er') ? porter(s.slice(0, -2)) : s;
 }
 
 export function tokens(text: string): string[] {
@@ -56,21 +64,28 @@ export function tokens(text: string): string[] {
 }
 
 export interface RecallHit {
+  /** The newest of the identical entries this hit stands for. */
   readonly entry: Entry;
+  /** How many entries say exactly this (the same episode run three times is one hit, ×3). */
+  readonly count: number;
+  /** The ids of all of them, newest first. */
+  readonly ids: readonly string[];
   readonly score: number;
-  /** Share of the query's IDF weight this entry matched (0–1). */
-  readonly coverage: number;
+  /** Evidence of the match: summed IDF of the matched words over that of a word only one entry has. */
+  readonly evidence: number;
 }
 
 export interface RecallOptions {
   readonly limit?: number;
   readonly floor?: number;
+  readonly cover?: number;
 }
 
 /** Ranks `entries` for `query`, best first; [] when nothing clears the floor. */
 export function rank(entries: readonly Entry[], query: string, options: RecallOptions = {}): RecallHit[] {
   const limit = options.limit ?? 5;
   const floor = options.floor ?? DEFAULT_FLOOR;
+  const cover = options.cover ?? DEFAULT_COVER;
   const q = [...new Set(tokens(query))];
   if (q.length === 0 || entries.length === 0) return [];
   const docs = newestFirst(entries).map((entry) => {
@@ -81,27 +96,33 @@ export function rank(entries: readonly Entry[], query: string, options: RecallOp
   });
   const n = docs.length;
   const avgLen = docs.reduce((s, d) => s + d.len, 0) / n || 1;
-  // A word no entry has weighs as much as the rarest word there is, not more: otherwise one
-  // unknown word ("dock" in "where is the charging dock") would sink a good match on a small memory.
-  const idf = new Map(q.map((t) => {
-    const df = Math.max(1, docs.filter((d) => d.tf.has(t)).length);
-    return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
-  }));
-  const total = [...idf.values()].reduce((s, v) => s + v, 0);
-  const hits: RecallHit[] = [];
+  const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  const perfect = idfOf(1);
+  // Only words some entry has weigh: a word nobody wrote down says nothing about any entry.
+  const idf = new Map<string, number>();
+  for (const t of q) {
+    const df = docs.filter((d) => d.tf.has(t)).length;
+    if (df > 0) idf.set(t, idfOf(df));
+  }
+  const known = [...idf.values()].reduce((s, v) => s + v, 0);
+  const groups = new Map<string, { hit: Omit<RecallHit, 'count' | 'ids'>; ids: string[] }>();
   for (const d of docs) {
     let score = 0;
     let matched = 0;
-    for (const t of q) {
+    for (const [t, w] of idf) {
       const f = d.tf.get(t);
       if (f === undefined) continue;
-      const w = idf.get(t) ?? 0;
       matched += w;
       score += (w * f * (K1 + 1)) / (f + K1 * (1 - B + (B * d.len) / avgLen));
     }
-    const coverage = total > 0 ? matched / total : 0;
-    if (score > 0 && coverage >= floor) hits.push({ entry: d.entry, score, coverage });
+    const evidence = matched / perfect;
+    if (score <= 0 || evidence < floor || matched < cover * known) continue;
+    const key = sameSaying(d.entry);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { hit: { entry: d.entry, score, evidence }, ids: [d.entry.id] });
+    else group.ids.push(d.entry.id);
   }
+  const hits = [...groups.values()].map(({ hit, ids }) => ({ ...hit, count: ids.length, ids }));
   // Stable sort over newest-first docs: equal scores keep the newest on top.
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
 }

@@ -10,6 +10,9 @@ import type { Duck } from '../ducks/duck.js';
 import type { BudgetTracker, BudgetName } from '../safety/budgets.js';
 import type { Executor } from '../safety/executor.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import { flushNotice } from '../memory/render.js';
+import { recall } from '../verbs/recall.js';
+import { remember } from '../verbs/remember.js';
 import { verbJsonSchema, type VerbRegistry } from '../verbs/registry.js';
 import { buildSystemPrompt, formatObservation } from './prompt.js';
 import type { PilotContext, PilotMessage, Provider, TokenUsage, ToolSpec } from './providers/provider.js';
@@ -92,12 +95,22 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
     messages.push({ role: 'user', content });
     emit({ type: 'prompt', role: 'user', content });
   };
+  // The memory flush: once, when a budget is about to end the run and the pilot can remember.
+  let flushed = !tools.some((t) => t.name === remember.name);
+  const flushLines = (): string[] => {
+    const low = flushed ? undefined : budgets.nearlySpent();
+    if (low === undefined) return [];
+    flushed = true;
+    executor.markFlush();
+    const left = low === 'steps' ? budgets.limits.steps - budgets.stepsUsed : low === 'llm_calls' ? budgets.limits.llm_calls - budgets.llmCallsUsed : Math.ceil(budgets.msLeft() / 1000);
+    return [flushNotice(low === 'steps' ? `${left} step${left === 1 ? '' : 's'} left` : low === 'llm_calls' ? `${left} reply left` : `${left} s left`)];
+  };
 
   emit({ type: 'prompt', role: 'system', content: system });
   try {
     let observation: Observation = await sensors.observe();
     let lastResults: PilotContext['lastResults'] = [];
-    say(formatObservation(['The run begins.'], observation.summary, budgets.remaining()));
+    say(formatObservation(['The run begins.', ...flushLines()], observation.summary, budgets.remaining()));
     for (;;) {
       checkStop();
       if (!budgets.canCallLlm()) throw budgetEnd('llm_calls');
@@ -147,7 +160,8 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
           case 'done':
             content = `${ex.result.ok ? 'ok' : 'failed'} — ${ex.result.summary}`;
             done.push({ verb: ex.verb, result: ex.result, invented: ex.invented });
-            results.push(`${ex.verb}: ${ex.result.summary}`);
+            // What the pilot recalled is memory already, not a fact of this run's episode.
+            if (ex.verb !== recall.name) results.push(`${ex.verb}: ${ex.result.summary}`);
             break;
         }
         lines.push(`last verb ${call.name}: ${content}`);
@@ -157,7 +171,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       checkStop();
       observation = await sensors.observe();
       lastResults = done;
-      say(formatObservation(lines, observation.summary, budgets.remaining()));
+      say(formatObservation([...lines, ...flushLines()], observation.summary, budgets.remaining()));
     }
   } catch (err) {
     if (err instanceof RunEnd) return { outcome: err.outcome, results, usage };

@@ -28,8 +28,11 @@ export interface RunMemory {
   readonly summaryLine: string;
   /** Verbs memory adds to the allowlist (e.g. `remember`). */
   readonly verbs: readonly Verb[];
-  /** Handle one admitted memory verb. Under dry run nothing is saved and the result says so. */
-  handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }>;
+  /**
+   * Handle one admitted memory verb. Under dry run nothing is saved and the result says so.
+   * `flush`: the pilot was told the run is about to end; a note saved now is marked as a flush note.
+   */
+  handle(verb: string, args: Record<string, unknown>, ctx: { runId: string; dryRun: boolean; flush?: boolean }): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }>;
   /** Called once at the end of every non-dry run. */
   writeEpisode(facts: EpisodeFacts): Promise<MemoryEvent | undefined>;
   close(): Promise<void>;

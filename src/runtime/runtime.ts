@@ -15,6 +15,7 @@ import { openMemoryStore, type MemoryStore } from '../memory/store.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
 import type { TranscriptEvent } from '../transcript/events.js';
+import { pruneTranscripts, type RetentionPolicy } from '../transcript/retention.js';
 import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
@@ -32,6 +33,8 @@ export interface RuntimeConfig {
   /** The memory directory, or undefined for no memory at all (`--no-memory`). */
   readonly memoryDir?: string;
   readonly transcriptsDir: string;
+  /** When set, the transcripts this policy lets go are deleted after each run (src/transcript/retention.ts). */
+  readonly retention?: RetentionPolicy;
   /** The data directory: where `quackd policy load` records a robot's policy slots. */
   readonly dataDir?: string;
   readonly now?: () => Date;
@@ -119,10 +122,22 @@ export class Runtime {
         },
       });
       this.events.emit('run:end', { robot: robot.name, key: robot.key, runId: report.runId, outcome: report.outcome });
+      this.prune();
       return report;
     } finally {
       // The run ended its lease itself (src/run/start-run.ts settle); this frees a claim it never used.
       claim.cancel();
+    }
+  }
+
+  /** Retention after a run: a transcript that cannot be deleted is a log line, never a failed run. */
+  private prune(): void {
+    if (this.config.retention === undefined) return;
+    try {
+      const gone = pruneTranscripts(this.config.transcriptsDir, this.config.retention, { apply: true, ...(this.config.now !== undefined ? { now: this.config.now() } : {}) });
+      if (gone.length > 0) logger('runtime').info({ pruned: gone.length }, 'old transcripts deleted');
+    } catch (err) {
+      logger('runtime').warn({ err: err instanceof Error ? err.message : String(err) }, 'transcript retention failed');
     }
   }
 

@@ -77,6 +77,17 @@ export class BudgetTracker {
     return this.msLeft() <= 0;
   }
 
+  /**
+   * The budget about to end the run, if one is: one step or one LLM call left, or the last 10 %
+   * of the seconds. The pilot is then asked to save what is worth keeping (a memory flush).
+   */
+  nearlySpent(): BudgetName | undefined {
+    if (this.limits.steps - this.steps <= 1) return 'steps';
+    if (this.limits.llm_calls - this.llmCalls <= 1) return 'llm_calls';
+    if (this.msLeft() <= this.limits.seconds * 100) return 'seconds';
+    return undefined;
+  }
+
   /** What a budget-end line says, e.g. `12 steps spent`. */
   describe(name: BudgetName): string {
     switch (name) {

@@ -54,13 +54,20 @@ export class Executor {
   private performing = false;
   private faultInVerb: string | undefined;
   private firstFault: string | undefined;
+  /** The pilot was told the run is about to end: what it remembers now is a flush note. */
+  private flushing = false;
 
   constructor(private readonly deps: ExecutorDeps) {
     const memoryVerbs = deps.memory?.verbs.map((v) => v.name) ?? [];
-    // `remember` in a duck's list means nothing without memory: the memory decides.
-    const bodyVerbs = deps.duck.verbs.filter((v) => v !== 'remember');
+    // `remember` or `recall` in a duck's list means nothing without memory: the memory decides.
+    const bodyVerbs = deps.duck.verbs.filter((v) => everyVerb.get(v)?.kind !== 'memory');
     this.allowed = new Set([...bodyVerbs, ...DECLARE_VERBS, ...memoryVerbs]);
     this.confirm = new Set(deps.duck.confirm);
+  }
+
+  /** From now on a note the pilot saves is a flush note (the loop told it the run is ending). */
+  markFlush(): void {
+    this.flushing = true;
   }
 
   /** The verbs the pilot is offered, in a stable order. */
@@ -170,7 +177,7 @@ export class Executor {
   private async remember(name: string, label: string, args: Record<string, unknown>): Promise<Execution> {
     const memory = this.deps.memory;
     if (memory === undefined) return this.refuse(name, 'memory is off for this run');
-    const { result, events } = await memory.handle(name, args, { runId: this.deps.runId, dryRun: this.deps.dryRun });
+    const { result, events } = await memory.handle(name, args, { runId: this.deps.runId, dryRun: this.deps.dryRun, ...(this.flushing ? { flush: true } : {}) });
     for (const e of events) this.deps.emit({ type: 'memory', action: e.action, detail: e.detail });
     this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, invented: this.deps.dryRun });
     return { kind: 'done', verb: name, label, result, invented: this.deps.dryRun };

@@ -7,6 +7,7 @@ import { declareFailure } from './declare-failure.js';
 import { declareSuccess } from './declare-success.js';
 import { BODY_VERBS } from './intent.js';
 import { remember } from './remember.js';
+import { recall } from './recall.js';
 import type { Verb } from './verb.js';
 
 // The body verbs come from one list (intent.ts), so a verb a body performs is always one quackd knows.
@@ -38,7 +39,7 @@ export class VerbRegistry {
 export const defaultVerbs = new VerbRegistry();
 
 /** Every verb quackd has, memory's included: what a name is, even when this run lacks it. */
-export const everyVerb = new VerbRegistry([...all, remember]);
+export const everyVerb = new VerbRegistry([...all, remember, recall]);
 
 /** The JSON Schema of a verb's input, as the LLM APIs want it. */
 export function verbJsonSchema(verb: Verb): Record<string, unknown> {

@@ -32,6 +32,17 @@ describe('renderPromptBlock', () => {
     assert.ok(block.includes('earlier runs (newest first, 5 of 8)'));
   });
 
+  it('shows identical episodes once with a count, and fills the rest with other runs', () => {
+    let m: Entry[] = [];
+    const texts = ['run A', 'run B', 'run B', 'run C', 'run B', 'run D', 'run E', 'run F'];
+    for (const [i, text] of texts.entries()) m = [...m, ...planEpisode(m, { text }, { body: 'microduck:sim2d', now: new Date(Date.UTC(2026, 10, 30, 1, i)).toISOString() }).put];
+    const block = renderPromptBlock('microduck:sim2d', selectForPrompt(newestFirst(m)));
+    const lines = block.split('\n').filter((l) => /"run \w"$/.test(l));
+    assert.deepEqual(lines.map((l) => /"(run \w)"$/.exec(l)?.[1]), ['run F', 'run E', 'run D', 'run B', 'run C']);
+    assert.match(lines[3] ?? '', /^- \[quackd, 2026-11-30 01:04 UTC, ×3\] "run B"$/);
+    assert.ok(!lines.some((l, i) => i !== 3 && l.includes('×')));
+  });
+
   it('says who wrote each line and when', () => {
     const block = renderPromptBlock('microduck:sim2d', selectForPrompt(build(2, 1)));
     assert.ok(block.includes('- [a person, 2026-11-30 01:01 UTC] "note 1"'), block);

@@ -46,7 +46,7 @@ describe('remember in the pilot loop', () => {
     assert.equal(result.outcome.status, 'success');
     assert.equal(h.budgets.stepsUsed, 1);
     assert.equal(h.budgets.llmCallsUsed, 3);
-    assert.deepEqual(provider.requests[0]!.tools.map((t) => t.name), ['quack', 'declare_success', 'declare_failure', 'remember']);
+    assert.deepEqual(provider.requests[0]!.tools.map((t) => t.name), ['quack', 'declare_success', 'declare_failure', 'remember', 'recall']);
     assert.match(provider.requests[0]!.system, /What you remember from earlier runs on this robot/);
     const obs = provider.requests[1]!.messages.at(-1);
     assert.match(obs?.role === 'user' ? obs.content : '', /^last verb remember: ok — remembered for future runs: the ball hides behind the sofa/m);

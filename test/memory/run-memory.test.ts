@@ -27,10 +27,11 @@ async function open(dir = join(tempDir('quackd-mem-'), 'memory')) {
 }
 
 describe('openRunMemory', () => {
-  it('offers remember as a memory verb, and only through RunMemory', async () => {
+  it('offers remember and recall as memory verbs, and only through RunMemory', async () => {
     const { memory } = await open();
-    assert.deepEqual(memory.verbs.map((v) => [v.name, v.kind]), [['remember', 'memory']]);
+    assert.deepEqual(memory.verbs.map((v) => [v.name, v.kind]), [['remember', 'memory'], ['recall', 'memory']]);
     assert.equal(defaultVerbs.get('remember'), undefined);
+    assert.equal(defaultVerbs.get('recall'), undefined);
     assert.equal(memory.summaryLine, 'memory: nothing yet (microduck:sim2d)');
     await memory.close();
     await memory.close();

@@ -10,11 +10,12 @@ import { COMMON_FLAGS, COMMON_HELP, entryRow, guarded, openForRead, target } fro
 const help = [
   'usage: quackd memory search QUERY [--limit N] [--json] [--robot KEY] [--memory-dir DIR]',
   '',
-  "Rank a body's notes and episodes against a question (BM25; any word may match). When nothing is",
-  'relevant enough it says so rather than show the nearest unrelated entry.',
+  "Rank a body's notes and episodes against a question (BM25 over stemmed words; any word may match).",
+  'When nothing is relevant enough it says so rather than show the nearest unrelated entry.',
+  'Identical entries (the same run again) are shown once, with a count (×3).',
   '',
   '  --limit N          at most N results (default 5)',
-  '  --json             one JSON array of {id, kind, score, text, time, …}',
+  '  --json             one JSON array of {id, kind, score, count, ids, text, time, …}',
   COMMON_HELP,
   '',
   'example: quackd memory search "where is the charger"',
@@ -33,14 +34,15 @@ export const searchCommand: Command = {
     try {
       const hits = store === undefined ? [] : await guarded(dir, () => recall(store.body(body), query, { limit }));
       if (flags.json === true) {
-        io.line(JSON.stringify(hits.map((h) => ({ ...h.entry, score: Number(h.score.toFixed(3)) }))));
+        io.line(JSON.stringify(hits.map((h) => ({ ...h.entry, score: Number(h.score.toFixed(3)), count: h.count, ids: h.ids }))));
         return 0;
       }
       if (hits.length === 0) {
         io.line(`nothing in the memory of ${body} answers "${printable(query)}"`);
         return 0;
       }
-      for (const h of hits) io.line(`${entryRow(h.entry, io)}  ${io.dim(`score ${h.score.toFixed(2)}`)}`);
+      // Identical entries (the same routine run again) are one row, with how many said it.
+      for (const h of hits) io.line(`${entryRow(h.entry, io)}  ${io.dim(`${h.count > 1 ? `×${h.count} · ` : ''}score ${h.score.toFixed(2)}`)}`);
       return 0;
     } finally {
       await store?.close();

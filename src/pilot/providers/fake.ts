@@ -2,8 +2,10 @@
  * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
  * observations (scan, turn to the ball, walk up, kick, check) when the task is about a ball,
  * a lookout (look all round, report, declare: fake-lookout.ts) when the task is a lookout's,
- * and otherwise says hello (quack, declare).
- * It is the demo and the test pilot; it never writes notes.
+ * and otherwise says hello (quack, declare). When its task says to recall (and memory offers
+ * `recall`), its first reply also searches memory, with the query the task gives in quotes.
+ * When told the run is about to end (the memory flush), it remembers what it last observed.
+ * It is the demo and the test pilot; it writes no other notes and does not act on what it recalls.
  */
 import { logger } from '../../log.js';
 import { playLookout } from './fake-lookout.js';
@@ -19,6 +21,8 @@ class FakeProvider implements Provider {
   private calls = 0;
   private kicked = false;
   private dryPlan = 0;
+  private recalled = false;
+  private flushed = false;
 
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -37,7 +41,25 @@ class FakeProvider implements Provider {
     const lookout = offered.has('look_around') && offered.has('report') && /\blookout\b|\bwhat is where\b/i.test(request.context.task);
     const call = ballGame ? this.playBall(request.context, offered) : lookout ? playLookout(request.context, offered) : this.playHello(request.context, offered);
     this.calls += 1;
-    return Promise.resolve({ text: '', toolCalls: [{ id: `fake-${this.calls}`, name: call.name, args: call.args }] });
+    const calls = [...this.recallFirst(request.context.task, offered), ...this.flush(request, offered), call].map((c, i) => ({ id: `fake-${this.calls}${i > 0 ? `-${i}` : ''}`, name: c.name, args: c.args }));
+    return Promise.resolve({ text: '', toolCalls: calls });
+  }
+
+  /** Once, when the observation says the run is about to end: what it last saw, for the next run. */
+  private flush(request: PilotRequest, offered: ReadonlySet<string>): Omit<ToolCall, 'id'>[] {
+    const last = request.messages.at(-1);
+    if (this.flushed || !offered.has('remember') || last?.role !== 'user' || !/^memory: the run is about to end/m.test(last.content)) return [];
+    this.flushed = true;
+    const seen = request.context.observation.summary.replace(/\s+/g, ' ').trim();
+    return [{ name: 'remember', args: { text: `${request.context.duck} ran out of budget; last observed: ${seen}`.slice(0, 280) } }];
+  }
+
+  /** `recall {query: "where was the ball found"}` once, beside the first move, when the task asks for it. */
+  private recallFirst(task: string, offered: ReadonlySet<string>): Omit<ToolCall, 'id'>[] {
+    if (this.recalled || !offered.has('recall') || !/\brecall\b/i.test(task)) return [];
+    this.recalled = true;
+    const query = /\brecall\b[^"\n]*"([^"\n]+)"/i.exec(task)?.[1] ?? task.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'))?.trim() ?? 'what do I know';
+    return [{ name: 'recall', args: { query: query.slice(0, 200) } }];
   }
 
   private playHello(ctx: PilotContext, offered: ReadonlySet<string>): Omit<ToolCall, 'id'> {

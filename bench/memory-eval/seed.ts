@@ -1,18 +1,13 @@
 /**
- * The fixed memory of one robot for `npm run eval:memory`: notes a household would write, a few
- * notes that a later note on the same topic supersedes, distinctive episodes among many routine
+ * The seed set for `npm run eval:memory`, the first one, kept as a regression check: the fixed
+ * memory of one robot grown past the cap: notes a household would write, a few notes that a later
+ * note on the same topic supersedes, distinctive episodes among many routine
  * ones, questions with the fixture ids of the entries that answer them, and questions nothing
  * answers (several share a word with some note, which is what makes abstaining hard).
  */
+import type { EvalSet, Question } from './set.js';
 
-export interface FixtureNote {
-  readonly id: string;
-  readonly text: string;
-  readonly topic?: string;
-  readonly tags?: readonly string[];
-}
-
-export const NOTES: readonly FixtureNote[] = [
+const NOTES: EvalSet['notes'] = [
   { id: 'n01', text: 'the charger dock is under the desk in the study', tags: ['place'] },
   { id: 'n02', text: 'the ball usually ends up near the left wall of the living room', topic: 'ball location' },
   { id: 'n03', text: 'the rug in the hallway is slippery; walk slowly on it' },
@@ -59,16 +54,16 @@ export const NOTES: readonly FixtureNote[] = [
 ];
 
 /** Distinctive episodes, placed among the routine ones at these positions. */
-export const SPECIAL_EPISODES: readonly { readonly id: string; readonly at: number; readonly text: string }[] = [
+const SPECIAL_EPISODES: EvalSet['specialEpisodes'] = [
   { id: 'e-battery', at: 300, text: 'find-and-kick: error — battery low, stopped (3 steps) · search_scan: ball found at bearing 12° left, 1.4 m' },
   { id: 'e-stuck', at: 380, text: 'find-and-kick: failure — ball stuck under the sofa, out of reach (9 steps) · search_scan: ball found at bearing 40° right, 2.1 m; kick: ball did not move' },
   { id: 'e-fall', at: 405, text: 'patrol: failure — fell over on the hallway rug (5 steps) · walk: fell after 0.4 m' },
 ];
 
 /** Routine episodes, grown past the cap so that the oldest are evicted. */
-export const ROUTINE_EPISODES = 420;
+const ROUTINE_EPISODES = 420;
 
-export function routineEpisode(i: number, rand: () => number): string {
+function routineEpisode(i: number, rand: () => number): string {
   const side = rand() < 0.5 ? 'left' : 'right';
   const bearing = Math.round(rand() * 60);
   const dist = (0.5 + rand() * 2).toFixed(1);
@@ -85,13 +80,7 @@ export function routineEpisode(i: number, rand: () => number): string {
   }
 }
 
-export interface Question {
-  readonly q: string;
-  /** Fixture ids of the entries that answer it; empty when nothing does. */
-  readonly answers: readonly string[];
-}
-
-export const QUESTIONS: readonly Question[] = [
+const QUESTIONS: readonly Question[] = [
   { q: 'where is the charger', answers: ['n01'] },
   { q: 'where can I find the charging dock', answers: ['n01'] },
   { q: 'where did the ball go last time', answers: ['n02b'] },
@@ -146,3 +135,5 @@ export const QUESTIONS: readonly Question[] = [
   { q: "what is the duck's favourite song", answers: [] },
   { q: 'how old is the cat', answers: [] },
 ];
+
+export const seedSet: EvalSet = { name: 'seed', notes: NOTES, specialEpisodes: SPECIAL_EPISODES, routineEpisodes: ROUTINE_EPISODES, routineEpisode, questions: QUESTIONS };
