@@ -24,7 +24,7 @@ export const REPO = fileURLToPath(new URL('../', import.meta.url));
 const SRC = join(REPO, 'src');
 
 /** Loaded from node_modules at run time: native bindings, WebAssembly, a require() by name. */
-export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino-pretty'] as const;
+export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty'] as const;
 
 /** Modules quackd starts by URL or path (workers, control plants and skills, a child script), besides the CLI. */
 const STARTED_BY_URL = [

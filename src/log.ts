@@ -16,11 +16,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { fstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type * as PinoModule from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { redact } from './secrets.js';
 
 let processRoot: Logger | undefined;
-const scoped = new AsyncLocalStorage<Logger>();
+/** An invocation's root, made on its first logger() (a command that logs nothing never loads pino). */
+const scoped = new AsyncLocalStorage<() => Logger>();
+
+type Pino = typeof PinoModule;
+let pinoModule: Pino | undefined;
+/** pino, loaded when a logger is first made: 40 ms of every command's start-up otherwise. */
+const pinoLib = (): Pino['pino'] => (pinoModule ??= createRequire(import.meta.url)('pino') as Pino).pino;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -72,7 +79,7 @@ export function prettyOptions(destination: number | NodeJS.WritableStream, env: 
 }
 
 export function createLogger(level: string, destination: DestinationStream): Logger {
-  return pino({ level, base: { pid: process.pid }, hooks: { streamWrite: redact } }, destination);
+  return pinoLib()({ level, base: { pid: process.pid }, hooks: { streamWrite: redact } }, destination);
 }
 
 /**
@@ -86,14 +93,14 @@ export function createLogRoot(env: NodeJS.ProcessEnv, stderr: Writable & { reado
   const asked = env['QUACKD_LOG_LEVEL']?.toLowerCase();
   const level = asked !== undefined && LEVELS.includes(asked) ? asked : fallback;
   if (asked !== undefined && asked !== level) stderr.write(`quackd: QUACKD_LOG_LEVEL "${asked}" is not one of ${LEVELS.join(', ')}; using ${fallback}\n`);
-  if (journal !== undefined) return createLogger(level, journalStream(fd !== undefined ? pino.destination({ fd, sync: true }) : stderr, journal === 'journal'));
+  if (journal !== undefined) return createLogger(level, journalStream(fd !== undefined ? pinoLib().destination({ fd, sync: true }) : stderr, journal === 'journal'));
   const pretty = stderr.isTTY === true && env['QUACKD_LOG_JSON'] === undefined;
   if (pretty) {
     // Synchronous and one line per record: on a terminal a log line sits between a run's step
     // lines, in the order things happened (a transport's worker thread would print it later).
     return createLogger(level, prettyStream(fd ?? stderr, env));
   }
-  return createLogger(level, fd !== undefined ? pino.destination({ fd, sync: true }) : stderr);
+  return createLogger(level, fd !== undefined ? pinoLib().destination({ fd, sync: true }) : stderr);
 }
 
 /**
@@ -137,13 +144,14 @@ export function prettyStream(destination: number | NodeJS.WritableStream, env: N
   return pretty(prettyOptions(destination, env));
 }
 
-/** Runs `work` with `root` as the root of every logger() asked for inside it. */
-export function withLogs<T>(root: Logger, work: () => Promise<T>): Promise<T> {
-  return scoped.run(root, work);
+/** Runs `work` with `root` (or what `root()` makes, once, when first asked) as the root of every logger() asked for inside it. */
+export function withLogs<T>(root: Logger | (() => Logger), work: () => Promise<T>): Promise<T> {
+  let made: Logger | undefined;
+  return scoped.run(typeof root === 'function' ? () => (made ??= root()) : () => root, work);
 }
 
 /** A child logger for one module, e.g. `logger('bridge')`: ask for it when logging, not at import. */
 export function logger(module: string): Logger {
-  const root = scoped.getStore() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
+  const root = scoped.getStore()?.() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
   return root.child({ module });
 }

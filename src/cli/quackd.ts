@@ -36,7 +36,7 @@ export async function quackd(argv: readonly string[], invocation: Invocation): P
   // --debug wins over a QUACKD_LOG_LEVEL set for everyday use: the flag was typed just now.
   const env = debug ? { ...invocation.env, QUACKD_LOG_LEVEL: 'debug' } : invocation.env;
   const inv: Invocation = { ...invocation, env };
-  return withLogs(createLogRoot(env, inv.io.err), () => dispatch(argv.filter((a) => a !== '--debug'), inv, debug));
+  return withLogs(() => createLogRoot(env, inv.io.err), () => dispatch(argv.filter((a) => a !== '--debug'), inv, debug));
 }
 
 async function dispatch(args: readonly string[], invocation: Invocation, debug: boolean): Promise<number> {

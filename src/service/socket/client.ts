@@ -5,7 +5,8 @@
  */
 import { createConnection, type Socket } from 'node:net';
 import { QuackdError, RuntimeError } from '../../errors.js';
-import { lineReader, type Reply, type Request, type RunInput } from './protocol.js';
+import { lineReader } from './lines.js';
+import type { Reply, Request, RunInput } from './protocol.js';
 import { socketCandidates } from './path.js';
 
 export interface Connection {

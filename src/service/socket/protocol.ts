@@ -16,8 +16,9 @@ import type { RunReport } from '../../run/start-run.js';
 import type { TranscriptEvent, TranscriptLine } from '../../transcript/events.js';
 import type { ErrorKind } from '../../errors.js';
 
-/** A request line longer than this (a duck's text is a few kB) is refused, not buffered. */
-export const MAX_LINE = 1 << 20;
+import { MAX_LINE } from './lines.js';
+
+export { MAX_LINE, lineReader } from './lines.js';
 
 const name = z.string().min(1).max(200);
 
@@ -111,20 +112,3 @@ export type Reply =
   | { readonly type: 'transcripts'; readonly runs: readonly TranscriptSummary[] }
   | { readonly type: 'transcript'; readonly id: string; readonly lines: readonly TranscriptLine[] };
 
-/** Splits a stream's chunks into lines; a line past MAX_LINE is an error, never kept. */
-export function lineReader(onLine: (line: string) => void, onTooLong: () => void): (chunk: string) => void {
-  let buffer = '';
-  return (chunk) => {
-    buffer += chunk;
-    let at: number;
-    while ((at = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, at);
-      buffer = buffer.slice(at + 1);
-      if (line.trim() !== '') onLine(line);
-    }
-    if (buffer.length > MAX_LINE) {
-      buffer = '';
-      onTooLong();
-    }
-  };
-}
