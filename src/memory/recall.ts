@@ -18,6 +18,13 @@ interface BodyEntries {
 
 const K1 = 1.2;
 const B = 0.75;
+/**
+ * A memory smaller than this is weighed as if it had this many entries, the rest sharing no
+ * word of the question. In four entries a word two of them have (a note, and the episode of the
+ * run that saved it) is not a common word, but its IDF against n = 4 would be half a unique
+ * word's and fall under the floor; from a few hundred entries up (the evals) nothing changes.
+ */
+const SMALL_MEMORY = 50;
 
 /**
  * How good the best match must be, in evidence: the summed IDF of the query words an entry
@@ -96,7 +103,8 @@ export function rank(entries: readonly Entry[], query: string, options: RecallOp
   });
   const n = docs.length;
   const avgLen = docs.reduce((s, d) => s + d.len, 0) / n || 1;
-  const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  const weighed = Math.max(n, SMALL_MEMORY);
+  const idfOf = (df: number) => Math.log(1 + (weighed - df + 0.5) / (df + 0.5));
   const perfect = idfOf(1);
   // Only words some entry has weigh: a word nobody wrote down says nothing about any entry.
   const idf = new Map<string, number>();

@@ -52,6 +52,13 @@ describe('recall', () => {
     assert.deepEqual(rank([], 'charger'), []);
   });
 
+  it('in a memory of a few entries, a word a note and its run\'s episode share still finds the note', () => {
+    // A run saved a note and its episode mentions the same thing: four entries in all.
+    const small = memory(['the charger is behind the armchair', 'run: hello-world: success — remembered where the charger is', 'the ball rolled under the sofa', 'run: find-and-kick: success — ball displaced 0.4 m']);
+    assert.equal(rank(small, 'where is the charger')[0]?.entry.text, 'the charger is behind the armchair');
+    assert.deepEqual(rank(small, 'what colour is the fridge'), []);
+  });
+
   it('does not hold the words of a long natural question that no note has against its answer', () => {
     const house = memory([
       'the duck got stuck squeezing past the towel cupboard twice',

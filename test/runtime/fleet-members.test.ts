@@ -40,7 +40,8 @@ describe('memory in a fleet', () => {
     // The body key itself names that body too, and its memory is the same one.
     const byKey = await quackd(['run', 'xlerobot-lookout', '--robot', 'xlerobot:sim'], { env });
     assert.equal(byKey.code, 0, byKey.stderr);
-    assert.equal(firstLine(byKey.stdout), 'memory: 1 note, 2 earlier runs (xlerobot:sim)');
+    // Both earlier runs were the same lookout with the same outcome: one line, ×2 (src/memory/render.ts).
+    assert.equal(firstLine(byKey.stdout), 'memory: 1 note, 1 of 2 earlier runs (xlerobot:sim)');
 
     // ToddlerBot's memory is its own: nothing of XLeRobot's reaches it, and its run stays apart.
     const nursery = await quackd(['run', 'toddlerbot-lookout', '--robot', 'nursery'], { env });
