@@ -5,7 +5,7 @@
  * routine run episodes; and questions phrased the way people and pilots ask. Written in one pass
  * before the scorer was changed; see the README before editing a question.
  */
-import type { EvalSet, FixtureNote, Question } from './set.js';
+import { routineEpisode, type EvalSet, type FixtureNote, type Question } from './set.js';
 
 const NOTES: readonly FixtureNote[] = [
   // Charging and battery: two chargers, a superseded battery fact.
@@ -377,22 +377,5 @@ const QUESTIONS: readonly Question[] = [
   { q: 'can the ball go in the washing machine', answers: [] },
 ];
 
-/** Routine runs between the distinctive ones: what a robot's memory mostly holds. */
-function routineEpisode(i: number, rand: () => number): string {
-  const side = rand() < 0.5 ? 'left' : 'right';
-  const bearing = Math.round(rand() * 60);
-  const dist = (0.5 + rand() * 2).toFixed(1);
-  const moved = (0.3 + rand() * 0.4).toFixed(2);
-  switch (i % 4) {
-    case 0:
-      return `find-and-kick: success — ball displaced ${moved} m (${4 + (i % 3)} steps) · search_scan: ball found at bearing ${bearing}° ${side}, ${dist} m; kick: ball moved ${moved} m`;
-    case 1:
-      return `find-and-kick: budget — 12 steps spent (ball not found) (12 steps) · search_scan: no ball in view; turn: facing ${bearing}° ${side}`;
-    case 2:
-      return `patrol: success — visited ${2 + (i % 3)} rooms (${6 + (i % 4)} steps) · walk: stopped after ${dist} m`;
-    default:
-      return 'hello-world: success — quacked once (1 step) · quack: quack';
-  }
-}
 
 export const householdSet: EvalSet = { name: 'household', notes: NOTES, specialEpisodes: SPECIAL_EPISODES, routineEpisodes: 120, routineEpisode, questions: QUESTIONS };

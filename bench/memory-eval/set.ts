@@ -30,3 +30,21 @@ export interface EvalSet {
   readonly routineEpisode: (i: number, rand: () => number) => string;
   readonly questions: readonly Question[];
 }
+
+/** The everyday runs a set buries its answers among: four kinds in turn, their figures drawn from `rand`. */
+export function routineEpisode(i: number, rand: () => number): string {
+  const side = rand() < 0.5 ? 'left' : 'right';
+  const bearing = Math.round(rand() * 60);
+  const dist = (0.5 + rand() * 2).toFixed(1);
+  const moved = (0.3 + rand() * 0.4).toFixed(2);
+  switch (i % 4) {
+    case 0:
+      return `find-and-kick: success — ball displaced ${moved} m (${4 + (i % 3)} steps) · search_scan: ball found at bearing ${bearing}° ${side}, ${dist} m; kick: ball moved ${moved} m`;
+    case 1:
+      return `find-and-kick: budget — 12 steps spent (ball not found) (12 steps) · search_scan: no ball in view; turn: facing ${bearing}° ${side}`;
+    case 2:
+      return `patrol: success — visited ${2 + (i % 3)} rooms (${6 + (i % 4)} steps) · walk: stopped after ${dist} m`;
+    default:
+      return 'hello-world: success — quacked once (1 step) · quack: quack';
+  }
+}

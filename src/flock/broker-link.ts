@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { brokerRefusal } from '../mqtt/refusal.js';
-import { describeBroker, type MqttSettings } from '../mqtt/settings.js';
+import { credentials, describeBroker, type MqttSettings } from '../mqtt/settings.js';
 
 export interface BrokerLink {
   /** The broker as a person reads it (never a password). */
@@ -33,7 +33,6 @@ function urlOf(settings: MqttSettings): string {
 export async function openBrokerLink(settings: MqttSettings): Promise<BrokerLink> {
   const { connectAsync } = await import('mqtt');
   const name = describeBroker(settings);
-  const tls = settings.tls;
   const options: IClientOptions = {
     protocolVersion: settings.version,
     clientId: `quackd_flock_${randomBytes(4).toString('hex')}`,
@@ -42,12 +41,7 @@ export async function openBrokerLink(settings: MqttSettings): Promise<BrokerLink
     // A flock is minutes long: a broker that goes away drops its remote members rather than retry behind them.
     reconnectPeriod: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    ...(settings.username !== undefined ? { username: settings.username } : {}),
-    ...(settings.password !== undefined ? { password: settings.password } : {}),
-    ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
-    ...(tls?.cert !== undefined ? { cert: tls.cert } : {}),
-    ...(tls?.key !== undefined ? { key: tls.key } : {}),
-    ...(tls !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+    ...credentials(settings),
   };
   let client: MqttClient;
   try {

@@ -15,7 +15,7 @@ import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
 import { answer, errorLine, execute, parseRequest, parseSet, refusal, type Answer, type Parsed } from './commands.js';
-import { describeBroker, type MqttSettings } from './settings.js';
+import { credentials, describeBroker, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
@@ -204,7 +204,6 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   };
 
   const connectClient = (url: string): void => {
-    const tls = settings.tls;
     const clientOptions: IClientOptions = {
       protocolVersion: settings.version,
       clientId: settings.clientId ?? `quackd_${randomBytes(4).toString('hex')}`,
@@ -217,12 +216,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       queueQoSZero: false,
       resubscribe: false,
       will: { topic: topics.bridgeState, payload: Buffer.from('offline'), retain: true, qos: 1 },
-      ...(settings.username !== undefined ? { username: settings.username } : {}),
-      ...(settings.password !== undefined ? { password: settings.password } : {}),
-      ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
-      ...(tls?.cert !== undefined ? { cert: tls.cert } : {}),
-      ...(tls?.key !== undefined ? { key: tls.key } : {}),
-      ...(tls !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+      ...credentials(settings),
     };
     const c = connect(url, clientOptions);
     client = c;

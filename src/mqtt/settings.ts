@@ -4,6 +4,7 @@
  * API keys are) and registered with the redactor before anything can log it.
  */
 import { readFileSync } from 'node:fs';
+import type { IClientOptions } from 'mqtt';
 import { readKeyFile } from '../config/api-key.js';
 import { expandPath } from '../config/pilot.js';
 import { InputError } from '../errors.js';
@@ -101,4 +102,17 @@ export function mqttSummary(section: MqttSection | undefined, configDir: string)
   const ha = settings.homeassistant.enabled ? `HA discovery under ${settings.homeassistant.discoveryPrefix}/` : 'no HA discovery';
   const login = settings.username !== undefined ? ` · user ${settings.username}${settings.password !== undefined ? ' (password set)' : ''}` : '';
   return { value: `${describeBroker(settings)} · MQTT ${settings.version === 5 ? '5' : '3.1.1'} · base ${settings.baseTopic}/ · ${ha}${login}` };
+}
+
+/** What mqtt.js needs to be let in: the login and the TLS material, each only when set. */
+export function credentials(settings: MqttSettings): Pick<IClientOptions, 'username' | 'password' | 'ca' | 'cert' | 'key' | 'rejectUnauthorized'> {
+  const tls = settings.tls;
+  return {
+    ...(settings.username !== undefined ? { username: settings.username } : {}),
+    ...(settings.password !== undefined ? { password: settings.password } : {}),
+    ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
+    ...(tls?.cert !== undefined ? { cert: tls.cert } : {}),
+    ...(tls?.key !== undefined ? { key: tls.key } : {}),
+    ...(tls !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+  };
 }

@@ -6,23 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { skipOutsideCi } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 import { hostBundle } from './host-bundle.js';
+import { fakeRoot } from '../helpers/root.js';
 
 /** A root with the accounts a Debian install starts with, as test/systemd/install.test.ts makes it. */
-function newRoot(): string {
-  const root = tempDir('quackd-cross-root-');
-  mkdirSync(join(root, 'etc'));
-  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
-  writeFileSync(join(root, 'etc/group'), 'root:x:0:\ndialout:x:20:\n');
-  writeFileSync(join(root, 'etc/shadow'), '');
-  writeFileSync(join(root, 'etc/gshadow'), '');
-  return root;
-}
+const newRoot = (): string => fakeRoot('quackd-cross-root-');
 
 /** A bundle folder as build.sh lays it out, at `version`; node/bin/node is this machine's. */
 function layOut(template: string, at: string, version: string): void {

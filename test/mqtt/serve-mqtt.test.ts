@@ -6,47 +6,14 @@
  * open fails it, exit 1); SIGTERM leaves `bridge/state` retained `offline` and exits 0.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli, type CliResult } from '../helpers/cli.js';
 import { freePort, noMosquitto, startMosquitto } from '../helpers/mosquitto.js';
 import { watch, type Received } from '../helpers/mqtt-watch.js';
 import { quackd } from '../helpers/quackd.js';
+import { serve } from '../helpers/serve.js';
 import { tempDir } from '../helpers/tmp.js';
-
-interface Serving {
-  readonly child: ChildProcess;
-  readonly exited: Promise<CliResult>;
-  stderr(): string;
-}
-
-/** `quackd serve` in a child with `config` as its home's config.yaml; resolves once it says ready. */
-async function serve(home: string, config: string): Promise<Serving> {
-  writeFileSync(join(home, 'config.yaml'), config);
-  let stderr = '';
-  let child: ChildProcess | undefined;
-  const exited = runCli(['serve'], {
-    env: { QUACKD_HOME: home },
-    timeoutMs: 60_000,
-    onSpawn: (c) => {
-      child = c;
-      c.stderr?.on('data', (d: string) => (stderr += d));
-    },
-  });
-  let done = false;
-  void exited.finally(() => (done = true));
-  after(() => {
-    if (!done) child?.kill('SIGKILL');
-  });
-  while (!stderr.includes('quackd serve ready')) {
-    if (done) throw new Error(`quackd serve exited before it was ready:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.ok(child !== undefined);
-  return { child, exited, stderr: () => stderr };
-}
 
 const json = (m: Received): Record<string, unknown> => JSON.parse(m.payload) as Record<string, unknown>;
 const isEvent = (type: string) => (m: Received) => m.topic === 'quackd/den/event' && json(m)['type'] === type;

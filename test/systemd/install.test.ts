@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { quackd } from '../helpers/quackd.js';
 import { skipOutsideCi } from '../helpers/skip.js';
-import { tempDir } from '../helpers/tmp.js';
+import { fakeRoot } from '../helpers/root.js';
 
 const SYSTEMD = fileURLToPath(new URL('../../systemd/', import.meta.url));
 const UNIT = join(SYSTEMD, 'quackd.service');
@@ -33,15 +33,7 @@ function snapshot(root: string): string[] {
 }
 
 /** A root with the accounts a Debian install starts with: root, and the dialout group. */
-function newRoot(): string {
-  const root = tempDir('quackd-root-');
-  mkdirSync(join(root, 'etc'));
-  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
-  writeFileSync(join(root, 'etc/group'), 'root:x:0:\ndialout:x:20:\n');
-  writeFileSync(join(root, 'etc/shadow'), '');
-  writeFileSync(join(root, 'etc/gshadow'), '');
-  return root;
-}
+const newRoot = (): string => fakeRoot('quackd-root-');
 
 function install(root: string, ...args: string[]) {
   const r = spawnSync(INSTALL, args, { env: { PATH: process.env['PATH'], QUACKD_ROOT: root }, encoding: 'utf8' });
