@@ -8,10 +8,8 @@
  * (hello, faults, results) is rare and stays with zod.
  */
 import type { BridgeState } from './protocol.js';
+import { isRecord } from '../is-record.js';
 
-type Rec = Record<string, unknown>;
-
-const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 /** zod's `.int().nonnegative()`: a safe integer ≥ 0 */
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;

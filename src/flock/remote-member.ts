@@ -15,6 +15,7 @@ import { topicsFor } from '../mqtt/topics.js';
 import type { Outcome } from '../transcript/events.js';
 import type { BrokerLink } from './broker-link.js';
 import type { Member, MemberJob, MemberListener } from './member.js';
+import { isRecord } from '../is-record.js';
 
 /** How long a robot's retained state may take to arrive after subscribing, and the service to answer a command. */
 const OPEN_TIMEOUT_MS = 3000;
@@ -32,7 +33,6 @@ function parse(text: string): Json | undefined {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function outcomeOf(v: unknown): Outcome {
   const o = typeof v === 'object' && v !== null ? (v as Json) : {};

@@ -9,6 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { outputOf } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { hostBundle } from './host-bundle.js';
 
@@ -20,15 +21,7 @@ describe('the bundled code, run here', () => {
   before(() => hostBundle(dir));
 
   const quackd = (home: string, ...args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(join(dir, 'bin/quackd'), args, { env: { PATH: process.env['PATH'], QUACKD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    outputOf(spawn(join(dir, 'bin/quackd'), args, { env: { PATH: process.env['PATH'], QUACKD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] }))
 
   it('prints the version from the bundle\'s package.json', async () => {
     const r = await quackd(tempDir(), '--version');

@@ -8,6 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { outputOf } from '../helpers/cli.js';
 import { skipOutsideCi } from '../helpers/skip.js';
 import { missingTools } from '../bridge/rig.js';
 
@@ -77,14 +78,6 @@ export function runUnderQemu(target: Target, bundle: string, args: readonly stri
   // --no-wasm-tier-up: V8's optimising recompile of MuJoCo's and onnxruntime-web's WebAssembly
   // is most of an emulated run (63 s → 28 s for the turn below); the baseline compiler's code runs them the same.
   const argv = ['-m', 'sh', '-c', mountThenRun, 'sh', cpuinfo, m.qemu, '-L', m.sysroot, join(bundle, 'node/bin/node'), '--no-wasm-tier-up', join(bundle, 'lib/quackd.js'), ...args];
-  return new Promise((resolve, reject) => {
-    // A command stuck in emulation ends with the test rather than outliving it.
-    const child = spawn('unshare', argv, { env: { PATH: process.env['PATH'], QUACKD_HOME: home, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  // A command stuck in emulation ends with the test rather than outliving it.
+  return outputOf(spawn('unshare', argv, { env: { PATH: process.env['PATH'], QUACKD_HOME: home, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 }));
 }

@@ -2,7 +2,8 @@
  * Runs the built CLI (`node dist/main.js`) as a child process, the way a user does, with its own
  * QUACKD_HOME. `npm test` builds dist before the tests run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +54,18 @@ export interface CliOptions {
 export function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('QUACKD_')));
   return { ...inherited, ...env };
+}
+
+/** A child's exit code and everything it wrote, once it has closed. */
+export function outputOf(child: ChildProcessByStdio<null, Readable, Readable>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolCall } from './provider.js';
+import { isRecord } from '../../is-record.js';
 
 /** The name given to a call whose name could not be read; it matches every API's name pattern. */
 export const INVALID_CALL_NAME = 'invalid_call';
@@ -93,7 +94,6 @@ function bare(text: string): Segment[] {
   return found;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function guessName(json: string): string {
   return /"name"\s*:\s*"([A-Za-z0-9_.-]{1,64})"/.exec(json)?.[1] ?? INVALID_CALL_NAME;
