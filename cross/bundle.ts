@@ -101,9 +101,36 @@ export interface BundleResult {
   readonly bytes: number;
 }
 
+/**
+ * The launcher (cross/launcher.ts) as one CommonJS file, lib/quackd.cjs, the bin: the socket
+ * clients and the dispatcher bundled in, every other verb left to lib/quackd.js. Its own copies of
+ * those few modules never meet the ES modules' ones: a process runs one or the other. In
+ * CommonJS a module's `import.meta.url` is this file's URL, taken from `__filename`.
+ */
+function buildLauncher(lib: string) {
+  return build({
+    entryPoints: [join(REPO, 'cross/launcher.ts')],
+    outfile: join(lib, 'quackd.cjs'),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.11',
+    external: [...EXTERNAL],
+    define: { 'import.meta.url': '__quackdUrl' },
+    banner: { js: '#!/usr/bin/env node\n"use strict"; const __quackdUrl = require("node:url").pathToFileURL(__filename).href;' },
+    minify: process.env.QUACKD_NOMINIFY === undefined,
+    keepNames: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+    plugins: [distUrls],
+  });
+}
+
 export async function bundle(out: string): Promise<BundleResult> {
   const lib = join(out, 'lib');
   rmSync(lib, { recursive: true, force: true });
+  const launcher = await buildLauncher(lib);
   const result = await build({
     entryPoints: [{ in: join(SRC, 'main.ts'), out: 'quackd' }, ...STARTED_BY_URL.map((m) => ({ in: join(SRC, `${m}.ts`), out: flat(m) }))],
     outdir: lib,
@@ -137,7 +164,7 @@ export async function bundle(out: string): Promise<BundleResult> {
   cpSync(join(SRC, 'policy/bundled'), join(lib, 'policy/bundled'), { recursive: true });
   const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string; license: string; description: string };
   writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license, type: 'module', private: true }, null, 2)}\n`);
-  const outputs = Object.values(result.metafile.outputs);
+  const outputs = [...Object.values(result.metafile.outputs), ...Object.values(launcher.metafile.outputs)];
   return { files: outputs.length, bytes: outputs.reduce((n, o) => n + o.bytes, 0) };
 }
 

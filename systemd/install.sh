@@ -50,7 +50,7 @@ unit_dir="$root/etc/systemd/system"
 # previous/systemd/install.sh (a rollback), the folder is the version that `previous` names.
 bundle="$(cd "$here/.." && pwd -P)"
 in_bundle=0
-if [ -x "$bundle/bin/quackd" ] && [ -f "$bundle/lib/quackd.js" ]; then
+if [ -x "$bundle/bin/quackd" ] && [ -f "$bundle/lib/quackd.cjs" ]; then
   in_bundle=1
   opt="$(dirname "$bundle")"
   name="$(basename "$bundle")"
@@ -124,7 +124,22 @@ if [ "$in_bundle" -eq 1 ]; then
     switched=1
   fi
   install -d -m 0755 "$root/usr/local/bin"
-  ln -sfn "${opt#"$root"}/current/bin/quackd" "$root/usr/local/bin/quackd"
+  # /usr/local/bin/quackd: bin/quackd without its shell, whose start (1-3 ms here, about ten times
+  # that on a Pi Zero 2 W) is most of what `quackd status` spends beyond node. A CommonJS file whose
+  # #! line names current's node and which requires current's launcher: an upgrade or a rollback
+  # leaves it right. A #! line cannot hold a space, so such a folder gets a link to bin/quackd.
+  at="${opt#"$root"}/current"
+  case "$at" in
+    *[[:space:]\"\\]*) ln -sfn "$at/bin/quackd" "$root/usr/local/bin/.quackd.new" ;;
+    *)
+      interpreter=/usr/bin/env\ node
+      [ ! -x "$bundle/node/bin/node" ] || interpreter="$at/node/bin/node"
+      printf '#!%s\n// Written by install.sh: quackd from %s (its bin/quackd, without the shell).\nrequire("%s/lib/quackd.cjs");\n' \
+        "$interpreter" "$at" "$at" >"$root/usr/local/bin/.quackd.new"
+      chmod 0755 "$root/usr/local/bin/.quackd.new"
+      ;;
+  esac
+  mv -T "$root/usr/local/bin/.quackd.new" "$root/usr/local/bin/quackd"
   echo "quackd $name is current in $opt${was:+ (previous: $was)}"
 fi
 

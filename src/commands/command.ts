@@ -14,3 +14,11 @@ export interface Command {
   /** Returns the process exit code. Throw a QuackdError for user-facing errors. */
   run(argv: readonly string[], invocation: Invocation): Promise<number>;
 }
+
+/** A verb in a table: its one-line summary for `quackd --help`, and its file, imported on use. */
+export interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<Command>;
+}
+
+export type CommandTable = Readonly<Record<string, CommandEntry>>;

@@ -1,15 +1,13 @@
 /**
- * The CLI's table of verbs. main.ts looks a verb up here and imports only that file, so a
+ * The CLI's table of verbs. The dispatcher looks a verb up here and imports only that file, so a
  * command starts without loading what other commands need.
  */
-import type { Command } from './command.js';
+import type { CommandTable } from './command.js';
+import { socketClients } from './socket-clients.js';
 
-export interface CommandEntry {
-  readonly summary: string;
-  readonly load: () => Promise<Command>;
-}
+export type { CommandEntry, CommandTable } from './command.js';
 
-export const commands: Readonly<Record<string, CommandEntry>> = {
+export const commands: CommandTable = {
   run: { summary: 'run a .duck on a body (default: the Microduck simulator)', load: async () => (await import('./run.js')).runCommand },
   ducks: { summary: 'list the bundled starter ducks and your own', load: async () => (await import('./ducks.js')).ducksCommand },
   transcript: { summary: 'list and show run transcripts', load: async () => (await import('./transcript.js')).transcriptCommand },
@@ -20,9 +18,7 @@ export const commands: Readonly<Record<string, CommandEntry>> = {
   health: { summary: 'check the config, policies, ONNX runtime and memory store: one line each, exit 1 when one fails', load: async () => (await import('./health.js')).healthCommand },
   serve: { summary: 'run quackd as a service: hold the fleet, take runs from the CLI (over SSH) and front doors', load: async () => (await import('./serve.js')).serveCommand },
   'serve-mcp': { summary: 'serve the robots as MCP tools to a desktop LLM client (stdio, or HTTP with --http), under the same safety contract and memory as runs', load: async () => (await import('./serve-mcp.js')).serveMcpCommand },
-  status: { summary: 'what the running service is doing: robots, runs, gates, loops, memory, front doors', load: async () => (await import('./status.js')).statusCommand },
-  stop: { summary: 'emergency stop through the running service: one robot, or all of them', load: async () => (await import('./stop.js')).stopCommand },
-  confirm: { summary: "answer the confirmation gate a robot's run in the service is waiting on (yes or no)", load: async () => (await import('./confirm.js')).confirmCommand },
+  ...socketClients,
   logs: { summary: "the running service's log (journalctl -u quackd under systemd)", load: async () => (await import('./logs.js')).logsCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
 };

@@ -29,6 +29,51 @@ describe('the bundled code, run here', () => {
     assert.equal(r.stdout, `${VERSION}\n`);
   });
 
+  it('the socket clients answer from the launcher alone, as the full CLI does', async () => {
+    const home = tempDir();
+    const none = await quackd(home, 'status');
+    assert.equal(none.code, 3);
+    assert.equal(none.stderr, `quackd: no quackd serve is running (no answer at ${join(home, 'quackd.sock')}) (start it with 'quackd serve' or 'systemctl start quackd')\n`);
+    const usage = await quackd(home, 'stop', 'den', 'hall');
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /^quackd: stop: one robot, or none for all of them\n$/);
+    const help = await quackd(home, 'confirm', '--help');
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: quackd confirm /);
+  });
+
+  it('a service served from the bundle answers status, stop and confirm through the launcher', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\n');
+    const service = spawn(join(dir, 'bin/quackd'), ['serve'], { env: { PATH: process.env['PATH'], QUACKD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const served = outputOf(service);
+    try {
+      let stderr = '';
+      service.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      while (!stderr.includes('quackd serve ready')) {
+        assert.equal(service.exitCode, null, `quackd serve exited: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const status = await quackd(home, 'status', '--json');
+      assert.equal(status.code, 0, status.stderr);
+      const reply = JSON.parse(status.stdout) as { service: { version: string }; robots: { robot: string; activity: string }[] };
+      assert.equal(reply.service.version, VERSION);
+      assert.deepEqual(reply.robots.map((r) => [r.robot, r.activity]), [['den', 'idle']]);
+      const text = await quackd(home, 'status');
+      assert.match(text.stdout, /^den +idle +microduck:sim2d$/m);
+      const stop = await quackd(home, 'stop', 'den');
+      assert.equal(stop.code, 0, stop.stderr);
+      assert.equal(stop.stdout, 'stopped den\n');
+      // No run, so no gate: exit 1, as the full CLI says it.
+      const confirm = await quackd(home, 'confirm', 'den', 'yes');
+      assert.equal(confirm.code, 1, confirm.stderr);
+      assert.match(confirm.stderr, /^quackd: .*den.*\n$/);
+    } finally {
+      service.kill('SIGTERM');
+      await served;
+    }
+  });
+
   it('built with --system-node (no node/ inside), the launcher runs the machine\'s node', async () => {
     const bare = tempDir('quackd-bundle-bare-');
     for (const part of ['lib', 'node_modules', 'package.json']) symlinkSync(join(dir, part), join(bare, part));

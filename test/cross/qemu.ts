@@ -77,7 +77,7 @@ export function runUnderQemu(target: Target, bundle: string, args: readonly stri
   const mountThenRun = 'mount --bind "$1" /proc/cpuinfo && shift && exec "$@"';
   // --no-wasm-tier-up: V8's optimising recompile of MuJoCo's and onnxruntime-web's WebAssembly
   // is most of an emulated run (63 s → 28 s for the turn below); the baseline compiler's code runs them the same.
-  const argv = ['-m', 'sh', '-c', mountThenRun, 'sh', cpuinfo, m.qemu, '-L', m.sysroot, join(bundle, 'node/bin/node'), '--no-wasm-tier-up', join(bundle, 'lib/quackd.js'), ...args];
+  const argv = ['-m', 'sh', '-c', mountThenRun, 'sh', cpuinfo, m.qemu, '-L', m.sysroot, join(bundle, 'node/bin/node'), '--no-wasm-tier-up', join(bundle, 'lib/quackd.cjs'), ...args];
   // A command stuck in emulation ends with the test rather than outliving it.
   return outputOf(spawn('unshare', argv, { env: { PATH: process.env['PATH'], QUACKD_HOME: home, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 }));
 }

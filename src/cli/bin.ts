@@ -1,0 +1,30 @@
+/**
+ * What a bin does around the dispatcher: the process's arguments, streams and environment handed
+ * over, its answer made the exit code. src/main.ts is the bin; the bundle's launcher
+ * (cross/launcher.ts) is another, over the socket clients alone.
+ */
+import type { Invocation } from './invocation.js';
+import { createOutput } from './output.js';
+
+export function startBin(run: (argv: readonly string[], invocation: Invocation) => Promise<number>): void {
+  // `quackd run … | head -1` closes the pipe early: that is no reason to leave a body moving or a
+  // transcript unfinished. Output to a closed pipe is dropped and the command ends as it would.
+  // A terminal that hung up (the SSH session dropped: SIGHUP) answers EIO: the same.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
+      stream.write = () => true;
+    });
+  }
+  void run(process.argv.slice(2), {
+    io: createOutput(process.stdout, process.stderr, process.env),
+    env: process.env,
+    // Touched only by a command that reads it: process.stdin builds a stream (and loads node's
+    // file streams) on first use, most of what `quackd status` would spend beyond node itself.
+    get stdin() {
+      return process.stdin;
+    },
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}
