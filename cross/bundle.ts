@@ -118,7 +118,7 @@ function buildLauncher(lib: string) {
     external: [...EXTERNAL],
     define: { 'import.meta.url': '__quackdUrl' },
     banner: { js: '#!/usr/bin/env node\n"use strict"; const __quackdUrl = require("node:url").pathToFileURL(__filename).href;' },
-    minify: process.env.QUACKD_NOMINIFY === undefined,
+    minify: true,
     keepNames: true,
     legalComments: 'none',
     logLevel: 'warning',
