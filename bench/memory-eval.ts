@@ -14,6 +14,7 @@ import { DEFAULT_COVER, DEFAULT_FLOOR, rank } from '../src/memory/recall.js';
 import { selectForPrompt } from '../src/memory/render.js';
 import { openMemoryStore } from '../src/memory/store.js';
 import { householdSet } from './memory-eval/household.js';
+import { HOLDOUT_QUESTIONS } from './memory-eval/holdout.js';
 import { seedSet } from './memory-eval/seed.js';
 import type { EvalSet } from './memory-eval/set.js';
 
@@ -91,7 +92,9 @@ function evaluate(set: EvalSet, entries: readonly Entry[], ids: ReadonlyMap<stri
 
 const dir = mkdtempSync(join(tmpdir(), 'quackd-eval-'));
 try {
-  for (const set of [householdSet, seedSet]) {
+  // The held-out questions ask the household memory; nothing was tuned on them (holdout.ts).
+  const holdout: EvalSet = { ...householdSet, name: 'household held-out', questions: HOLDOUT_QUESTIONS };
+  for (const set of [householdSet, holdout, seedSet]) {
     const { entries, ids } = await grow(set, dir);
     const score = evaluate(set, entries, ids);
     const s = score(DEFAULT_FLOOR);
