@@ -41,11 +41,11 @@ describe('invariants', () => {
     assert.deepEqual(senders, ['control/safety.ts']);
   });
 
-  it('the environment is read only by the bin (main.ts) and the logger outside any invocation (log.ts)', () => {
+  it('the environment is read only by the bins (cli/bin.ts) and the logger outside any invocation (log.ts)', () => {
     const readers = filesMatching(/process\.env\b/);
-    assert.ok(readers.includes('main.ts'), `the scan does not see main.ts: ${JSON.stringify(readers)}`);
+    assert.ok(readers.includes('cli/bin.ts'), `the scan does not see cli/bin.ts: ${JSON.stringify(readers)}`);
     // Everything else takes the Invocation's env, so a command run in-process reads the test's.
-    assert.deepEqual(readers, ['log.ts', 'main.ts']);
+    assert.deepEqual(readers, ['cli/bin.ts', 'log.ts']);
   });
 
   it('no file outside src/commands, src/cli and main.ts imports from src/cli/', () => {
