@@ -10,12 +10,14 @@ import type { Invocation } from '../cli/invocation.js';
 import { onStopSignals } from '../cli/signals.js';
 import { readKeyFile } from '../config/api-key.js';
 import { registerSecret } from '../secrets.js';
+import { SESSION_IDLE_S } from '../mcp/http-limits.js';
 import type { Command } from './command.js';
 
 const flags = {
   http: { type: 'string' },
   token: { type: 'string' },
   'token-file': { type: 'string' },
+  'session-idle': { type: 'string' },
   duck: { type: 'string' },
   robot: { type: 'string' },
   'no-memory': { type: 'boolean' },
@@ -42,6 +44,8 @@ options:
                        ${HTTP_HOST}:${HTTP_PORT}); any address but loopback needs a bearer token
   --token-file FILE    the bearer token, in a 0600 file (or QUACKD_MCP_TOKEN; --token TOKEN
                        works too, but other users see it in ps)
+  --session-idle S     close an HTTP session with no request open for S seconds (default
+                       ${SESSION_IDLE_S}): a client that vanished without closing it frees its robot
   --duck NAME|PATH     what robot_verb may do: that duck's verbs, budgets and gates (default: a
                        built-in one: search_scan and quack only, 6 steps, 12 calls, 300 s, and
                        search_scan behind a person's yes on a real robot)
@@ -93,7 +97,9 @@ export const serveMcpCommand: Command = {
     if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('serve-mcp: --memory-dir and --no-memory contradict each other');
     const token = bearerToken(f, env);
     if (token !== undefined && f.http === undefined) throw new UsageError('serve-mcp: a bearer token is for --http; over stdio the client is the process that started this one');
-    const http = f.http !== undefined ? { ...httpAddress(f.http), ...(token !== undefined ? { token } : {}) } : undefined;
+    const idleS = numberFlag('session-idle', f['session-idle'], { min: 1 });
+    if (idleS !== undefined && f.http === undefined) throw new UsageError('serve-mcp: --session-idle is for --http; over stdio the session ends when the client closes stdin');
+    const http = f.http !== undefined ? { ...httpAddress(f.http), ...(token !== undefined ? { token } : {}), ...(idleS !== undefined ? { idleS } : {}) } : undefined;
     const { serveMcp } = await import('../mcp/serve.js');
     const stop = onStopSignals();
     try {

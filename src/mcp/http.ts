@@ -3,7 +3,11 @@
  * address needs a bearer token, or the server refuses to start. With a token, a request without
  * it (or with another) is answered 401 before the MCP layer sees it. On loopback the Host header
  * must name the loopback (a web page cannot reach the robots through DNS rebinding). Each MCP
- * session gets its own server (its own robot_verb sessions), ended when the client closes it.
+ * session gets its own server (its own robot_verb sessions), ended when the client closes it, or
+ * when it has had no request open for the idle time: a client that crashed or lost its network
+ * never says goodbye, and its session would otherwise hold a robot's run and its memory until the
+ * server stops. A connected client keeps its event stream (a GET) open, so it never looks idle;
+ * one that comes back after expiry gets 404 and, as the MCP spec asks, starts a new session.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,17 +17,18 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RuntimeError } from '../errors.js';
 import { logger } from '../log.js';
 import { checkExposure, isLoopback } from './exposure.js';
+import { MAX_BODY, SESSION_IDLE_S } from './http-limits.js';
 import type { BuiltServer } from './server.js';
 
 const PATH = '/mcp';
-/** A request body past this is refused, not buffered: a tool call is a few kB. */
-const MAX_BODY = 1 << 20;
 
 export interface HttpOptions {
   readonly host: string;
   readonly port: number;
   /** The bearer token every request must carry; required off loopback. */
   readonly token?: string;
+  /** Seconds a session may have no request open before it is closed (default SESSION_IDLE_S). */
+  readonly idleS?: number;
   /** A server for each new MCP session. */
   readonly connect: () => BuiltServer;
 }
@@ -73,6 +78,10 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
   readonly built: BuiltServer;
+  /** Requests of this session still open (a tool call's stream, the client's event stream). */
+  open: number;
+  /** When the last of them ended (performance.now()). */
+  quietSince: number;
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
@@ -95,7 +104,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     const built = options.connect();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, built }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, built, open: 0, quietSince: performance.now() }),
       // Awaited before the DELETE is answered: a client that said goodbye finds the robot free.
       onsessionclosed: async (id) => {
         sessions.delete(id);
@@ -119,6 +128,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (typeof id === 'string') {
       const session = sessions.get(id);
       if (session === undefined) return jsonError(res, 404, 'no such MCP session (it ended, or the server restarted): initialize again');
+      session.open += 1;
+      res.once('close', () => {
+        session.open -= 1;
+        session.quietSince = performance.now();
+      });
       return session.transport.handleRequest(req, res);
     }
     if (req.method === 'POST') return open(req, res);
@@ -140,16 +154,28 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     });
   });
   port = (http.address() as AddressInfo).port;
+
+  const idleS = options.idleS ?? SESSION_IDLE_S;
+  const end = async (id: string, s: Session, why: string): Promise<void> => {
+    sessions.delete(id);
+    await s.built.close(why);
+    await s.transport.close().catch(() => undefined);
+  };
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [id, s] of sessions) {
+      if (s.open > 0 || now - s.quietSince < idleS * 1000) continue;
+      log.info({ session: id, idle_s: idleS }, 'MCP over HTTP: a session with no request for the idle time is closed');
+      void end(id, s, `the MCP client going quiet for ${idleS} s`).catch((err: unknown) => log.error({ err }, 'MCP over HTTP: closing an idle session failed'));
+    }
+  }, Math.min(idleS * 500, 60_000));
+  sweep.unref();
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${shown}:${port}${PATH}`,
     close: async (why) => {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(open.map(async (s) => {
-        await s.built.close(why);
-        await s.transport.close().catch(() => undefined);
-      }));
+      clearInterval(sweep);
+      await Promise.all([...sessions].map(([id, s]) => end(id, s, why)));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

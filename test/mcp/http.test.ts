@@ -149,6 +149,15 @@ describe('serve-mcp over HTTP: the bearer token', () => {
     assert.equal(existsSync(join(home, 'memory')), false, 'no store was opened');
   });
 
+  it('takes --session-idle for HTTP alone, in seconds', async () => {
+    const stdio = await quackd(['serve-mcp', '--session-idle', '60'], { env: { QUACKD_HOME: home } });
+    assert.equal(stdio.code, 2);
+    assert.match(stdio.stderr, /^quackd: serve-mcp: --session-idle is for --http; over stdio the session ends when the client closes stdin\n$/);
+    const bad = await quackd(['serve-mcp', '--http', '--session-idle', 'soon'], { env: { QUACKD_HOME: home } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^quackd: .*session-idle/);
+  });
+
   it('refuses a token file others can read, and a token too short to guard anything', async () => {
     const file = join(home, 'token');
     writeFileSync(file, `${TOKEN}\n`, { mode: 0o644 });
@@ -179,6 +188,62 @@ describe('serve-mcp over HTTP: the bearer token', () => {
       }
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('serve-mcp over HTTP: a session nobody closes', () => {
+  const home = tempDir('quackd-mcp-idle-');
+  const ducks = tempDir('quackd-mcp-idle-ducks-');
+  let server: Running;
+
+  before(async () => {
+    const path = writeDuck(ducks, 'slow-gate', 'robot: microduck:sim2d\nverbs: [quack, walk]\nconfirm: [quack]\nbudgets: { steps: 6, llm_calls: 12, seconds: 120 }');
+    server = await serveHttp(home, { host: '127.0.0.1', port: 0, idleS: 0.3 }, { duck: path });
+  });
+  after(() => server.stop());
+
+  it('is closed after the idle time once its client has gone, and its run stops so the robot is free', async () => {
+    const gone = await connect(server.url);
+    const started = await gone.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+    assert.equal(isError(started), false, text(started));
+    const id = (gone.transport as StreamableHTTPClientTransport).sessionId;
+    // The client vanishes: its connections drop, and no DELETE says goodbye.
+    await gone.transport?.close();
+    const next = await connect(server.url);
+    try {
+      const deadline = Date.now() + 10_000;
+      let mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      while (isError(mine) && Date.now() < deadline) {
+        assert.equal(text(mine), 'microduck:sim2d is already running a duck; one run at a time per robot');
+        await new Promise((r) => setTimeout(r, 100));
+        mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      }
+      assert.equal(isError(mine), false, text(mine));
+      const end = transcript(home, runIdIn(text(started))).find((l) => l.type === 'end');
+      assert.deepEqual(end?.type === 'end' ? [end.outcome, end.reason] : [], ['interrupted', 'stopped by the MCP client going quiet for 0.3 s']);
+      // Its id is gone: a client coming back with it is told to start again.
+      const back = await rawInitialize(server.url, { 'mcp-session-id': id ?? '' });
+      assert.equal(back.status, 404);
+      assert.match(back.body, /no such MCP session/);
+      await next.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('stays open while a call is under way, however long a person takes to answer its gate', async () => {
+    const client = await connect(server.url, undefined, { elicit: async () => (await new Promise((r) => setTimeout(r, 1200)), { action: 'accept', content: { confirm: true } }) });
+    try {
+      const quack = await client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+      assert.equal(isError(quack), false, text(quack));
+      assert.match(text(quack), /^step 1: quack — ok: quack!$/m);
+      // Connected, the client's event stream stays open: the session is not idle between calls.
+      await new Promise((r) => setTimeout(r, 800));
+      const done = await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_success', args: { reason: 'quacked' } } });
+      assert.match(text(done), /^the session ended: success/m);
+    } finally {
+      await client.close();
     }
   });
 });
