@@ -161,7 +161,13 @@ const threads = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(
 /** Every thread of node is `node`: the main one by its tid, the control worker's by SCHED_FIFO (field 41), once chrt has raised it. */
 function threadName(pid: number, tid: number): string {
   if (tid === pid) return 'main';
-  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  } catch {
+    // It ended in the window: the memory writer's worker retires after 30 s without a write.
+    return `thread ${tid - pid} (ended)`;
+  }
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3] === '1' ? 'control (FIFO)' : `thread ${tid - pid}`;
 }
 
