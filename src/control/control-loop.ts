@@ -40,6 +40,11 @@ export interface ControlLoopOptions {
    * kernel's interrupt threads at 50); false stays at normal priority. Best effort: see stats.scheduling.
    */
   readonly realtimePriority?: number | false;
+  /**
+   * The skill modules this body's verbs use, imported and warmed (`warm(options)`) in the worker
+   * before its first tick, so that no verb's first skill stalls the loop on a load.
+   */
+  readonly warm?: readonly ModuleSpec[];
 }
 
 const CLOSE_GRACE_MS = 3000;
@@ -87,11 +92,14 @@ export class ControlLoop {
       const exit = () => reject(new ControlError('the control worker exited before its plant was ready', 'plant'));
       worker.once('error', early);
       worker.once('exit', exit);
-      worker.once('message', (message: FromWorker) => {
-        worker.off('error', early).off('exit', exit);
+      const first = (message: FromWorker) => {
+        // A skill module that could not be warmed is said, and the loop starts all the same.
+        if (message.type === 'warn') return void logger('control').warn({ robot: options.robot ?? 'control' }, message.message);
+        worker.off('message', first).off('error', early).off('exit', exit);
         if (message.type === 'ready') resolve(message);
         else reject(new ControlError(`the plant could not be made: ${message.type === 'failed' ? message.message : message.type}`, 'plant'));
-      });
+      };
+      worker.on('message', first);
     }).catch(async (err: unknown) => {
       await worker.terminate();
       throw err;
@@ -218,8 +226,9 @@ function settings(options: ControlLoopOptions): WorkerInit {
     !(statsEveryMs > 0) && `statsEveryMs ${statsEveryMs} is not positive`,
     realtimePriority !== false && !(Number.isInteger(realtimePriority) && realtimePriority >= 1 && realtimePriority <= 99) && `realtimePriority ${realtimePriority} is not a whole number within 1–99`,
     specProblem(options.plant) !== undefined && `plant: ${specProblem(options.plant) ?? ''}`,
+    ...(options.warm ?? []).map((spec) => specProblem(spec) !== undefined && `warm: ${specProblem(spec) ?? ''}`),
   ].filter((x): x is string => typeof x === 'string');
   if (bad.length > 0) throw new ControlError(`control loop settings: ${bad.join('; ')}`, 'settings');
   const shared = new SharedArrayBuffer(SHARED_SLOTS * BigInt64Array.BYTES_PER_ELEMENT);
-  return { plant: options.plant, mode: options.mode ?? 'realtime', periodMs, fall, skillTimeoutMs, statsEveryMs, realtimePriority, shared };
+  return { plant: options.plant, mode: options.mode ?? 'realtime', periodMs, fall, skillTimeoutMs, statsEveryMs, realtimePriority, warm: options.warm ?? [], shared };
 }

@@ -57,6 +57,17 @@ export async function loadPlant(spec: ModuleSpec): Promise<Plant> {
   return plant;
 }
 
+/**
+ * Imports a skill module and awaits its `warm(options)` export, if it has one, before the loop
+ * ticks. A module first imported by a verb is imported between two ticks, and what it loads
+ * blocks the thread: onnxruntime-node's native binding 20–30 ms, its first session as much again.
+ */
+export async function warmSkill(spec: ModuleSpec): Promise<void> {
+  const mod: unknown = await import(specifier(spec.module));
+  const warm = typeof mod === 'object' && mod !== null ? (mod as Record<string, unknown>)['warm'] : undefined;
+  if (typeof warm === 'function') await (Reflect.apply(warm, undefined, [spec.options]) as Promise<void> | undefined);
+}
+
 export async function loadSkill(spec: ModuleSpec, context: SkillContext): Promise<Skill> {
   const skill = await (await factory(spec, 'createSkill'))(spec.options, context);
   if (!isSkill(skill)) throw new Error(`${spec.module}: its factory did not return a skill (tick)`);

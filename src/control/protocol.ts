@@ -24,6 +24,8 @@ export interface WorkerInit {
   readonly statsEveryMs: number;
   /** SCHED_FIFO priority for the worker thread in real time; false leaves it at normal priority */
   readonly realtimePriority: number | false;
+  /** Skill modules imported (and warmed with their options) before the first tick. */
+  readonly warm: readonly ModuleSpec[];
   readonly shared: SharedArrayBuffer;
 }
 

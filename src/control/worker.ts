@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ControlCore, type CoreHooks } from './core.js';
-import { loadPlant, loadSkill, type Json } from './module-spec.js';
+import { loadPlant, loadSkill, warmSkill, type Json } from './module-spec.js';
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
@@ -84,6 +84,9 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       });
     }
   });
+  // Before the first tick: nothing is moving yet. A module that cannot warm says so once; its
+  // verb fails on it later with the skill's own error.
+  for (const spec of init.warm) await warmSkill(spec).catch((err: unknown) => post({ type: 'warn', message: `skill ${spec.module} could not be warmed: ${errorText(err)}` }));
   post({ type: 'ready', joints: plant.joints, scheduling });
   driver.start();
 }

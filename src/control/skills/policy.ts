@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { loadPolicy } from '../../policy/load.js';
+import { loadRuntime } from '../../policy/runtime.js';
 import { buildObservation } from '../../policy/observation.js';
 import { phaseAt } from '../../policy/phase.js';
 import type { Policy } from '../../policy/policy.js';
@@ -73,6 +74,20 @@ function policyFor(dir: string, runtime: z.infer<typeof Options>['runtime']): Pr
     policy.catch(() => loaded.delete(key));
   }
   return policy;
+}
+
+const WarmOptions = z.object({ dirs: z.array(z.string()).default([]), runtime: z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']).default('auto') });
+
+/**
+ * Before the loop ticks (warmSkill): the ONNX runtime, and a session of each of the body's
+ * policies. Both block the thread as they load (the native binding, its first session 20–30 ms
+ * each; later sessions about 6 ms), and five sessions cost about 0.5 MB. A folder that does not
+ * load is left for its verb, which says why.
+ */
+export async function warm(options: Json | undefined): Promise<void> {
+  const o = WarmOptions.parse(options ?? {});
+  await loadRuntime(o.runtime);
+  for (const dir of o.dirs) await policyFor(dir, o.runtime).catch(() => undefined);
 }
 
 export async function createSkill(options: Json | undefined): Promise<Skill> {

@@ -22,3 +22,8 @@ export type PolicyUntil = { readonly kind: 'distance'; readonly metres: number }
 export function policySkill(dir: string, command: { readonly vx: number; readonly vy: number; readonly vyaw: number }, until: PolicyUntil, timeoutMs: number): ModuleSpec {
   return { module: siblingModule(import.meta.url, 'policy').href, options: { dir, command: { ...command }, until: { ...until }, timeoutMs } };
 }
+
+/** The built-in skills warmed before a duck's loop ticks (ControlLoopOptions.warm), with the policies in `policyDirs` loaded. */
+export function skillWarmups(policyDirs: readonly string[]): ModuleSpec[] {
+  return [{ module: siblingModule(import.meta.url, 'hold').href }, { module: siblingModule(import.meta.url, 'pose').href }, { module: siblingModule(import.meta.url, 'policy').href, options: { dirs: [...policyDirs] } }];
+}

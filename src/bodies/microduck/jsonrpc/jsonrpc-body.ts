@@ -33,9 +33,9 @@ import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
 import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
-import { policySkill, type PolicyUntil } from '../../../control/skills/specs.js';
+import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import type { Slot } from '../../../policy/slots.js';
+import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
@@ -443,12 +443,14 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
   const fall: FallSettings = { ...DEFAULT_FALL, then: settings.data.after_fall ?? DEFAULT_AFTER_FALL };
   // The port is opened in the loop's worker (control-plant.ts); this thread talks to it here.
   const channel = `quackd-bridge-${randomUUID()}`;
+  const policies = (slot: Slot): string => options.policies?.[slot] ?? settings.data.policies?.[slot] ?? bundledPolicyDir(slot);
   let loop: ControlLoop;
   try {
     loop = await ControlLoop.start({
       plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { port, baud, channel } },
       periodMs: PERIOD_MS,
       fall,
+      warm: skillWarmups(SLOTS.map(policies)),
       robot: options.robot ?? JSONRPC_KEY,
       ...(options.events !== undefined ? { events: options.events } : {}),
     });
@@ -462,7 +464,6 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     if (!facts.success) throw new BodyError(`${JSONRPC_KEY}: the bridge plant reported nothing it could be read from`);
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
-    const policies = (slot: Slot): string => options.policies?.[slot] ?? settings.data.policies?.[slot] ?? bundledPolicyDir(slot);
     const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall });
     if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
     return body;

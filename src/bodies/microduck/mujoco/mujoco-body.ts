@@ -10,9 +10,9 @@ import { ControlError } from '../../../control/errors.js';
 import { trunkTilt } from '../../../control/fall.js';
 import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import { describeVerb } from '../../../control/skill.js';
-import { policySkill, type PolicyUntil } from '../../../control/skills/specs.js';
+import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import type { Slot } from '../../../policy/slots.js';
+import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { turnedDeg } from '../heading.js';
@@ -235,6 +235,7 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
       options: { seed: options.seed, ...(s.kp !== undefined ? { kp: s.kp } : {}), ...(scene !== undefined ? { layout: { duck: { ...scene.duck }, ball: { ...scene.ball } } } : {}), ...(model !== undefined ? { model: modelJson(model) } : {}) },
     },
     mode: s.pace,
+    warm: skillWarmups(SLOTS.map(policies)),
     robot: options.robot ?? KEY,
     ...(options.events !== undefined ? { events: options.events } : {}),
   }).catch((err: unknown) => {
