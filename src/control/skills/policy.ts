@@ -19,6 +19,9 @@ import type { Json } from '../module-spec.js';
 import type { TrunkPose } from '../plant.js';
 import type { Skill } from '../skill.js';
 
+/** Which ONNX runtime a policy runs on (policy/runtime.ts): `auto` unless a spec names one. */
+const Runtime = z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']).default('auto');
+
 const Options = z
   .object({
     dir: z.string().min(1),
@@ -29,7 +32,7 @@ const Options = z
       z.object({ kind: z.literal('duration') }).strict(),
     ]),
     timeoutMs: z.number().positive(),
-    runtime: z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']).default('auto'),
+    runtime: Runtime,
   })
   .strict();
 
@@ -76,7 +79,7 @@ function policyFor(dir: string, runtime: z.infer<typeof Options>['runtime']): Pr
   return policy;
 }
 
-const WarmOptions = z.object({ dirs: z.array(z.string()).default([]), runtime: z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']).default('auto') });
+const WarmOptions = z.object({ dirs: z.array(z.string()).default([]), runtime: Runtime });
 
 /**
  * Before the loop ticks (warmSkill): the ONNX runtime, and a session of each of the body's
