@@ -21,6 +21,8 @@ interface Machine {
   readonly sysroot: string;
   /** Debian's package of the sysroot's glibc and libstdc++, for the skip message. */
   readonly apt: string;
+  /** The libraries the target's Node binary loads from the sysroot (armv7's links libatomic). */
+  readonly libs: readonly string[];
   readonly cpuinfo: string;
 }
 
@@ -30,8 +32,8 @@ const A72_32 = 'model name\t: ARMv7 Processor rev 3 (v7l)\nBogoMIPS\t: 108.00\nF
 const PI4 = 'Hardware\t: BCM2835\nRevision\t: c03111\nModel\t\t: Raspberry Pi 4 Model B Rev 1.1\n';
 
 export const MACHINES: Readonly<Record<Target, Machine>> = {
-  'linux-arm64': { qemu: 'qemu-aarch64-static', sysroot: '/usr/aarch64-linux-gnu', apt: 'libc6-arm64-cross libstdc++6-arm64-cross', cpuinfo: `${core(0, A72)}${core(1, A72)}${PI4}` },
-  'linux-armv7': { qemu: 'qemu-arm-static', sysroot: '/usr/arm-linux-gnueabihf', apt: 'libc6-armhf-cross libstdc++6-armhf-cross', cpuinfo: `${core(0, A72_32)}${core(1, A72_32)}${PI4}` },
+  'linux-arm64': { qemu: 'qemu-aarch64-static', sysroot: '/usr/aarch64-linux-gnu', apt: 'libc6-arm64-cross libstdc++6-arm64-cross', libs: ['libstdc++.so.6'], cpuinfo: `${core(0, A72)}${core(1, A72)}${PI4}` },
+  'linux-armv7': { qemu: 'qemu-arm-static', sysroot: '/usr/arm-linux-gnueabihf', apt: 'libc6-armhf-cross libstdc++6-armhf-cross libatomic1-armhf-cross', libs: ['libstdc++.so.6', 'libatomic.so.1'], cpuinfo: `${core(0, A72_32)}${core(1, A72_32)}${PI4}` },
 };
 
 const onPath = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -41,7 +43,7 @@ export function missingForTarget(target: Target): string | undefined {
   const m = MACHINES[target];
   const missing = [
     ...(onPath(m.qemu) ? [] : ['qemu-user-static']),
-    ...(existsSync(join(m.sysroot, 'lib', 'libstdc++.so.6')) ? [] : [m.apt]),
+    ...(m.libs.every((lib) => existsSync(join(m.sysroot, 'lib', lib))) ? [] : [m.apt]),
     ...(onPath('readelf') ? [] : ['binutils']),
     ...(onPath('unshare') ? [] : ['util-linux']),
   ];
