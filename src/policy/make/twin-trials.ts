@@ -16,6 +16,7 @@ import { loadPolicy } from '../load.js';
 import type { Twist } from '../observation.js';
 import type { Policy } from '../policy.js';
 import { writePolicies } from './make-policies.js';
+import { NOMINAL } from './nominal.js';
 import type { PolicyParams } from './param-types.js';
 import { trunkTilt } from '../../control/fall.js';
 import { runPolicyInTwin, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
@@ -24,9 +25,9 @@ import { runPolicyInTwin, type LoopPolicy, type LoopResult, type TwinPlant } fro
 export type PolicySet = Readonly<Record<BundledSlot, LoopPolicy>> & { readonly duck?: DuckModel };
 
 /** The walk trial's command: the bundled walk's nominal forward speed. */
-export const WALK_COMMAND: Twist = { vx: 0.3, vy: 0, vyaw: 0 };
-/** The turn trial's yaw rate command, rad/s (its sign follows the goal). */
-export const TURN_VYAW = 1.5;
+export const WALK_COMMAND: Twist = { vx: NOMINAL.walk.vx, vy: 0, vyaw: 0 };
+/** The turn trial's yaw rate command, rad/s (its sign follows the goal): the bundled turn's nominal. */
+export const TURN_VYAW = NOMINAL.turn.vyaw;
 /**
  * A turn stops this far ahead of its goal, in seconds of the measured yaw rate (gyro z): the
  * duck keeps turning for a moment after it is told to stand.
