@@ -43,7 +43,7 @@ const FROM_TEXT: Readonly<Record<Commanded['from'], string>> = {
  * rad/s) when the verb's caller gave one; a string saying why not when the ranges allow no motion
  * that way (a walk backwards for a policy whose vx range is [0, 0.5]).
  */
-export function commandFor(m: ManifestFile | undefined, axis: Axis, direction: number, asked?: number): Commanded | string {
+export function commandFor(m: Pick<ManifestFile, 'command'> | undefined, axis: Axis, direction: number, asked?: number): Commanded | string {
   const sign = direction < 0 ? -1 : 1;
   const range = m?.command?.ranges?.[axis];
   const nominal = m?.command?.nominal?.[axis];

@@ -17,7 +17,7 @@ const shape = ManifestFileSchema.shape;
 const keysOf = (o: { readonly shape: Readonly<Record<string, unknown>> }): string[] => Object.keys(o.shape);
 const commandShape = shape.command.unwrap().shape;
 /** The axes a command names, for `command.vx` → `command.nominal.vx`. */
-const commandAxes = ['nominal', 'ranges'].flatMap((block) => keysOf(commandShape[block as 'nominal' | 'ranges'].unwrap()).map((axis) => `${block}.${axis}`));
+const commandAxes = (['nominal', 'ranges'] as const).flatMap((block) => keysOf(commandShape[block].unwrap()).map((axis) => `${block}.${axis}`));
 
 const LEVELS = {
   top: { known: [...keysOf(ManifestFileSchema), ...ROBOTD_ONLY.top], deeper: [] as string[] },
@@ -31,8 +31,8 @@ const LEVELS = {
  */
 function meant(key: string, candidates: readonly string[]): string | undefined {
   const k = key.toLowerCase();
-  const inside = candidates.filter((c) => c.length >= 2 && (k.includes(c.toLowerCase()) || c.toLowerCase().includes(k)));
-  return inside.sort((a, b) => Math.abs(a.length - k.length) - Math.abs(b.length - k.length))[0] ?? closest(key, candidates);
+  // The first in the candidates' order: `command.vx` → `nominal.vx` (a command) before `ranges.vx`.
+  return candidates.find((c) => c.length >= 2 && (k.includes(c.toLowerCase()) || c.toLowerCase().includes(k))) ?? closest(key, candidates);
 }
 
 function unknownAt(level: keyof typeof LEVELS, value: unknown, prefix: string): string[] {

@@ -15,6 +15,7 @@ import { BUNDLED_SLOTS, bundledPolicyDir, type BundledSlot } from '../bundled.js
 import { loadPolicy } from '../load.js';
 import type { Twist } from '../observation.js';
 import type { Policy } from '../policy.js';
+import { commandFor } from '../command.js';
 import { writePolicies } from './make-policies.js';
 import { NOMINAL } from './nominal.js';
 import type { PolicyParams } from './param-types.js';
@@ -90,13 +91,15 @@ export interface TurnTrial {
 }
 
 /**
- * Turns by `goal` rad (+ left): the turn policy at ±TURN_VYAW until the yaw turned is within
+ * Turns by `goal` rad (+ left): the turn policy at the rate the turn verb sends it until the yaw turned is within
  * TURN_LEAD_S × the yaw rate of the goal (at most `bound` s), then the stand for SETTLE_S.
  */
 export async function turnBy(plant: TwinPlant, policies: PolicySet, goal: number, bound = 10): Promise<Omit<TurnTrial, 'goal' | 'error'> & { readonly stand: LoopResult }> {
   const sign = Math.sign(goal) || 1;
+  // What the turn verb sends this policy (its nominal, else the top of its range): TURN_VYAW for the bundled turn.
+  const sent = commandFor(policies.turn.manifest, 'vyaw', sign);
   const turn = await runPolicyInTwin(plant, policies.turn, {
-    command: { vx: 0, vy: 0, vyaw: sign * TURN_VYAW },
+    command: { vx: 0, vy: 0, vyaw: typeof sent === 'string' ? sign * TURN_VYAW : sent.value },
     seconds: bound,
     until: (tick) => sign * (goal - tick.yawTurned) <= Math.max(0, sign * tick.frame.gyro[2] * TURN_LEAD_S),
   });
