@@ -252,7 +252,7 @@ export class JsonRpcBody implements Body {
     const what = `walked ${(timeoutMs / 1000).toFixed(1)} s`;
     const failed = await this.failed(r, `walk ${metres.toFixed(2)} m`, what);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vx: c.value } };
-    return { ok: true, summary: `${what}, ${c.text} (${metres.toFixed(2)} m asked; no odometry on the bridge, distance not measured)`, data: { walked_s: Math.round(timeoutMs / 100) / 10, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
+    return { ok: true, summary: `${what}, ${c.text}; ${metres.toFixed(2)} m asked, no odometry on the bridge, distance not measured`, data: { walked_s: Math.round(timeoutMs / 100) / 10, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
   }
 
   /** Ends on the yaw the plant integrates from the gyro, or on its time limit; `rate` in degrees per second. */
