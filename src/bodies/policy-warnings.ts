@@ -28,3 +28,16 @@ export function robotPolicyWarnings(robot: Pick<Robot, 'name' | 'entry' | 'setti
   }
   return [...bySlot].map(([w, slots]) => `${slots.join(', ')}: ${w}`);
 }
+
+/**
+ * The warnings a run shows under its header: robotPolicyWarnings, or none where there is no data
+ * directory or the recorded slots cannot be read (the run itself says why, in its own error).
+ */
+export function runWarnings(robot: Pick<Robot, 'name' | 'entry' | 'settings'>, dataDir: string | undefined): string[] {
+  if (dataDir === undefined) return [];
+  try {
+    return robotPolicyWarnings(robot, dataDir);
+  } catch {
+    return [];
+  }
+}

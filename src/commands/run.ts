@@ -27,7 +27,7 @@ import { createProvider } from '../pilot/providers/index.js';
 import type { Provider } from '../pilot/providers/provider.js';
 import { chooseGate } from '../safety/gate.js';
 import { printHeader, printOutcome, printWarnings, stepPrinter } from '../cli/run-printer.js';
-import { robotPolicyWarnings } from '../bodies/policy-warnings.js';
+import { runWarnings } from '../bodies/policy-warnings.js';
 import type { RunReport } from '../run/start-run.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
@@ -173,15 +173,6 @@ async function throughService(f: RunFlags, ref: string | undefined, fileDuck: Du
   return run.report.outcome.status === 'interrupted' ? (run.signalCode ?? EXIT.interrupted) : exitCodeFor(run.report);
 }
 
-/** What the robot's policies warn of (bodies/policy-warnings.ts); a slot file that cannot be read is the run's own error to say, not a warning's. */
-function runWarnings(robot: Robot, env: NodeJS.ProcessEnv): string[] {
-  try {
-    return robotPolicyWarnings(robot, dataDir(env));
-  } catch {
-    return [];
-  }
-}
-
 export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
   switch (report.outcome.status) {
     case 'success':
@@ -253,7 +244,7 @@ export const runCommand: Command = {
       if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
       if (!json && f['no-memory'] === true) io.line(io.dim(`memory: off for this run (--no-memory)`));
       if (!json) printHeader(io, duck, robot.key, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
-      printWarnings(io, runWarnings(robot, env), json);
+      printWarnings(io, runWarnings(robot, dataDir(env)), json);
     };
     try {
       const report = await runtime.run({

@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { createFakeProvider } from '../../../src/pilot/providers/fake.js';
 import { createRuntime } from '../../../src/runtime/runtime.js';
+import { startService } from '../../../src/service/lifecycle.js';
 import { noTtyGate } from '../../../src/safety/gate.js';
 import type { TranscriptEvent } from '../../../src/transcript/events.js';
 import { duck } from '../../helpers/ducks.js';
@@ -68,10 +70,23 @@ describe('what the policies warn of', () => {
     const policies = health.stdout.split('\n').find((l) => /\bpolicies\b/.test(l)) ?? '';
     assert.ok(policies.includes(key) && policies.includes(timing), health.stdout);
 
-    const run = await quackd(['run', 'hello-world', '--robot', 'mine'], { env });
+    const underHeader = (stdout: string): string[] => {
+      const lines = stdout.split('\n');
+      const header = lines.findIndex((l) => l.includes('hello-world') && l.includes(' on '));
+      return lines.slice(header + 1, header + 3);
+    };
+    const run = await quackd(['run', 'hello-world', '--robot', 'mine'], { env, timeoutMs: 120_000 });
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    const lines = run.stdout.split('\n');
-    const header = lines.findIndex((l) => l.includes('hello-world') && l.includes(' on '));
-    assert.deepEqual(lines.slice(header + 1, header + 3), [`warning: ${key}`, `warning: ${timing}`]);
+    assert.deepEqual(underHeader(run.stdout), [`warning: ${key}`, `warning: ${timing}`]);
+
+    // The same run through a running service says the same.
+    const serving = await startService({ env, pilot: () => Promise.resolve(createFakeProvider()) });
+    try {
+      const through = await quackd(['run', 'hello-world', '--robot', 'mine'], { env, timeoutMs: 120_000 });
+      assert.equal(through.code, 0, through.stdout + through.stderr);
+      assert.deepEqual(underHeader(through.stdout), [`warning: ${key}`, `warning: ${timing}`]);
+    } finally {
+      await serving.stop('the test');
+    }
   });
 });
