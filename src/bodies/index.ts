@@ -6,6 +6,8 @@ import { z } from 'zod';
 import type { Body, BodyKey, BodyOptions } from './body.js';
 import { JSONRPC_VERBS, REFUSED, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
 import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
+import { twinTimingWarning } from './microduck/mujoco/timing.js';
+import type { ManifestFile } from '../policy/manifest.js';
 import { ALOHAMINI } from './alohamini/sim/profile.js';
 import { LOOKOUT_METRICS } from './room/lookout-room.js';
 import { roverVerbs, type RoverProfile } from './room/rover-profile.js';
@@ -32,6 +34,8 @@ export interface BodyEntry {
   readonly perRun?: boolean;
   /** Driven by skill policies in the control loop: has policy slots (src/policy/slots.ts). */
   readonly policies?: boolean;
+  /** What in this body's settings differs from how a slot's policy was trained (one line), or undefined: health, `policy list` and a run's first lines say it. */
+  readonly policyMismatch?: (settings: Readonly<Record<string, unknown>>, manifest: ManifestFile) => string | undefined;
   readonly load: (options: BodyOptions) => Promise<Body>;
 }
 
@@ -71,6 +75,7 @@ const entries: readonly BodyEntry[] = [
     settings: mujocoSettings,
     perRun: true,
     policies: true,
+    policyMismatch: twinTimingWarning,
     load: async (o) => (await import('./microduck/mujoco/mujoco-body.js')).createMujocoBody(o),
   },
   {

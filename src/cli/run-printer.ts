@@ -20,6 +20,14 @@ export function printHeader(io: Output, duck: Pick<Duck, 'name' | 'budgets'>, ro
   io.line(fitLine(`${io.bold(duck.name)} on ${robot} · pilot ${pilot} · budget ${plural(steps, 'step')}, ${plural(llm_calls, 'call')}, ${seconds} s${dry}`, io.width(), 2));
 }
 
+/** Warnings about the run's robot under its header (`warning: walk: home_pose: …`); under --json, on stderr. */
+export function printWarnings(io: Output, warnings: readonly string[], json: boolean): void {
+  for (const w of warnings) {
+    if (json) io.err.write(`quackd: warning: ${printable(w)}\n`);
+    else io.line(fitLine(io.yellow(`warning: ${printable(w)}`), io.width(), 9));
+  }
+}
+
 /**
  * On a terminal, a model that takes more than a second gets a transient `… waiting for the
  * pilot (4 s)` line, erased when anything else is printed. Pipes never see it.

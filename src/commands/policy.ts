@@ -12,6 +12,7 @@ import { PolicyError } from '../policy/errors.js';
 import { SLOTS, isSlot, recordSlot, robotSlots, type Slot } from '../policy/slots.js';
 import { Fleet, type Robot } from '../runtime/fleet.js';
 import { listBodies } from '../bodies/index.js';
+import { slotWarnings } from '../bodies/policy-warnings.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
@@ -81,7 +82,7 @@ export const policyCommand: Command = {
       if (slot !== undefined) throw new UsageError(`policy list: unexpected argument "${slot}"`);
       const robot = robotOf(fleet, flags.robot);
       const slots = robotSlots(robot, home);
-      const rows = await Promise.all(SLOTS.map(async (s) => ({ slot: s, ...slots[s], ...(await check(slots[s].dir)) })));
+      const rows = await Promise.all(SLOTS.map(async (s) => ({ slot: s, ...slots[s], ...(await check(slots[s].dir)), warnings: slotWarnings(robot, slots[s].dir) })));
       if (flags.json === true) {
         io.line(JSON.stringify(rows));
       } else {
@@ -91,6 +92,7 @@ export const policyCommand: Command = {
           const state = r.ok ? `${io.green(io.ok)} ${r.summary} · ${r.runtime}` : `${io.red(io.fail)} ${r.problem}`;
           io.line(`  ${r.slot.padEnd(width)}  ${printable(r.dir)}${io.dim(`  (${r.from})`)}`);
           io.line(`  ${' '.repeat(width)}  ${state}`);
+          for (const w of r.warnings) io.line(`  ${' '.repeat(width)}  ${io.yellow(`warning: ${printable(w)}`)}`);
         }
       }
       return rows.every((r) => r.ok) ? EXIT.ok : EXIT.runtime;

@@ -26,7 +26,8 @@ import { goalDuck } from '../ducks/goal.js';
 import { createProvider } from '../pilot/providers/index.js';
 import type { Provider } from '../pilot/providers/provider.js';
 import { chooseGate } from '../safety/gate.js';
-import { printHeader, printOutcome, stepPrinter } from '../cli/run-printer.js';
+import { printHeader, printOutcome, printWarnings, stepPrinter } from '../cli/run-printer.js';
+import { runWarnings } from '../bodies/policy-warnings.js';
 import type { RunReport } from '../run/start-run.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
@@ -243,6 +244,7 @@ export const runCommand: Command = {
       if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
       if (!json && f['no-memory'] === true) io.line(io.dim(`memory: off for this run (--no-memory)`));
       if (!json) printHeader(io, duck, robot.key, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
+      printWarnings(io, runWarnings(robot, dataDir(env)), json);
     };
     try {
       const report = await runtime.run({

@@ -1,11 +1,14 @@
 /**
  * `policies`: every slot of the robot resolves to a folder whose manifest and model load, checked
  * as a run loads it (src/policy/load.ts). A broken slot names itself and says why in one line.
+ * Slots that load but warn (a manifest key nobody reads, a twin stepping otherwise than the
+ * policy was trained: bodies/policy-warnings.ts) make it a warning, each said.
  */
 import { PolicyError } from '../policy/errors.js';
 import { SLOTS, robotSlots, type Slot, type SlotChoice } from '../policy/slots.js';
 import { QuackdError } from '../errors.js';
-import { fail, forRobot, ok, type HealthCheck } from './check.js';
+import { robotPolicyWarnings } from '../bodies/policy-warnings.js';
+import { fail, forRobot, ok, warn, type HealthCheck } from './check.js';
 
 /** Why the folder of a slot does not load, or undefined when it does. */
 async function problemOf(dir: string): Promise<string | undefined> {
@@ -42,6 +45,8 @@ export const policiesCheck: HealthCheck = {
       const problems = await Promise.all(SLOTS.map(async (s) => ({ slot: s, problem: await problemOf(slots[s].dir) })));
       const broken = problems.filter((p) => p.problem !== undefined);
       if (broken.length > 0) return fail(broken.map((b) => `${b.slot}: ${b.problem ?? ''}`).join('; '));
-      return ok(`all ${SLOTS.length} slots load (${origins(slots)})`);
+      const loaded = `all ${SLOTS.length} slots load (${origins(slots)})`;
+      const warnings = robotPolicyWarnings(robot, ctx.dataDir);
+      return warnings.length > 0 ? warn(`${loaded}; ${warnings.join('; ')}`) : ok(loaded);
     }),
 };

@@ -12,11 +12,15 @@
  * and `kind` says who ends the policy (`episodic` | `perpetual` | `scripted`); which skill it is
  * (walk, stand, kick_left …) is `slot`.
  *
- * quackd adds four fields of its own; the published contract has nothing for them (searched: the
+ * quackd adds fields of its own; the published contract has nothing for them (searched: the
  * manifest doc, robotd's design and its obs.rs):
  * - `obs_layout`: which observation builder (layouts.ts); absent, it follows from obs_len.
  * - `command.ranges`: `{ vx, vy, vyaw: [min, max] }`, the command the policy was made for
  *   (robotd keeps velocity limits in its own config, not in the manifest).
+ * - `command.nominal`: `{ vx?, vy?, vyaw? }`, the command a verb sends unless asked otherwise
+ *   (policy/command.ts); inside `command.ranges` where both give an axis.
+ * - `sim`: `{ timestep, decimation }`, the physics step (s) and steps per policy tick it was
+ *   trained at (the training config's sim dt and decimation): a twin that steps otherwise warns.
  * - `home`: the 14 joint angles the observation and the action are relative to; absent, the
  *   layout's (alpha for 61 inputs, legacy otherwise).
  * - `joints`: the 14 joint names in policy order, for a model whose joints are named otherwise.
@@ -51,7 +55,10 @@ const CommandSchema = z.object({
   body: z.string().optional(),
   // quackd's own: strict, so a misspelt axis is refused rather than silently unlimited.
   ranges: z.strictObject({ vx: range.optional(), vy: range.optional(), vyaw: range.optional() }).optional(),
+  nominal: z.strictObject({ vx: z.number().optional(), vy: z.number().optional(), vyaw: z.number().optional() }).optional(),
 });
+
+const SimSchema = z.strictObject({ timestep: positive.optional(), decimation: z.number().int().positive().optional() });
 
 export const ManifestFileSchema = z.object({
   schema_version: z.number().int().optional(),
@@ -74,6 +81,7 @@ export const ManifestFileSchema = z.object({
   obs_layout: z.enum(OBS_LAYOUTS).optional(),
   home: joints14(z.number()).optional(),
   joints: joints14(z.string().min(1)).optional(),
+  sim: SimSchema.optional(),
 });
 
 /** A manifest as written: every field optional. */
@@ -130,7 +138,21 @@ export function parseManifest(text: string, file: string): ManifestFile {
     const field = issue === undefined ? '' : fieldName(issue.path);
     throw new PolicyError('manifest', file, `${file}: ${field === '' ? '' : `${field}: `}${issue === undefined ? 'invalid' : describeIssue(issue)}`);
   }
+  const outside = nominalOutsideRanges(parsed.data);
+  if (outside !== undefined) throw new PolicyError('manifest', file, `${file}: ${outside}`);
   return parsed.data;
+}
+
+const AXES = ['vx', 'vy', 'vyaw'] as const;
+
+/** `command.nominal.vx: 0.6 is outside command.ranges.vx [-0.5, 0.5]`, or undefined. */
+function nominalOutsideRanges(m: ManifestFile): string | undefined {
+  for (const axis of AXES) {
+    const v = m.command?.nominal?.[axis];
+    const r = m.command?.ranges?.[axis];
+    if (v !== undefined && r !== undefined && (v < r[0] || v > r[1])) return `command.nominal.${axis}: ${v} is outside command.ranges.${axis} [${r[0]}, ${r[1]}]`;
+  }
+  return undefined;
 }
 
 /** What the ONNX file itself says: the width of its one input and its one output, where fixed. */

@@ -96,6 +96,8 @@ export interface StartedRun {
   readonly dryRun: boolean;
   /** What the pilot was told from memory (`memory: 3 notes, …`), and why memory is off or changed, if it is. */
   readonly memory: { readonly summary?: string; readonly notice?: string };
+  /** What the robot's policies warn of, under the header (bodies/policy-warnings.ts). */
+  readonly warnings?: readonly string[];
   /** Settles with the run's report; never rejects (an error is an `error` outcome). */
   readonly done: Promise<RunReport>;
 }

@@ -20,6 +20,7 @@ import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
 import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
+import { runWarnings } from '../bodies/policy-warnings.js';
 import { duckOf } from './duck-of.js';
 import { askMemory } from './memory-ask.js';
 import type { DoorLine, FrontDoor } from './front-door.js';
@@ -150,7 +151,7 @@ export class Service implements ServiceApi {
         onMemory: ({ memory: m, notice }) => Object.assign(memory, { ...(notice !== undefined ? { notice } : {}), ...(m !== undefined ? { summary: m.summaryLine } : {}) }),
         onStart: (info) => {
           runId = info.runId;
-          current.started = { ...info, robot: robot.name, key: robot.key, duck: { name: duck.name, budgets: duck.budgets }, pilot, dryRun, memory, done: settled };
+          current.started = { ...info, robot: robot.name, key: robot.key, duck: { name: duck.name, budgets: duck.budgets }, pilot, dryRun, memory, warnings: runWarnings(robot, this.runtime.config.dataDir), done: settled };
           resolveStart(current.started);
         },
         onEvent: (event) => {

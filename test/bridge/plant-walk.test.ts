@@ -56,7 +56,9 @@ describe('microduck:jsonrpc walks in the control loop', { skip: missingTools() }
     const r = await body.perform({ verb: 'walk', args: { metres: 0.3 } });
     const seconds = (performance.now() - t0) / 1000;
     assert.equal(r.ok, true, r.summary);
-    assert.match(r.summary, /^walked 1\.0 s at 0\.3 m\/s \(0\.30 m asked; no odometry on the bridge/);
+    // The walk slot's manifest (bundled: nominal vx 0.3) says the speed, and so the walk's time.
+    assert.match(r.summary, /^walked 1\.0 s, commanded vx 0\.30 m\/s \(the policy's nominal\); 0\.30 m asked, no odometry on the bridge/);
+    assert.equal(r.data?.['commanded_vx'], 0.3);
     const end = await seen(body);
     assert.equal(end.torque, true, 'walk switched torque on');
     const applied = end.targets - start.targets;

@@ -6,6 +6,7 @@ import { userModel } from '../../src/bodies/microduck/mujoco/user-model.js';
 import { loadMujoco, type Mujoco } from '../../src/bodies/microduck/mujoco/wasm.js';
 import { BUNDLED_SLOTS, bundledPolicyDir, type BundledSlot } from '../../src/policy/bundled.js';
 import { FALL_TILT } from '../../src/policy/make/twin-loop.js';
+import { commandFor } from '../../src/policy/command.js';
 import { kickTrial, loadBundledPolicies, loadPolicySet, standTrial, turnTrial, walkTrial, WALK_COMMAND, type PolicySet } from '../../src/policy/make/twin-trials.js';
 import type { Twist } from '../../src/policy/observation.js';
 
@@ -107,7 +108,9 @@ describe(`a trained policy set in the MuJoCo twin (QUACKD_POLICY_DIR${MJCF !== u
   twinTrials(
     async () => {
       const set = await loadPolicySet(dirOf);
-      walkCommand = { ...WALK_COMMAND, vx: set.walk.manifest.command?.ranges?.vx?.[1] ?? WALK_COMMAND.vx };
+      // What the walk verb sends this policy (its nominal, else the top of its range), not a speed of the test's own.
+      const sent = commandFor(set.walk.manifest, 'vx', 1);
+      walkCommand = { ...WALK_COMMAND, vx: typeof sent === 'string' ? WALK_COMMAND.vx : sent.value };
       // The model as the mjcf setting opens it: joint names and home from the walk's manifest.
       const duck = MJCF !== undefined ? userModel({ mjcf: MJCF }, dirOf('walk')) : undefined;
       return duck !== undefined ? { ...set, duck } : set;

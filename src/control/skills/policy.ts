@@ -6,6 +6,11 @@
  * its manifest's duration (a kick); a time limit ends it in any case, and the body reports what
  * was reached. A tick without a trunk pose cannot measure progress: it runs to the time limit.
  * A walk also ends where the plant's proximity says its way is blocked (a wall ahead).
+ *
+ * The previous action (an observation term) carries from one verb to the next, as the original
+ * runtimes keep it across walk and stand: a policy is trained on a stream of its own actions, and
+ * a zero at each verb's first tick is a step it never saw. It lives as long as this worker, the
+ * body's loop, and starts at zeros with it.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,6 +84,14 @@ function policyFor(dir: string, runtime: z.infer<typeof Options>['runtime']): Pr
   return policy;
 }
 
+/** The last raw action any policy of this loop gave: the next verb's first observation holds it. */
+let carried: Float32Array | undefined;
+
+/** The previous action a policy starts from: the loop's last one, when it is as wide as this policy's; else zeros. */
+function previousAction(width: number): Float32Array {
+  return carried !== undefined && carried.length === width ? carried : new Float32Array(width);
+}
+
 const WarmOptions = z.object({ dirs: z.array(z.string()).default([]), runtime: Runtime });
 
 /**
@@ -102,7 +115,7 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
   const durationMs = m.duration_s !== undefined ? m.duration_s * 1000 : undefined;
   const obs = new Float32Array(m.obs_len);
   const targets = new Float64Array(m.home.length);
-  let last: Float32Array = new Float32Array(m.action_len);
+  let last: Float32Array = previousAction(m.action_len);
   let progress: ((now: TrunkPose) => number) | undefined;
   return {
     start(frame) {
@@ -121,6 +134,7 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
       if (u.kind === 'distance' && frame.proximity !== undefined && (u.metres >= 0 ? frame.proximity.ahead : frame.proximity.behind) !== null) return 'done';
       buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command: o.command, phase: phaseAt(m, tMs / 1000) }, obs);
       last = await policy.run(obs);
+      carried = last;
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
       return targets;
     },

@@ -77,9 +77,17 @@ function serialise(g: GraphBuilder, output: string, info: GraphInfo): Uint8Array
   return g.model({ output, outputName: 'actions', outputWidth: MICRODUCK_ACTIONS, name: info.name, doc: info.doc, metadata: { 'quackd.params': JSON.stringify(info.params) } });
 }
 
+/** The command × a gate that is 0 below each axis's deadband and 1 from 1 mm/s (or mrad/s) above it. */
+function deadband(g: GraphBuilder, command: string, band: NonNullable<GaitParams['deadband']>): string {
+  const over = g.op('Sub', [g.op('Abs', [command]), g.row('deadband', [band.vx, band.vy, band.vyaw])]);
+  const gate = g.op('Clip', [g.op('Mul', [over, g.scalar('deadband_gain', 1000)]), g.scalar('deadband_zero', 0), g.scalar('deadband_one', 1)]);
+  return g.op('Mul', [command, gate]);
+}
+
 /**
  * The walk (and turn) gait, quackd-gait-1. Features:
- *   a = min(1, |vx|·a_vx + |vy|·a_vy + |vyaw|·a_vyaw)  (command clamped to its ranges first)
+ *   a = min(1, |vx|·a_vx + |vy|·a_vy + |vyaw|·a_vyaw)  (command clamped to its ranges first,
+ *   and zero on an axis below its deadband, when the params give one)
  *   F = [a·relu(s), a·relu(−s), a·s, c·vx, c·vy, c·vyaw]
  * M rows: left crouch, right crouch (stepHeight); sway on both hip rolls; fore-aft swing, sideways
  * roll and hip yaw, left −, right + (stridePerVx, lateralPerVy, yawPerVyaw).
@@ -88,7 +96,8 @@ export function gaitGraph(p: PolicyParams, gait: GaitParams, name: string): Uint
   const g = new GraphBuilder('obs', OBS_LEN['quackd-gait-1']);
   const command = g.pick([[[VX, 1]], [[VY, 1]], [[VYAW, 1]]], 'command');
   const { vx, vy, vyaw } = gait.ranges;
-  const clamped = g.op('Max', [g.op('Min', [command, g.row('command_max', [vx[1], vy[1], vyaw[1]])]), g.row('command_min', [vx[0], vy[0], vyaw[0]])]);
+  const inRange = g.op('Max', [g.op('Min', [command, g.row('command_max', [vx[1], vy[1], vyaw[1]])]), g.row('command_min', [vx[0], vy[0], vyaw[0]])]);
+  const clamped = gait.deadband === undefined ? inRange : deadband(g, inRange, gait.deadband);
   const activity = g.op('Min', [g.matmul(g.op('Abs', [clamped]), [[gait.activity.vx], [gait.activity.vy], [gait.activity.vyaw]], 'activity'), g.scalar('one', 1)]);
   const lifts = g.op('Relu', [g.pick([[[SIN, 1]], [[SIN, -1]]], 'sin_pm')]);
   const phase = g.op('Concat', [lifts, g.pick([[[SIN, 1]]], 'sin')], { axis: 1 });

@@ -85,6 +85,11 @@ export interface GaitParams {
   readonly activity: { readonly vx: number; readonly vy: number; readonly vyaw: number };
   /** The command is clamped to these inside the graph, and the manifest says them (command.ranges). */
   readonly ranges: { readonly vx: Range; readonly vy: Range; readonly vyaw: Range };
+  /**
+   * Optional, not tuned: a command whose size on an axis is below this reads as zero there, so
+   * the gait stands (a stand-in for a trained walk that does not step from rest below vx 0.4).
+   */
+  readonly deadband?: { readonly vx: number; readonly vy: number; readonly vyaw: number };
 }
 
 /**

@@ -15,7 +15,9 @@ import { BUNDLED_SLOTS, bundledPolicyDir, type BundledSlot } from '../bundled.js
 import { loadPolicy } from '../load.js';
 import type { Twist } from '../observation.js';
 import type { Policy } from '../policy.js';
+import { commandFor } from '../command.js';
 import { writePolicies } from './make-policies.js';
+import { NOMINAL } from './nominal.js';
 import type { PolicyParams } from './param-types.js';
 import { trunkTilt } from '../../control/fall.js';
 import { runPolicyInTwin, type LoopPolicy, type LoopResult, type TwinPlant } from './twin-loop.js';
@@ -24,9 +26,9 @@ import { runPolicyInTwin, type LoopPolicy, type LoopResult, type TwinPlant } fro
 export type PolicySet = Readonly<Record<BundledSlot, LoopPolicy>> & { readonly duck?: DuckModel };
 
 /** The walk trial's command: the bundled walk's nominal forward speed. */
-export const WALK_COMMAND: Twist = { vx: 0.3, vy: 0, vyaw: 0 };
-/** The turn trial's yaw rate command, rad/s (its sign follows the goal). */
-export const TURN_VYAW = 1.5;
+export const WALK_COMMAND: Twist = { vx: NOMINAL.walk.vx, vy: 0, vyaw: 0 };
+/** The turn trial's yaw rate command, rad/s (its sign follows the goal): the bundled turn's nominal. */
+export const TURN_VYAW = NOMINAL.turn.vyaw;
 /**
  * A turn stops this far ahead of its goal, in seconds of the measured yaw rate (gyro z): the
  * duck keeps turning for a moment after it is told to stand.
@@ -89,13 +91,15 @@ export interface TurnTrial {
 }
 
 /**
- * Turns by `goal` rad (+ left): the turn policy at ±TURN_VYAW until the yaw turned is within
+ * Turns by `goal` rad (+ left): the turn policy at the rate the turn verb sends it until the yaw turned is within
  * TURN_LEAD_S × the yaw rate of the goal (at most `bound` s), then the stand for SETTLE_S.
  */
 export async function turnBy(plant: TwinPlant, policies: PolicySet, goal: number, bound = 10): Promise<Omit<TurnTrial, 'goal' | 'error'> & { readonly stand: LoopResult }> {
   const sign = Math.sign(goal) || 1;
+  // What the turn verb sends this policy (its nominal, else the top of its range): TURN_VYAW for the bundled turn.
+  const sent = commandFor(policies.turn.manifest, 'vyaw', sign);
   const turn = await runPolicyInTwin(plant, policies.turn, {
-    command: { vx: 0, vy: 0, vyaw: sign * TURN_VYAW },
+    command: { vx: 0, vy: 0, vyaw: typeof sent === 'string' ? sign * TURN_VYAW : sent.value },
     seconds: bound,
     until: (tick) => sign * (goal - tick.yawTurned) <= Math.max(0, sign * tick.frame.gyro[2] * TURN_LEAD_S),
   });

@@ -6,7 +6,7 @@
  * that lacks one, or is missing, or does not compile, is refused in one line.
  *
  * Opt-in: QUACKD_MJCF=/path/scene.xml (and QUACKD_POLICY_DIR=/path/set, slot folders inside) also
- * opens that model through the setting.
+ * opens that model through the setting, and with a set walks and turns it through the verbs.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -179,4 +179,22 @@ describe('microduck:mujoco on QUACKD_MJCF', { skip: MJCF === undefined ? 'set QU
       await body.close();
     }
   });
+
+  // Through the verbs, with what they send (the walk manifest's nominal, else the top of its range), not a speed of the test's own.
+  for (const seed of [1, 7, 42]) {
+    it(`walk 1.0 walks ≥ 1.0 m in ≤ 12 s of twin time, and with the walk policy in the turn slot turn 90 turns within 15° (seed ${seed})`, { skip: POLICY_DIR === undefined ? 'set QUACKD_POLICY_DIR too' : false }, async () => {
+      const walk = join(resolve(POLICY_DIR ?? '.'), 'walk');
+      const body = await createMujocoBody({ seed, settings: { mjcf: MJCF }, policies: { walk, turn: walk } }, trialLayout(seed));
+      try {
+        const t0 = Number(body.frame().state['t_s']);
+        const w = await body.perform({ verb: 'walk', args: { metres: 1.0 } });
+        const took = Number(body.frame().state['t_s']) - t0;
+        assert.ok(w.ok && Number(w.data?.['walked_m']) >= 1.0 && took <= 12, `${w.summary} in ${took.toFixed(1)} s`);
+        const t = await body.perform({ verb: 'turn', args: { degrees: 90 } });
+        assert.ok(t.ok && Math.abs(Number(t.data?.['turned_deg']) - 90) <= 15, t.summary);
+      } finally {
+        await body.close();
+      }
+    });
+  }
 });

@@ -35,6 +35,8 @@ import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
 import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
+import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
+import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
@@ -63,9 +65,6 @@ const STREAM_STALE_MIN_MS = 500;
 
 const torqueArgs = z.object({ on: z.boolean() });
 
-/** The command a verb gives its policy: well inside the bundled policies' ranges (as the twin's). */
-const WALK_SPEED = 0.3;
-const TURN_RATE = 1.0;
 /** How long past its own time limit a verb may run before the body stops the loop itself. */
 const VERB_GRACE_MS = 3000;
 
@@ -144,8 +143,8 @@ export class JsonRpcBody implements Body {
     this.assertLinked();
     logger('body').debug({ body: JSONRPC_KEY, verb: intent.verb, port: this.port.label }, 'body: sending');
     try {
-      if (intent.verb === 'walk') return await this.walk(intent.args.metres, signal);
-      if (intent.verb === 'turn') return await this.turn(intent.args.degrees, signal);
+      if (intent.verb === 'walk') return await this.walk(intent.args.metres, intent.args.speed, signal);
+      if (intent.verb === 'turn') return await this.turn(intent.args.degrees, intent.args.rate, signal);
       if (intent.verb === 'kick') return await this.kick(intent.args.foot, signal);
       if (intent.verb === 'quack') {
         await this.client.quack();
@@ -236,29 +235,39 @@ export class JsonRpcBody implements Body {
     return { targets_sent: after.sent - before.sent, target_send_failures: after.send_failures - before.send_failures };
   }
 
-  /** The bridge carries no odometry: a walk ends on its time (distance ÷ speed) and says so. */
-  private async walk(metres: number, signal?: AbortSignal): Promise<VerbResult> {
-    const timeoutMs = (Math.abs(metres) / WALK_SPEED) * 1000;
-    const r = await this.drive('walk', 'walk', { vx: Math.sign(metres) * WALK_SPEED, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
-    if (!('result' in r)) return r;
-    const what = `walked ${(timeoutMs / 1000).toFixed(1)} s at ${WALK_SPEED} m/s`;
-    const failed = await this.failed(r, `walk ${metres.toFixed(2)} m`, what);
-    if (failed !== undefined) return failed;
-    return { ok: true, summary: `${what} (${metres.toFixed(2)} m asked; no odometry on the bridge, distance not measured)`, data: { walked_s: Math.round(timeoutMs / 100) / 10, ...this.sentData(r.before, r.after) } };
+  /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
+  private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
+    const dir = this.control?.policies(slot);
+    const c = commandFor(dir !== undefined ? readManifest(dir).manifest : undefined, axis, direction, asked);
+    return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
   }
 
-  /** Ends on the yaw the plant integrates from the gyro, or on its time limit. */
-  private async turn(degrees: number, signal?: AbortSignal): Promise<VerbResult> {
+  /** The bridge carries no odometry: a walk ends on its time (distance ÷ the commanded speed) and says so. */
+  private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
+    const c = this.command('walk', 'vx', metres, speed);
+    if (!('axis' in c)) return c;
+    const timeoutMs = (Math.abs(metres) / Math.abs(c.value)) * 1000;
+    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
+    if (!('result' in r)) return r;
+    const what = `walked ${(timeoutMs / 1000).toFixed(1)} s`;
+    const failed = await this.failed(r, `walk ${metres.toFixed(2)} m`, what);
+    if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vx: c.value } };
+    return { ok: true, summary: `${what}, ${c.text}; ${metres.toFixed(2)} m asked, no odometry on the bridge, distance not measured`, data: { walked_s: Math.round(timeoutMs / 100) / 10, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
+  }
+
+  /** Ends on the yaw the plant integrates from the gyro, or on its time limit; `rate` in degrees per second. */
+  private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
     const rad = (degrees * Math.PI) / 180;
-    const timeoutMs = (Math.abs(rad) / TURN_RATE) * 2500 + 2000;
-    const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: Math.sign(rad) * TURN_RATE }, { kind: 'yaw', rad }, timeoutMs, signal);
+    const c = this.command('turn', 'vyaw', rad, rate !== undefined ? (rate * Math.PI) / 180 : undefined);
+    if (!('axis' in c)) return c;
+    const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c), signal);
     if (!('result' in r)) return r;
     const turned = r.before !== undefined && r.after !== undefined ? turnedDeg(r.before.yaw_rad, r.after.yaw_rad, rad) : undefined;
     const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
     const failed = await this.failed(r, `turn ${degrees}°`, what);
-    if (failed !== undefined) return failed;
+    if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vyaw: c.value } };
     const short = turned === undefined || Math.abs(turned - degrees) > 15;
-    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), ...this.sentData(r.before, r.after) } };
+    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}, ${c.text}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), commanded_vyaw: c.value, ...this.sentData(r.before, r.after) } };
   }
 
   /** The kick policy for its duration; no camera, so whether a ball moved is not measured. */

@@ -12,6 +12,8 @@ import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import { describeVerb } from '../../../control/skill.js';
 import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
+import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
+import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
@@ -22,11 +24,6 @@ import { mujocoSettings } from './settings.js';
 import { modelJson, userModel } from './user-model.js';
 
 const KEY = 'microduck:mujoco' as const;
-/** The command a verb gives its policy: well inside the bundled policies' ranges. */
-const WALK_SPEED = 0.3;
-/** What the bundled walk makes of WALK_SPEED in the twin: about 0.13 m/s (src/policy/README.md). */
-const WALKED_PER_S = 0.12;
-const TURN_RATE = 1.5;
 const SCAN_STEP_DEG = 30;
 /** How long the duck stands after a kick while the ball rolls on. */
 const KICK_SETTLE_MS = 1500;
@@ -104,9 +101,9 @@ export class MujocoBody implements Body {
     try {
       switch (intent.verb) {
         case 'walk':
-          return await this.walk(intent.args.metres);
+          return await this.walk(intent.args.metres, intent.args.speed);
         case 'turn':
-          return await this.turn(intent.args.degrees);
+          return await this.turn(intent.args.degrees, intent.args.rate);
         case 'kick':
           return await this.kick(intent.args.foot);
         case 'search_scan':
@@ -140,31 +137,42 @@ export class MujocoBody implements Body {
     return { ok: false, summary: `${what}: ${why}; ${this.view(after)}`, data: { ...this.viewData(after), tilt_deg: deg(tilt(after)), ...(result.outcome === 'failed' && (result.reason === 'fell' || result.reason === 'fallen') ? { fell: true } : {}) } };
   }
 
-  private async walk(metres: number): Promise<VerbResult> {
-    const timeoutMs = (Math.abs(metres) / WALKED_PER_S) * 1500 + 2000;
-    const { before, after, result } = await this.drive('walk', { vx: Math.sign(metres) * WALK_SPEED, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs);
+  /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
+  private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
+    const c = commandFor(readManifest(this.policies(slot)).manifest, axis, direction, asked);
+    return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
+  }
+
+  private async walk(metres: number, speed?: number): Promise<VerbResult> {
+    const c = this.command('walk', 'vx', metres, speed);
+    if (!('axis' in c)) return c;
+    const sent = { commanded_vx: round2(c.value) };
+    const { before, after, result } = await this.drive('walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeLimitMs(metres, c));
     const along = (after.trunk.x - before.trunk.x) * Math.cos(before.trunk.yaw) + (after.trunk.y - before.trunk.y) * Math.sin(before.trunk.yaw);
     this.walked += Math.abs(along);
     const what = `walked ${along.toFixed(2)} m`;
     const failed = this.failed(result, what, after);
-    if (failed !== undefined) return failed;
+    if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent } };
     const short = Math.abs(along) < Math.abs(metres) * 0.8;
     // The policy skill ends a walk whose way is blocked; sim2d words it the same way.
     const blockedBy = short ? (metres >= 0 ? after.proximity.ahead : after.proximity.behind) : null;
-    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...this.viewData(after) } };
-    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}; ${this.view(after)}`, data: { walked_m: round2(along), ...this.viewData(after) } };
+    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...sent, ...this.viewData(after) } };
+    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}, ${c.text}; ${this.view(after)}`, data: { walked_m: round2(along), ...sent, ...this.viewData(after) } };
   }
 
-  private async turn(degrees: number): Promise<VerbResult> {
+  /** `rate` in degrees per second, as the verb takes it. */
+  private async turn(degrees: number, rate?: number): Promise<VerbResult> {
     const rad = (degrees * Math.PI) / 180;
-    const timeoutMs = (Math.abs(rad) / TURN_RATE) * 2500 + 2000;
-    const { before, after, result } = await this.drive('turn', { vx: 0, vy: 0, vyaw: Math.sign(rad) * TURN_RATE }, { kind: 'yaw', rad }, timeoutMs);
+    const c = this.command('turn', 'vyaw', rad, rate !== undefined ? (rate * Math.PI) / 180 : undefined);
+    if (!('axis' in c)) return c;
+    const sent = { commanded_vyaw: round2(c.value) };
+    const { before, after, result } = await this.drive('turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c));
     const turned = turnedDeg(before.trunk.yaw, after.trunk.yaw, rad);
     const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'}`;
     const failed = this.failed(result, what, after);
-    if (failed !== undefined) return failed;
+    if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent } };
     const short = Math.abs(turned - degrees) > 15;
-    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked` : ''}; ${this.view(after)}`, data: { turned_deg: turned, ...this.viewData(after) } };
+    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked` : ''}, ${c.text}; ${this.view(after)}`, data: { turned_deg: turned, ...sent, ...this.viewData(after) } };
   }
 
   private async kick(foot: 'left' | 'right'): Promise<VerbResult> {

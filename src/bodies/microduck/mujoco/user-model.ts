@@ -4,10 +4,10 @@
  * Read on the main thread with no ONNX runtime: only manifest.json. A manifest that cannot be
  * read leaves the Microduck names and the legacy pose; the walk itself then refuses the folder.
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { defaultLayout } from '../../../policy/layouts.js';
-import { manifestHome, parseManifest, type ManifestFile } from '../../../policy/manifest.js';
+import { manifestHome } from '../../../policy/manifest.js';
+import { readManifest } from '../../../policy/read-manifest.js';
 import type { Json } from '../../../control/module-spec.js';
 import type { DuckModel } from './anatomy.js';
 
@@ -18,19 +18,10 @@ export interface UserModelSettings {
   readonly mjcf_camera?: string | undefined;
 }
 
-function walkManifest(dir: string): ManifestFile | undefined {
-  const file = join(dir, 'manifest.json');
-  try {
-    return parseManifest(readFileSync(file, 'utf8'), file);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The model to open, or undefined for quackd's own duck. */
 export function userModel(settings: UserModelSettings, walkDir: string): DuckModel | undefined {
   if (settings.mjcf === undefined) return undefined;
-  const m = walkManifest(walkDir);
+  const m = readManifest(walkDir).manifest;
   const layout = m?.obs_layout ?? (m?.obs_len !== undefined ? defaultLayout(m.obs_len) : undefined);
   return {
     mjcf: resolve(settings.mjcf),
