@@ -104,6 +104,11 @@ export function listBodies(): readonly BodyEntry[] {
   return entries;
 }
 
+/** The verbs `body` performs now: its verbs less those it names but does not perform yet. */
+export function performedVerbs(body: BodyEntry): string[] {
+  return body.verbs.filter((v) => body.pending?.[v] === undefined);
+}
+
 export function findBody(key: string): BodyEntry | undefined {
   return entries.find((e) => e.key === key);
 }
