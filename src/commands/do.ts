@@ -91,7 +91,7 @@ function scriptLine(positionals: readonly string[]): { verb: string; line: strin
   const [verb, ...args] = positionals;
   if (verb === undefined) throw new UsageError('do: name a verb, e.g. quackd do walk 1.0', "'quackd bodies' lists each body's verbs");
   // One line of a script: a newline in an argument would make it two.
-  if (positionals.some((p) => /[\u0000-\u001f\u007f]/.test(p))) throw new UsageError('do: an argument holds a control character (a newline?)');
+  if (positionals.some((p) => /\p{Cc}/u.test(p))) throw new UsageError('do: an argument holds a control character (a newline?)');
   return { verb, line: [verb, ...args].join(' ') };
 }
 
