@@ -26,10 +26,11 @@ export interface ScriptCall {
 const NUMBERED = /^\s*\d+[.)]\s+(.*\S)\s*$/;
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
-/** A word as the schema would want it: a number, a yes/no, else the word itself. */
+/** A word as the schema would want it: a number, a yes/no (`torque on`), else the word itself. */
 function value(word: string): unknown {
   if (NUMBER.test(word)) return Number(word);
-  if (word === 'true' || word === 'false') return word === 'true';
+  if (word === 'true' || word === 'on') return true;
+  if (word === 'false' || word === 'off') return false;
   return word;
 }
 

@@ -44,6 +44,12 @@ describe('quackd do and the script pilot on microduck:jsonrpc', { skip: missingT
     assert.deepEqual([outcome.outcome, outcome.steps, outcome.reason], ['success', 1, 'did walk 0.3 (unverified: nothing measured it)']);
   });
 
+  it('reads on and off as yes and no: torque off, confirmed by the firmware', async () => {
+    const r = await quackd(['do', 'torque', 'off', '--yes', ...on()], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {2}1 {2}torque off +torque off: limp$/m);
+  });
+
   it('plays patrol with --provider script: walk, turn round on the gyro, walk back', async () => {
     const r = await quackd(['run', 'patrol', '--provider', 'script', '--no-memory', ...on()], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 90_000 });
     assert.equal(r.code, 0, r.stdout + r.stderr);

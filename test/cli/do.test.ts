@@ -42,6 +42,12 @@ describe('quackd do on microduck:sim2d', () => {
     assert.deepEqual(results.map((l) => l.type === 'verb_result' && l.summary), ['turned 90° right; no ball in view']);
   });
 
+  it('refuses a verb of another body (torque is the real duck\'s)', async () => {
+    const r = await quackd(['do', 'torque', 'on'], { env: home() });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^quackd: do: "torque" is not a verb of microduck:sim2d/);
+  });
+
   it('a verb that fails ends the run as a failure naming it (exit 1)', async () => {
     const r = await quackd(['do', 'kick', 'left'], { env: home() });
     assert.equal(r.code, 1, r.stdout + r.stderr);
