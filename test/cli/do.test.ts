@@ -107,6 +107,14 @@ describe('--provider script', () => {
     assert.match(r.stdout, /success — played the 3 lines of the script \(tilt_deg 0 ≤ 30\) · 3 steps, 4 calls/);
   });
 
+  it('with the fake pilot, a script duck is not played, and the run says which pilot plays it', async () => {
+    const r = await quackd(['run', 'patrol', '--no-memory'], { env: home() });
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /^patrol: its numbered lines are verb calls, which --provider script plays as written$/m);
+    const hello = await quackd(['run', 'hello-world', '--no-memory'], { env: home() });
+    assert.doesNotMatch(hello.stdout, /--provider script/, 'prose is not a script');
+  });
+
   it('refuses a duck with a line that is not a verb call, naming the file and line, before anything runs', async () => {
     const env = home();
     const dir = tempDir();
