@@ -60,7 +60,7 @@ const entries: readonly BodyEntry[] = [
     key: 'microduck:sim2d',
     description: 'Microduck in a deterministic 2D living room (walls, a sofa, a ball)',
     verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack'],
-    metrics: ['ball_displaced_m', 'quacks'],
+    metrics: ['ball_displaced_m', 'quacks', 'tilt_deg'],
     seeded: true,
     settings: z.object({}).strict(),
     perRun: true,
@@ -107,6 +107,11 @@ const entries: readonly BodyEntry[] = [
 
 export function listBodies(): readonly BodyEntry[] {
   return entries;
+}
+
+/** The verbs `body` performs now: its verbs less those it names but does not perform yet. */
+export function performedVerbs(body: BodyEntry): string[] {
+  return body.verbs.filter((v) => body.pending?.[v] === undefined);
 }
 
 export function findBody(key: string): BodyEntry | undefined {

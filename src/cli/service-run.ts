@@ -26,6 +26,8 @@ export interface ServiceRun {
   readonly dryRun: boolean;
   readonly yes: boolean;
   readonly json: boolean;
+  /** Played by the script pilot (`quackd do`), not the service's own. */
+  readonly script?: boolean;
 }
 
 /** The run's report, or undefined when no service answers (the caller runs it here). */
@@ -42,6 +44,7 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
     ...(Object.keys(run.budgets).length > 0 ? { budgets: run.budgets } : {}),
     dryRun: run.dryRun,
     gates: run.yes ? 'yes' : asking ? 'ask' : 'deny',
+    ...(run.script === true ? { script: true as const } : {}),
   };
   const print = run.json ? undefined : stepPrinter(io);
   let report: RunReport | undefined;

@@ -23,8 +23,9 @@ import type { Duck } from '../ducks/duck.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import { findDuck } from '../ducks/find.js';
 import { goalDuck } from '../ducks/goal.js';
+import { isScript, readScript } from '../ducks/script.js';
 import { createProvider } from '../pilot/providers/index.js';
-import type { Provider } from '../pilot/providers/provider.js';
+import { pilotLabel, type Provider } from '../pilot/providers/provider.js';
 import { chooseGate } from '../safety/gate.js';
 import { printHeader, printOutcome, printWarnings, stepPrinter } from '../cli/run-printer.js';
 import { runWarnings } from '../bodies/policy-warnings.js';
@@ -67,7 +68,8 @@ options:
   --seed N                 the simulator's layout (default 7)
   --port PATH, --baud N    the serial link of a real body (microduck:jsonrpc), e.g.
                            --port /dev/serial/by-id/usb-…-if00 (baud default 1000000)
-  --provider NAME          the pilot: fake (default, scripted), openai, anthropic
+  --provider NAME          the pilot: fake (default, scripted), script (plays the duck's numbered
+                           lines as verb calls: 1. walk 1.0), openai, anthropic
   --model NAME             the model the provider asks for
   --base-url URL           an OpenAI-compatible server (Ollama, llama.cpp, vLLM …) or Anthropic's
                            (flags > QUACKD_PROVIDER/QUACKD_MODEL/QUACKD_BASE_URL > ~/.quackd/config.yaml)
@@ -100,7 +102,7 @@ examples:
   quackd run find-and-kick --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b`;
 
 /** The robot of this run: --robot (a fleet name or a body key), else the duck's, else the default. */
-function resolveRobot(runtime: Runtime, flag: string | undefined, duck: Duck | undefined, settings: Record<string, unknown>): Robot {
+export function resolveRobot(runtime: Runtime, flag: string | undefined, duck: Duck | undefined, settings: Record<string, unknown>, command = 'run'): Robot {
   const name = flag ?? duck?.robot ?? DEFAULT_BODY;
   try {
     return runtime.robot(name, settings);
@@ -112,9 +114,9 @@ function resolveRobot(runtime: Runtime, flag: string | undefined, duck: Duck | u
       throw new InputError(`${where}unknown body "${name}"${didYouMean(name, known)}`, "'quackd bodies' lists them");
     }
     if (err instanceof RobotSettingsError) {
-      if (err.problem === 'missing') throw new UsageError(`run: ${err.robot} needs --${err.setting}`, err.setting === 'port' ? 'e.g. --port /dev/serial/by-id/usb-…-if00' : undefined);
-      if (err.problem === 'not-taken') throw new UsageError(`run: --${err.setting} is for a serial body; ${err.robot} takes none`, 'e.g. --robot microduck:jsonrpc');
-      throw new UsageError(`run: --${err.setting}: ${err.message}`);
+      if (err.problem === 'missing') throw new UsageError(`${command}: ${err.robot} needs --${err.setting}`, err.setting === 'port' ? 'e.g. --port /dev/serial/by-id/usb-…-if00' : undefined);
+      if (err.problem === 'not-taken') throw new UsageError(`${command}: --${err.setting} is for a serial body; ${err.robot} takes none`, 'e.g. --robot microduck:jsonrpc');
+      throw new UsageError(`${command}: --${err.setting}: ${err.message}`);
     }
     throw err;
   }
@@ -132,7 +134,7 @@ export function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: strin
   return { ...duck, budgets: { ...duck.budgets, ...budgetFlags(f) } };
 }
 
-function printReport(io: Output, report: RunReport, json: boolean): void {
+export function printReport(io: Output, report: RunReport, json: boolean): void {
   if (json) {
     io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
   } else {
@@ -198,8 +200,8 @@ export async function pilotFor(f: RunFlags, env: NodeJS.ProcessEnv): Promise<Pro
   const provider = await createProvider(pilotFlags(f), env);
   // A person who typed it expected an effect.
   const pilotOnly = (['model', 'base-url', 'timeout', 'retries', 'key-file'] as const).find((k) => f[k] !== undefined);
-  if (provider.name === 'fake' && pilotOnly !== undefined) {
-    throw new UsageError(`run: --${pilotOnly} is for a real pilot, but this run's pilot is the fake one`, 'add --provider openai or --provider anthropic');
+  if ((provider.name === 'fake' || provider.name === 'script') && pilotOnly !== undefined) {
+    throw new UsageError(`run: --${pilotOnly} is for a real pilot, but this run's pilot is the ${provider.name} one`, 'add --provider openai or --provider anthropic');
   }
   return provider;
 }
@@ -233,6 +235,10 @@ export const runCommand: Command = {
     checkDuckForBody(duck, robot.entry);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
     const provider = await pilotFor(f, env);
+    // The script pilot plays the strategy as written: a line it cannot play is refused before anything moves.
+    if (provider.name === 'script') readScript(duck);
+    // The fake pilot plays its own scripts, never the duck's: say which pilot plays this one as written.
+    if (provider.name === 'fake' && f.json !== true && isScript(duck)) io.line(io.dim(`${duck.name}: its numbered lines are verb calls, which --provider script plays as written`));
     if (f.seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`run: --seed picks a simulator's layout; ${robot.name} has none`);
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;
@@ -243,7 +249,7 @@ export const runCommand: Command = {
       if (notice !== undefined && !json) io.line(io.dim(notice));
       if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
       if (!json && f['no-memory'] === true) io.line(io.dim(`memory: off for this run (--no-memory)`));
-      if (!json) printHeader(io, duck, robot.key, provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`, dryRun);
+      if (!json) printHeader(io, duck, robot.key, pilotLabel(provider), dryRun);
       printWarnings(io, runWarnings(robot, dataDir(env)), json);
     };
     try {

@@ -47,8 +47,8 @@ options:
   --session-idle S     close an HTTP session with no request open for S seconds (default
                        ${SESSION_IDLE_S}): a client that vanished without closing it frees its robot
   --duck NAME|PATH     what robot_verb may do: that duck's verbs, budgets and gates (default: a
-                       built-in one: search_scan and quack only, 6 steps, 12 calls, 300 s, and
-                       search_scan behind a person's yes on a real robot)
+                       built-in one: the body's verbs, as --goal has them, 6 steps, 12 calls,
+                       300 s, and every verb that moves behind a person's yes on a real robot)
   --robot NAME         look after this robot only (a fleet name or a body key)
   --no-memory          no memory tools or resource; runs neither read nor write memory
   --memory-dir DIR     robot memory (default ~/.quackd/memory, or QUACKD_MEMORY_DIR)

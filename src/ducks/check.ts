@@ -4,7 +4,7 @@
  * must be one the body measures; a typo must never turn verification off. Runs before any body
  * is opened.
  */
-import type { BodyEntry } from '../bodies/index.js';
+import { performedVerbs, type BodyEntry } from '../bodies/index.js';
 import { InputError } from '../errors.js';
 import { didYouMean, nearest } from '../text/suggest.js';
 import { DECLARE_VERBS, everyVerb } from '../verbs/registry.js';
@@ -20,20 +20,22 @@ const QUACKD_VERBS: readonly string[] = [...DECLARE_VERBS, ...everyVerb.names().
  */
 function notAVerb(at: string, verb: string, body: BodyEntry, valid: readonly string[]): InputError {
   const typo = didYouMean(verb, valid);
-  const performs = body.verbs.filter((v) => body.pending?.[v] === undefined);
+  const performs = performedVerbs(body);
   const near = nearest(verb, performs);
   if (typo !== '' || near === undefined) return new InputError(`${at} "${verb}" is not a verb of ${body.key}${typo}`);
   return new InputError(`${at} "${verb}" is not a verb of ${body.key}; its closest is "${near}"`, `its verbs: ${performs.join(', ')}`);
 }
 
+/** `verb` is one `body` performs now, or one of quackd's own unless `bodyOnly`; else an InputError starting with `at`. */
+export function checkVerbForBody(at: string, verb: string, body: BodyEntry, bodyOnly = false): void {
+  const valid = bodyOnly ? body.verbs : [...body.verbs, ...QUACKD_VERBS];
+  if (!valid.includes(verb)) throw notAVerb(at, verb, body, valid);
+  const pending = body.pending?.[verb];
+  if (pending !== undefined) throw new InputError(`${at} ${verb} ${pending} on ${body.key}`);
+}
+
 export function checkDuckForBody(duck: Duck, body: BodyEntry): void {
-  const valid = [...body.verbs, ...QUACKD_VERBS];
-  for (const [i, verb] of duck.verbs.entries()) {
-    const at = `${duck.source}:${duck.lines.verbs[i] ?? 1}: verbs:`;
-    if (!valid.includes(verb)) throw notAVerb(at, verb, body, valid);
-    const pending = body.pending?.[verb];
-    if (pending !== undefined) throw new InputError(`${at} ${verb} ${pending} on ${body.key}`);
-  }
+  for (const [i, verb] of duck.verbs.entries()) checkVerbForBody(`${duck.source}:${duck.lines.verbs[i] ?? 1}: verbs:`, verb, body);
   for (const check of duck.successWhen) {
     if (!body.metrics.includes(check.metric)) {
       throw new InputError(

@@ -46,5 +46,12 @@ export interface Duck {
    */
   readonly flock?: FlockSpec;
   /** 1-based line of each entry of `verbs` and `confirm`, and of `robot`, for error messages. */
-  readonly lines: { readonly verbs: readonly number[]; readonly confirm: readonly number[]; readonly robot?: number; readonly successWhen?: number };
+  readonly lines: {
+    readonly verbs: readonly number[];
+    readonly confirm: readonly number[];
+    readonly robot?: number;
+    readonly successWhen?: number;
+    /** The file's line that `text` starts on, so a script line (src/ducks/script.ts) is named where it is written. */
+    readonly text?: number;
+  };
 }

@@ -2,8 +2,8 @@
  * `quackd run --goal "text"`: an ad-hoc duck with the body's own verbs and default budgets. On a
  * real body its motion verbs need a person's yes (or --yes), as a careful duck's author would ask.
  */
-import type { BodyEntry } from '../bodies/index.js';
-import { motionVerbs } from '../safety/motion.js';
+import { performedVerbs, type BodyEntry } from '../bodies/index.js';
+import { authorlessGates } from '../safety/motion.js';
 import { DEFAULT_BUDGETS, type Duck } from './duck.js';
 
 export function goalDuck(goal: string, body: BodyEntry): Duck {
@@ -18,15 +18,14 @@ export function goalDuck(goal: string, body: BodyEntry): Duck {
     '3. When the goal is reached, remember what is worth knowing next time (if memory is on), then declare success;',
     '   when it cannot be reached, declare failure and say why.',
   ].join('\n');
-  const verbs = body.verbs.filter((v) => body.pending?.[v] === undefined);
+  const verbs = performedVerbs(body);
   return {
     name: 'goal',
     source: '--goal',
     robot: body.key,
     verbs,
     budgets: DEFAULT_BUDGETS,
-    // A seeded body is a simulator: nothing physical moves, so nothing needs a yes.
-    confirm: body.seeded === true ? [] : motionVerbs(verbs),
+    confirm: authorlessGates(body, verbs),
     successWhen: [],
     text,
     lines: { verbs: [], confirm: [] },

@@ -113,6 +113,8 @@ export function parseDuck(text: string, source: string, name: string): Duck {
       confirm: linesOf('confirm', confirm.length),
       ...(isNode(robotNode) && lineAt(robotNode.range?.[0]) !== undefined ? { robot: lineAt(robotNode.range?.[0])! } : {}),
       ...(successLine !== undefined ? { successWhen: successLine } : {}),
+      // `text` is trimmed: it starts after the blank lines below the front matter.
+      text: bodyLine + (/^\s*/.exec(body)?.[0].split('\n').length ?? 1) - 1,
     },
   };
 }

@@ -1,17 +1,18 @@
 /**
  * The duck robot_verb runs under: the allowlist, budgets and gates an MCP client's verbs get, as a
- * run gets its duck's. `--duck NAME|PATH` names one; without it each robot gets a conservative one
- * made for its body: looking around and quacking only, a few steps, and on a real body its motion
- * behind a person's yes. Either travels as a duck's text, so a `quackd serve` checks it as its own.
+ * run gets its duck's. `--duck NAME|PATH` names one; without it each robot gets one made for its
+ * body as `--goal` makes it: the verbs the body performs, a few steps, and on a real body every verb
+ * that moves behind a person's yes. Either travels as a duck's text, so a `quackd serve` checks it
+ * as its own.
  */
 import { readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import type { BodyEntry } from '../bodies/index.js';
+import { performedVerbs, type BodyEntry } from '../bodies/index.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import type { Duck } from '../ducks/duck.js';
 import { STARTERS_DIR, findDuck } from '../ducks/find.js';
 import { parseDuck } from '../ducks/parse.js';
-import { motionVerbs } from '../safety/motion.js';
+import { authorlessGates } from '../safety/motion.js';
 
 /** A duck as a run on request takes it (RunOnRequest's `duck` and `text`). */
 export interface SessionDuck {
@@ -20,16 +21,13 @@ export interface SessionDuck {
   readonly text: string;
 }
 
-/** What robot_verb may do without `--duck`: observe-ish verbs and a quack. */
-const LOOK_AND_QUACK = ['search_scan', 'quack'] as const;
-
 /** Small: a person at a desktop client approves each call, and a session that runs out ends. */
 export const DEFAULT_SESSION_BUDGETS = { steps: 6, llm_calls: 12, seconds: 300 } as const;
 
-/** The built-in duck for `body`: the verbs of LOOK_AND_QUACK it performs now; motion behind a gate off a simulator. */
+/** The built-in duck for `body`: the verbs it performs now; off a simulator, those that move behind a gate. */
 export function defaultDuck(body: BodyEntry): SessionDuck {
-  const verbs = LOOK_AND_QUACK.filter((v) => body.verbs.includes(v) && body.pending?.[v] === undefined);
-  const confirm = body.seeded === true ? [] : motionVerbs(verbs);
+  const verbs = performedVerbs(body);
+  const confirm = authorlessGates(body, verbs);
   const { steps, llm_calls, seconds } = DEFAULT_SESSION_BUDGETS;
   const text = [
     '---',
@@ -43,7 +41,7 @@ export function defaultDuck(body: BodyEntry): SessionDuck {
     '',
     `You are a small robot (${body.key}); an assistant over MCP calls your verbs one at a time.`,
     '',
-    '1. Look around or quack, as the assistant asks.',
+    '1. Do the verb the assistant asks for; a verb that moves a real robot waits for a person\'s yes.',
     '2. Declare success or failure to end the session.',
     '',
   ].join('\n');

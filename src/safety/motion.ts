@@ -9,3 +9,11 @@ export const MOTION_VERBS: ReadonlySet<string> = new Set(['walk', 'turn', 'kick'
 export function motionVerbs(verbs: readonly string[]): string[] {
   return verbs.filter((v) => MOTION_VERBS.has(v));
 }
+
+/**
+ * The gates a duck with no author to ask gets (--goal, `quackd do`, MCP's default duck): on a real
+ * body its motion verbs; a seeded body is a simulator, where nothing physical moves.
+ */
+export function authorlessGates(body: { readonly seeded?: boolean }, verbs: readonly string[]): string[] {
+  return body.seeded === true ? [] : motionVerbs(verbs);
+}

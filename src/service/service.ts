@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { BodyError, type BodyKey, type Observation } from '../bodies/body.js';
 import { InputError, RuntimeError } from '../errors.js';
 import { logger } from '../log.js';
+import { readScript } from '../ducks/script.js';
 import { createProvider } from '../pilot/providers/index.js';
-import type { Provider } from '../pilot/providers/provider.js';
+import { pilotLabel, type Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { RobotSettingsError, type Robot } from '../runtime/fleet.js';
@@ -132,7 +133,9 @@ export class Service implements ServiceApi {
     const memory: { summary?: string; notice?: string } = {};
     try {
       const provider = req.pilot ?? (await (this.options.pilot ?? (() => createProvider({}, this.options.env)))());
-      const pilot = provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`;
+      // The script pilot plays the strategy as written: a line it cannot play is refused before anything moves.
+      if (provider.name === 'script') readScript(duck);
+      const pilot = pilotLabel(provider);
       const dryRun = req.dryRun === true;
       let resolveStart: (run: StartedRun) => void = () => undefined;
       let rejectStart: (err: unknown) => void = () => undefined;

@@ -22,7 +22,7 @@ function parseError(text: string): string {
 describe('the bundled starters', () => {
   it('lists hello-world, find-and-kick, flock-find-ball and the three lookouts, and every one parses for its body', () => {
     const starters = listDucks().filter((d) => d.origin === 'starter');
-    assert.deepEqual(starters.map((d) => d.name).sort(), ['alohamini-lookout', 'find-and-kick', 'flock-find-ball', 'hello-world', 'toddlerbot-lookout', 'xlerobot-lookout']);
+    assert.deepEqual(starters.map((d) => d.name).sort(), ['alohamini-lookout', 'find-and-kick', 'flock-find-ball', 'hello-world', 'patrol', 'toddlerbot-lookout', 'xlerobot-lookout']);
     for (const d of starters) assert.ok(d.valid, `${d.name}: ${d.title}`);
     const fk = findDuck('find-and-kick');
     assert.equal(fk.robot, 'microduck:sim2d');
@@ -114,7 +114,7 @@ describe('success checks against what the body measures', () => {
     const d = parseDuck(duckText('verbs: [quack]\nsuccess_when: quaks >= 1'), 'ducks/typo.duck', 'typo');
     assert.throws(
       () => checkDuckForBody(d, findBody('microduck:sim2d')!),
-      (err: InputError) => err.message === 'ducks/typo.duck:3: success_when: microduck:sim2d does not measure "quaks" (did you mean "quacks"?)' && err.hint === 'it measures ball_displaced_m, quacks',
+      (err: InputError) => err.message === 'ducks/typo.duck:3: success_when: microduck:sim2d does not measure "quaks" (did you mean "quacks"?)' && err.hint === 'it measures ball_displaced_m, quacks, tilt_deg',
     );
   });
 });

@@ -48,12 +48,12 @@ describe('serve-mcp start-up mistakes', () => {
   const ducks = tempDir('quackd-mcp-startup-ducks-');
 
   it('refuses an unknown robot, a duck the body cannot run, a malformed duck and contradicting flags, one line each', async () => {
-    const kicker = writeDuck(ducks, 'kicker', 'robot: microduck:sim2d\nverbs: [kick]\nsuccess_when: tilt_deg <= 5');
+    const kicker = writeDuck(ducks, 'kicker', 'robot: microduck:sim2d\nverbs: [kick]\nsuccess_when: walked_m >= 0.5');
     const broken = join(ducks, 'broken.duck');
     writeFileSync(broken, '---\nverbs: [quack\n---\n# x\n\n1. quack\n');
     const cases: [string[], RegExp][] = [
       [['--robot', 'microduck:sim2e'], /^quackd: serve-mcp: --robot: unknown robot "microduck:sim2e" \(did you mean "microduck:sim2d"\?\)/],
-      [['--duck', kicker], /kicker\.duck:4: success_when: microduck:sim2d does not measure "tilt_deg"/],
+      [['--duck', kicker], /kicker\.duck:4: success_when: microduck:sim2d does not measure "walked_m"/],
       [['--duck', broken], /broken\.duck:\d+: front matter is not valid YAML/],
       [['--duck', 'no-such-duck'], /no duck named "no-such-duck"/],
       [['--no-memory', '--memory-dir', home], /--memory-dir and --no-memory contradict each other/],

@@ -56,9 +56,9 @@ describe('serve-mcp through a running quackd serve', () => {
     assert.equal(status.run?.runId, runId, 'the service runs the session');
     const seen = await served.client.callTool({ name: 'robot_observe', arguments: {} });
     assert.match(text(seen), new RegExp(`after the last verb of this session \\(transcript ${runId}\\)`));
-    const kick = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'kick', args: { foot: 'right' } } });
+    const kick = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'look_around' } });
     assert.equal(isError(kick), true);
-    assert.match(text(kick), /^refused — kick: not in this duck's verbs/m);
+    assert.match(text(kick), /^refused — look_around: not in this duck's verbs/m);
     const done = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_success', args: { reason: 'quacked' } } });
     assert.match(text(done), /^the session ended: success/m);
     assert.equal(serving.service.status('den').lastOutcome?.runId, runId);

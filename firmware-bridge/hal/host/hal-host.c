@@ -4,7 +4,9 @@
  * reading can never stall the watchdog. Each simulated servo has its own torque-enable register,
  * answers a torque read-back at once, and the bus can be told to lose torque-off writes or to keep
  * servos silent, so the core's torque-off confirmation can be tested. The IMU reads level and
- * still unless tilt.h's schedule tips the trunk.
+ * still unless tilt.h's schedule tips the trunk; with a yaw rate (--yaw-rate) the trunk turns left
+ * at that rate while any joint moves, a stand-in for a duck stepping round, so a `turn` that ends on
+ * the gyro can end here (the host has no legs on a floor: any stepping, a walk's too, turns it).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,8 @@
 #define SERVO_TAU_S 0.04f      /* first-order time constant of an XL330 under P control */
 #define SERVO_MAX_RAD_S 6.0f   /* no-load speed */
 #define BATTERY_MIN_V 6.0f
+#define MOVING_RAD_S 0.05f     /* a joint faster than this is stepping */
+#define DEG2RAD_F 0.017453292519943295f
 
 static float pos[DUCK_JOINTS], vel[DUCK_JOINTS], target[DUCK_JOINTS];
 static bool servo_on[DUCK_JOINTS];
@@ -141,6 +145,12 @@ void hal_read_state(hal_state_t *out) {
   memcpy(out->pos, pos, sizeof pos);
   memcpy(out->vel, vel, sizeof vel);
   tilt_imu(out->accel, out->gyro); /* level and still unless a test tips it (tilt.h) */
+  for (int i = 0; i < DUCK_JOINTS && sim.yaw_rate_deg_s != 0.0f; i++) {
+    if (fabsf(vel[i]) > MOVING_RAD_S) {
+      out->gyro[2] = sim.yaw_rate_deg_s * DEG2RAD_F;
+      break;
+    }
+  }
   out->contact[0] = out->contact[1] = true;
   out->battery_v = battery_v;
 }

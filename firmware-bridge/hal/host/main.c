@@ -7,12 +7,14 @@
  *                  [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]
  *                  [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]
  *                  [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]
+ *                  [--yaw-rate DEG_S]
  *
  * The loop wakes at every millisecond boundary (not 1 ms after it last slept), so the core sees
  * each millisecond of the clock and its watchdog trips in the millisecond it is due.
  * Test hooks of the simulation: --tilt-at tips the simulated IMU (tilt.h; SIGUSR1 starts a `USR1`
  * step); --reopen keeps running when the link hangs up and opens --port again once it is back,
- * as a duck's microcontroller on its own battery does while its USB cable is out.
+ * as a duck's microcontroller on its own battery does while its USB cable is out; --yaw-rate turns
+ * the trunk left at DEG_S while a joint moves, so a `turn` ends on the gyro (hal-host.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,7 +56,8 @@ static int usage(const char *why) {
   fputs("usage: quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]\n"
         "                      [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]\n"
         "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n"
-        "                      [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]\n",
+        "                      [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]\n"
+        "                      [--yaw-rate DEG_S]\n",
         stderr);
   return 2;
 }
@@ -130,7 +133,7 @@ int main(int argc, char **argv) {
   double baud = 1000000, state_hz = 50, watchdog = PROTO_WATCHDOG_MS, battery = 8.2, drain = 0.002;
   double noise_ms = 0, seed = (double)(now_ms() ^ (uint32_t)getpid());
   double max_vel = PROTO_MAX_VEL, tick_ms = PROTO_TICK_MS, attempts = PROTO_TORQUE_ATTEMPTS;
-  double confirm_ms = PROTO_TORQUE_CONFIRM_MS, drop_torque = 0;
+  double confirm_ms = PROTO_TORQUE_CONFIRM_MS, drop_torque = 0, yaw_rate = 0;
   const struct {
     const char *flag;
     double *value;
@@ -140,7 +143,7 @@ int main(int argc, char **argv) {
       {"--battery", &battery, 0, 30},     {"--drain", &drain, 0, 10},        {"--noise-ms", &noise_ms, 0, 60000},
       {"--seed", &seed, 0, 4294967295.0}, {"--max-vel", &max_vel, 0.1, 1000}, {"--tick-ms", &tick_ms, 1, 1000},
       {"--torque-attempts", &attempts, 1, 100}, {"--torque-confirm-ms", &confirm_ms, 1, 10000},
-      {"--drop-torque-off-writes", &drop_torque, 0, 1000},
+      {"--drop-torque-off-writes", &drop_torque, 0, 1000}, {"--yaw-rate", &yaw_rate, -720, 720},
   };
   tilt_step_t tilts[TILT_MAX_STEPS];
   int ntilts = 0, reopen = 0;
@@ -194,7 +197,7 @@ int main(int argc, char **argv) {
   srand((unsigned)seed);
 
   uint32_t t0 = now_ms();
-  sim_init(&(sim_config_t){(float)battery, (float)drain});
+  sim_init(&(sim_config_t){(float)battery, (float)drain, (float)yaw_rate});
   proto_init(&(proto_config_t){.firmware = FIRMWARE_VERSION,
                                .board = "host",
                                .state_hz = (uint32_t)state_hz,

@@ -13,6 +13,7 @@
 typedef struct {
   float battery_start_v; /* volts at boot */
   float drain_v_per_s;   /* idle drain; torque on doubles it */
+  float yaw_rate_deg_s;  /* the trunk's yaw rate while a joint moves (--yaw-rate); 0: it never turns */
 } sim_config_t;
 
 void sim_init(const sim_config_t *cfg);

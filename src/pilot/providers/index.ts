@@ -16,7 +16,7 @@ import type { RemoteOptions } from './remote.js';
  */
 export type ProviderConfig = PilotFlags;
 
-export const PROVIDERS = ['fake', 'openai', 'anthropic'] as const;
+export const PROVIDERS = ['fake', 'script', 'openai', 'anthropic'] as const;
 
 /** The cloud each provider talks to when no base URL is given. */
 export const DEFAULT_BASE_URL: Readonly<Record<KeyedProvider, string>> = {
@@ -53,6 +53,8 @@ export async function createProvider(config: ProviderConfig, env: NodeJS.Process
   switch (settings.provider) {
     case 'fake':
       return (await import('./fake.js')).createFakeProvider();
+    case 'script':
+      return (await import('./script.js')).createScriptProvider();
     case 'openai':
       return (await import('./openai.js')).createOpenAiProvider(remoteOptions('openai', settings, env));
     case 'anthropic':

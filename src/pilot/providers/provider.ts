@@ -66,6 +66,11 @@ export interface Provider {
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse>;
 }
 
+/** The pilot as a run's header names it: `fake`, `script`, or a model's provider and name (`openai gpt-4o`). */
+export function pilotLabel(provider: Pick<Provider, 'name' | 'model'>): string {
+  return provider.name === 'fake' || provider.name === 'script' ? provider.name : `${provider.name} ${provider.model}`;
+}
+
 /** A provider failure the run cannot recover from (unreachable, 401, …): exit code 3. */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';

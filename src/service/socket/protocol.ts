@@ -36,6 +36,8 @@ export const RunRequestSchema = z
     gates: z.enum(['ask', 'yes', 'deny']).optional(),
     // The asker is the pilot (an MCP client, named here for the transcript): its calls come as `call` lines.
     drive: z.object({ client: z.string().min(1).max(200) }).strict().optional(),
+    // The duck's numbered lines are verb calls, played as written by the script pilot (`quackd do`).
+    script: z.literal(true).optional(),
   })
   .strict();
 

@@ -15,6 +15,7 @@ import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
+import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { FrontDoor } from '../front-door.js';
 import type { Service } from '../service.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
@@ -253,12 +254,14 @@ export class ControlSocket implements FrontDoor {
   /**
    * A run for the terminal that asked: its events as they happen, its gates asked there, its end.
    * A `drive` run is piloted by the asker: each `call` it sends goes to the run's loop through the
-   * relay pilot, and what became of it comes back as a `step`.
+   * relay pilot, and what became of it comes back as a `step`; a `script` run is played by the
+   * script pilot (`quackd do`).
    */
   private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
-    const { op: _op, robot, drive, ...request } = r;
+    const { op: _op, robot, drive, script, ...request } = r;
     const relay = drive !== undefined ? new RelayPilot(drive.client) : undefined;
-    const started = await this.service.run(robot, { ...request, ...(relay !== undefined ? { pilot: relay } : {}) });
+    const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
+    const started = await this.service.run(robot, { ...request, ...(pilot !== undefined ? { pilot } : {}) });
     void started.done.then(() => relay?.end());
     const { done: _done, ...run } = started;
     send({ type: 'started', run });

@@ -156,7 +156,8 @@ export class Sim2dBody implements Body {
   }
 
   metrics(): Metrics {
-    return { ball_displaced_m: round2(dist(this.ball, this.ballStart)), quacks: this.quacks };
+    // A duck in a plane never tips: upright is what a duck that checks `tilt_deg` on any body reads here.
+    return { ball_displaced_m: round2(dist(this.ball, this.ballStart)), quacks: this.quacks, tilt_deg: 0 };
   }
 
   /** Sim verbs are instantaneous: nothing is ever in motion to stop. */
