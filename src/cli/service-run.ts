@@ -13,6 +13,7 @@ import type { Reply, RunRequest } from '../service/socket/protocol.js';
 import { RuntimeError } from './errors.js';
 import type { Output } from './output.js';
 import { printHeader, stepPrinter } from './run-printer.js';
+import { robotLabel } from '../runtime/fleet.js';
 import { onStopSignals } from './signals.js';
 
 export interface ServiceRun {
@@ -57,7 +58,7 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
           if (run.json && reply.run.memory.notice !== undefined) io.err.write(`quackd: ${reply.run.memory.notice}\n`);
           if (run.json) break;
           for (const line of [reply.run.memory.notice, reply.run.memory.summary]) if (line !== undefined) io.line(io.dim(line));
-          printHeader(io, reply.run.duck, reply.run.key, reply.run.pilot, reply.run.dryRun);
+          printHeader(io, reply.run.duck, robotLabel(reply.run.robot, reply.run.key), reply.run.pilot, reply.run.dryRun);
           break;
         case 'event':
           if (reply.event.type === 'gate') question?.abort();

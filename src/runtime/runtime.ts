@@ -108,6 +108,7 @@ export class Runtime {
       const report = await startRun({
         ...rest,
         robot: robot.key,
+        robotName: robot.name,
         transcriptsDir: this.config.transcriptsDir,
         ...(memory !== undefined ? { memory } : {}),
         lease: () => claim.open(req.seed),
