@@ -18,7 +18,8 @@ export interface UserModelSettings {
   readonly mjcf_camera?: string | undefined;
 }
 
-function walkManifest(dir: string): ManifestFile | undefined {
+/** A policy folder's manifest.json, or undefined when it cannot be read (loading the policy then says why). */
+export function manifestIn(dir: string): ManifestFile | undefined {
   const file = join(dir, 'manifest.json');
   try {
     return parseManifest(readFileSync(file, 'utf8'), file);
@@ -30,7 +31,7 @@ function walkManifest(dir: string): ManifestFile | undefined {
 /** The model to open, or undefined for quackd's own duck. */
 export function userModel(settings: UserModelSettings, walkDir: string): DuckModel | undefined {
   if (settings.mjcf === undefined) return undefined;
-  const m = walkManifest(walkDir);
+  const m = manifestIn(walkDir);
   const layout = m?.obs_layout ?? (m?.obs_len !== undefined ? defaultLayout(m.obs_len) : undefined);
   return {
     mjcf: resolve(settings.mjcf),
