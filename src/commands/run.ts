@@ -62,7 +62,8 @@ safety executor admits only the duck's verbs, within its budgets, behind its con
 
 options:
   --robot NAME             a robot of the fleet (robots: in config.yaml) or a body key
-                           (adapter:backend; default: the duck's robot, else ${DEFAULT_BODY})
+                           (adapter:backend; default: the duck's robot, else ${DEFAULT_BODY});
+                           a key means the fleet's one robot of that body, and the header says so
   --seed N                 the simulator's layout (default 7)
   --port PATH, --baud N    the serial link of a real body (microduck:jsonrpc), e.g.
                            --port /dev/serial/by-id/usb-…-if00 (baud default 1000000)
