@@ -33,7 +33,7 @@ import { encodeFrame } from '../src/bridge/frame.js';
 import { encodeMessage } from '../src/bridge/protocol.js';
 import { SerialLink } from '../src/bridge/serial.js';
 import { parseDuck } from '../src/ducks/parse.js';
-import { openRunMemory } from '../src/memory/open-run-memory.js';
+import { openRunMemory } from '../src/run/open-run-memory.js';
 import type { PilotResponse, Provider } from '../src/pilot/providers/provider.js';
 import { startRun } from '../src/run/start-run.js';
 import { yesGate } from '../src/safety/gate.js';

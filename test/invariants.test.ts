@@ -1,11 +1,12 @@
 /**
  * The written invariants, enforced on the source: only the safety layer sends intents to a body,
- * only the control loop's safety stage sends joint targets to a plant, and only the runtime's
- * body pool opens a body (every front door leases from it).
+ * only the control loop's safety stage sends joint targets to a plant, only the runtime's body
+ * pool opens a body (every front door leases from it), and data flows one way (the event bus a
+ * body imports reaches neither the service nor the pilot; memory knows no verbs or pilot).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,28 @@ function filesMatching(pattern: RegExp): string[] {
     .filter((f) => pattern.test(readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
     .map((f) => relative(SRC, f))
     .sort();
+}
+
+const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+
+/** The files (relative to src/) that `file` imports, type-only, re-exports and dynamic imports included. */
+function importsOf(file: string): string[] {
+  const text = withoutComments(readFileSync(join(SRC, file), 'utf8'));
+  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)\.js'/g)].map((m) => relative(SRC, resolve(dirname(join(SRC, file)), `${m[1] ?? ''}.ts`)));
+}
+
+/** Every file `file` reaches through imports, each with the chain that reaches it (for the failure message). */
+function reachedFrom(file: string): Map<string, string> {
+  const chains = new Map<string, string>([[file, file]]);
+  const queue = [file];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const dep of importsOf(next)) {
+      if (chains.has(dep)) continue;
+      chains.set(dep, `${chains.get(next) ?? next} → ${dep}`);
+      queue.push(dep);
+    }
+  }
+  return chains;
 }
 
 describe('invariants', () => {
@@ -64,5 +87,25 @@ describe('invariants', () => {
 
   it('only the runtime body pool opens a body', () => {
     assert.deepEqual(filesMatching(/\.load\(\{/), ['runtime/body-pool.ts']);
+  });
+
+  it('the event bus (src/runtime/events.ts) reaches nothing of src/service/ or src/pilot/, not even a type', () => {
+    const reached = reachedFrom('runtime/events.ts');
+    // The bus's own imports must be followed, or an empty list below would prove nothing.
+    assert.ok(reached.has('transcript/events.ts') && reached.has('bodies/body.ts'), `the scan does not follow the bus's imports: ${JSON.stringify([...reached.keys()])}`);
+    assert.deepEqual(
+      [...reached].filter(([f]) => f.startsWith('service/') || f.startsWith('pilot/')).map(([, chain]) => chain),
+      [],
+    );
+  });
+
+  it('src/memory/ imports nothing from src/verbs/ or src/pilot/ (a run composes memory with them, in src/run/)', () => {
+    const memory = sources(join(SRC, 'memory')).map((f) => relative(SRC, f));
+    const imports = memory.flatMap((f) => importsOf(f).map((dep) => `${f} → ${dep}`));
+    assert.ok(imports.some((i) => i.endsWith('→ bodies/body.ts')), `the scan does not see memory's imports: ${JSON.stringify(imports)}`);
+    assert.deepEqual(
+      imports.filter((i) => /→ (?:verbs|pilot)\//.test(i)),
+      [],
+    );
   });
 });

@@ -3,6 +3,7 @@
  * loader per backend so `quackd ducks` never loads a simulator, serialport or onnxruntime.
  */
 import { z } from 'zod';
+import type { Slot } from '../policy/slots.js';
 import type { Body, BodyKey, BodyOptions } from './body.js';
 import { JSONRPC_VERBS, REFUSED, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
 import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
@@ -37,6 +38,11 @@ export interface BodyEntry {
   /** What in this body's settings differs from how a slot's policy was trained (one line), or undefined: health, `policy list` and a run's first lines say it. */
   readonly policyMismatch?: (settings: Readonly<Record<string, unknown>>, manifest: ManifestFile) => string | undefined;
   readonly load: (options: BodyOptions) => Promise<Body>;
+  /**
+   * What `quackd health` checks of the robot's model with these settings and policy folders
+   * (`ok` false: the one line says what a run would refuse). Absent: the body has no model to check.
+   */
+  readonly checkModel?: (settings: Readonly<Record<string, unknown>>, policies: Readonly<Record<Slot, string>>) => Promise<{ readonly ok: boolean; readonly detail: string }>;
 }
 
 export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
@@ -77,6 +83,7 @@ const entries: readonly BodyEntry[] = [
     policies: true,
     policyMismatch: twinTimingWarning,
     load: async (o) => (await import('./microduck/mujoco/mujoco-body.js')).createMujocoBody(o),
+    checkModel: async (settings, policies) => (await import('./microduck/mujoco/model-check.js')).checkTwinModel(settings, policies),
   },
   {
     key: 'microduck:jsonrpc',

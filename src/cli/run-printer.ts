@@ -14,6 +14,7 @@ const LABEL_WIDTH = 18;
 /** Where a step's result starts: a wrapped result continues under it. */
 const RESULT_COLUMN = 3 + 2 + LABEL_WIDTH + 1;
 
+/** `robot`: as robotLabel (src/runtime/fleet.ts) shows it, `duck (microduck:mujoco)`, so a key that means a configured robot says which. */
 export function printHeader(io: Output, duck: Pick<Duck, 'name' | 'budgets'>, robot: string, pilot: string, dryRun: boolean): void {
   const { steps, llm_calls, seconds } = duck.budgets;
   const dry = dryRun ? ' · dry run' : '';

@@ -13,6 +13,7 @@ import type { Reply, RunRequest } from '../service/socket/protocol.js';
 import { RuntimeError } from './errors.js';
 import type { Output } from './output.js';
 import { printHeader, printWarnings, stepPrinter } from './run-printer.js';
+import { robotLabel } from '../runtime/fleet.js';
 import { onStopSignals } from './signals.js';
 
 export interface ServiceRun {
@@ -59,7 +60,7 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
           // As a local run says them: a notice on stderr under --json, the memory line only on screen.
           if (run.json && reply.run.memory.notice !== undefined) io.err.write(`quackd: ${reply.run.memory.notice}\n`);
           if (!run.json) for (const line of [reply.run.memory.notice, reply.run.memory.summary]) if (line !== undefined) io.line(io.dim(line));
-          if (!run.json) printHeader(io, reply.run.duck, reply.run.key, reply.run.pilot, reply.run.dryRun);
+          if (!run.json) printHeader(io, reply.run.duck, robotLabel(reply.run.robot, reply.run.key), reply.run.pilot, reply.run.dryRun);
           printWarnings(io, reply.run.warnings ?? [], run.json);
           break;
         case 'event':

@@ -11,6 +11,7 @@ import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { resolveTranscriptId } from '../transcript/reader.js';
 import { pilotLabel } from '../pilot/providers/provider.js';
 import type { Output } from './output.js';
+import { robotLabel } from '../runtime/fleet.js';
 import { printHeader, printOutcome, stepPrinter } from './run-printer.js';
 
 const POLL_MS = 200;
@@ -24,7 +25,7 @@ export function followPrinter(io: Output, json: boolean): (event: TranscriptEven
     if (e.type === 'start') {
       dryRun = e.dryRun;
       const b = e.budgets;
-      return printHeader(io, { name: e.duck, budgets: { steps: b['steps'] ?? 0, llm_calls: b['llm_calls'] ?? 0, seconds: b['seconds'] ?? 0 } }, e.body, pilotLabel({ name: e.provider, model: e.model }), e.dryRun);
+      return printHeader(io, { name: e.duck, budgets: { steps: b['steps'] ?? 0, llm_calls: b['llm_calls'] ?? 0, seconds: b['seconds'] ?? 0 } }, robotLabel(e.robot ?? e.body, e.body), pilotLabel({ name: e.provider, model: e.model }), e.dryRun);
     }
     if (e.type === 'end') {
       return printOutcome(io, { runId, outcome: { status: e.outcome, reason: e.reason }, steps: e.steps, llmCalls: e.llmCalls, seconds: e.seconds, usage: e.usage ?? { inputTokens: 0, outputTokens: 0 }, dryRun });

@@ -2,6 +2,7 @@
  * A transcript for people: one line an event, local times, frames drawn in ASCII on request.
  */
 import { printable, type Output } from '../cli/output.js';
+import { robotLabel } from '../runtime/fleet.js';
 import type { TranscriptLine } from '../transcript/events.js';
 
 const clock = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
@@ -11,7 +12,7 @@ const day = (iso: string): string => new Date(iso).toLocaleDateString('sv-SE');
 function describe(l: TranscriptLine, frames: boolean): string[] {
   switch (l.type) {
     case 'start':
-      return [`start  ${l.duck} on ${l.body} · pilot ${l.provider} ${l.model} · seed ${l.seed}${l.dryRun ? ' · dry run' : ''} · verbs ${l.verbs.join(', ')}`];
+      return [`start  ${l.duck} on ${robotLabel(l.robot ?? l.body, l.body)} · pilot ${l.provider} ${l.model} · seed ${l.seed}${l.dryRun ? ' · dry run' : ''} · verbs ${l.verbs.join(', ')}`];
     case 'prompt':
       return l.role === 'system' ? [`system prompt (${l.content.length} chars)`] : l.role === 'user' ? l.content.split('\n').map((s, i) => `${i === 0 ? 'to pilot ' : '         '}${s}`) : [];
     case 'response':

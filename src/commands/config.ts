@@ -15,7 +15,7 @@ import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/path
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { mqttSummary } from '../mqtt/settings.js';
-import { RUN_WAIT_MS } from '../memory/open-run-memory.js';
+import { RUN_WAIT_MS } from '../run/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
 import { Fleet, RobotSettingsError, type Robot } from '../runtime/fleet.js';
 import { didYouMean } from '../text/suggest.js';

@@ -17,7 +17,7 @@ import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import type { RunMemory } from '../pilot/run-memory.js';
-import { RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
+import { AmbiguousRobot, RobotSettingsError, UnknownRobot, robotLabel, type Robot } from '../runtime/fleet.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import type { Duck } from '../ducks/duck.js';
 import { checkDuckForBody } from '../ducks/check.js';
@@ -64,7 +64,8 @@ safety executor admits only the duck's verbs, within its budgets, behind its con
 
 options:
   --robot NAME             a robot of the fleet (robots: in config.yaml) or a body key
-                           (adapter:backend; default: the duck's robot, else ${DEFAULT_BODY})
+                           (adapter:backend; default: the duck's robot, else ${DEFAULT_BODY});
+                           a key means the fleet's one robot of that body, and the header says so
   --seed N                 the simulator's layout (default 7)
   --port PATH, --baud N    the serial link of a real body (microduck:jsonrpc), e.g.
                            --port /dev/serial/by-id/usb-…-if00 (baud default 1000000)
@@ -107,9 +108,10 @@ export function resolveRobot(runtime: Runtime, flag: string | undefined, duck: D
   try {
     return runtime.robot(name, settings);
   } catch (err) {
+    // Say where the name came from: the flag, or the duck's own `robot:` line.
+    const where = flag === undefined && duck !== undefined ? `${duck.source}:${duck.lines.robot ?? 1}: robot: ` : '';
+    if (err instanceof AmbiguousRobot) throw new InputError(`${where}${err.message}`, `e.g. --robot ${err.robots[0] ?? ''}`);
     if (err instanceof UnknownRobot) {
-      // Say where the name came from: the flag, or the duck's own `robot:` line.
-      const where = flag === undefined && duck !== undefined ? `${duck.source}:${duck.lines.robot ?? 1}: robot: ` : '';
       const known = [...runtime.fleet.list().map((r) => r.name), ...listBodies().map((b) => b.key)];
       throw new InputError(`${where}unknown body "${name}"${didYouMean(name, known)}`, "'quackd bodies' lists them");
     }
@@ -249,7 +251,7 @@ export const runCommand: Command = {
       if (notice !== undefined && !json) io.line(io.dim(notice));
       if (!json && memory !== undefined) io.line(io.dim(memory.summaryLine));
       if (!json && f['no-memory'] === true) io.line(io.dim(`memory: off for this run (--no-memory)`));
-      if (!json) printHeader(io, duck, robot.key, pilotLabel(provider), dryRun);
+      if (!json) printHeader(io, duck, robotLabel(robot.name, robot.key), pilotLabel(provider), dryRun);
       printWarnings(io, runWarnings(robot, dataDir(env)), json);
     };
     try {

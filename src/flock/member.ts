@@ -8,7 +8,7 @@
 import type { Duck } from '../ducks/duck.js';
 import type { Provider } from '../pilot/providers/provider.js';
 import type { Gate, GateDecision } from '../safety/gate.js';
-import type { Robot } from '../runtime/fleet.js';
+import { robotLabel, type Robot } from '../runtime/fleet.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Outcome } from '../transcript/events.js';
 
@@ -76,7 +76,9 @@ export class LocalMember implements Member {
   ) {}
 
   where(): string {
-    return this.deps.robot.key;
+    // A member written as a key that means a robot of the fleet says which one (`on duck (microduck:mujoco)`).
+    const { name, key } = this.deps.robot;
+    return name === this.name ? key : robotLabel(name, key);
   }
 
   seeded(): boolean {

@@ -5,9 +5,10 @@
  */
 import type { HealthCheck } from './check.js';
 import { configCheck } from './config.js';
+import { modelCheck } from './model.js';
 import { policiesCheck } from './policies.js';
 import { policyRuntimeCheck } from './policy-runtime.js';
 import { serviceCheck } from './service.js';
 import { storeCheck } from './store.js';
 
-export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, policyRuntimeCheck, policiesCheck, storeCheck, serviceCheck];
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, policyRuntimeCheck, policiesCheck, storeCheck, serviceCheck];

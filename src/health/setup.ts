@@ -7,7 +7,7 @@
 import { DEFAULT_BODY, findBody } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
 import { InputError, QuackdError } from '../errors.js';
-import { Fleet, RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
+import { AmbiguousRobot, Fleet, RobotSettingsError, UnknownRobot, type Robot } from '../runtime/fleet.js';
 import type { HealthSetup } from './check.js';
 
 /** A body key with no fleet entry: a robot of that body with no settings of its own. */
@@ -27,6 +27,7 @@ export async function loadHealthSetup(env: NodeJS.ProcessEnv, robot: string = DE
   try {
     return { ok: true, config, robot: fleet.resolve(robot) };
   } catch (err) {
+    if (err instanceof AmbiguousRobot) throw new InputError(`--robot: ${err.message}`, `e.g. --robot ${err.robots[0] ?? ''}`);
     if (err instanceof UnknownRobot) throw new InputError(`--robot: ${err.message}`, "'quackd config check' lists the fleet, 'quackd bodies' the bodies");
     // The file may leave a setting (the port) to a run's flag: the robot is still checkable.
     const base = err instanceof RobotSettingsError && err.problem === 'missing' ? (fleet.get(err.robot) ?? bare(err.robot)) : undefined;

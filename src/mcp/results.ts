@@ -36,8 +36,3 @@ export async function answering(work: () => Promise<CallToolResult>): Promise<Ca
   }
 }
 
-
-/** `den (microduck:sim2d)`, or the key alone for a robot the fleet does not name. */
-export function robotLabel(robot: string, key: string): string {
-  return robot === key ? robot : `${robot} (${key})`;
-}

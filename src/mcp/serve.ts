@@ -10,7 +10,7 @@ import { loadConfigFile } from '../config/file.js';
 import { memoryDir, userDucksDir } from '../config/paths.js';
 import { InputError, RuntimeError, UsageError } from '../errors.js';
 import { logger } from '../log.js';
-import { RobotSettingsError, UnknownRobot } from '../runtime/fleet.js';
+import { RobotSettingsError, UnknownRobot, robotLabel } from '../runtime/fleet.js';
 import type { RobotStatus } from '../service/api.js';
 import { askService, replyError } from '../service/socket/client.js';
 import { DECLARE_VERBS } from '../verbs/registry.js';
@@ -97,6 +97,9 @@ export async function serveMcp(o: ServeMcpOptions): Promise<void> {
   const backend = await openBackend(o);
   try {
     const server = await settle(backend, o);
+    // A key that means a robot of the fleet says which one, as a run's header does.
+    const [only] = o.robot !== undefined ? await server.robots.list() : [];
+    if (only !== undefined) o.stderr.write(`quackd serve-mcp: looking after ${robotLabel(only.robot, only.key)} only\n`);
     const { overHttp, overStdio } = await speaking;
     logger('mcp').info({ where: backend.where, transport: o.http !== undefined ? 'http' : 'stdio', memory: server.memory }, 'serve-mcp ready');
     const words = (otherwise: string): string => why(o.signal, otherwise);

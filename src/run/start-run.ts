@@ -27,6 +27,8 @@ import { VERSION } from '../version.js';
 export interface RunRequest {
   readonly duck: Duck;
   readonly robot: BodyKey;
+  /** The robot's fleet name, when the body is a robot of the fleet: the transcript's start says it. */
+  readonly robotName?: string;
   readonly seed: number;
   readonly provider: Provider;
   readonly gate: Gate;
@@ -86,6 +88,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
       type: 'start',
       duck: req.duck.name,
       body: req.robot,
+      ...(req.robotName !== undefined && req.robotName !== req.robot ? { robot: req.robotName } : {}),
       provider: req.provider.name,
       model: req.provider.model,
       dryRun: req.dryRun,

@@ -6,8 +6,8 @@
 import type { BodyKey } from '../bodies/body.js';
 import type { ControlStats } from '../control/stats.js';
 import { logger } from '../log.js';
-import type { RobotStatus } from '../service/api.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import type { RobotStatus } from './robot-status.js';
 
 export interface RuntimeEvents {
   'body:open': { readonly robot: string; readonly key: BodyKey };

@@ -52,6 +52,24 @@ export class UnknownRobot extends Error {
   override readonly name = 'UnknownRobot';
 }
 
+/**
+ * A body key that two or more robots of the fleet have: which one it means is the person's to say.
+ * An UnknownRobot, so every front door refuses it as it refuses a typo, in one line.
+ */
+export class AmbiguousRobot extends UnknownRobot {
+  constructor(
+    readonly key: BodyKey,
+    readonly robots: readonly string[],
+  ) {
+    super(`${key} is the body of ${robots.length} robots of the fleet (${robots.join(', ')}): name one of them`);
+  }
+}
+
+/** How a robot is shown wherever it is meant: `duck (microduck:mujoco)`, or the key alone for a robot not in the fleet. */
+export function robotLabel(name: string, key: string): string {
+  return name === key ? key : `${name} (${key})`;
+}
+
 /** Settings a flag gave that the robot's backend does not take, or a required one missing. */
 export class RobotSettingsError extends Error {
   override readonly name = 'RobotSettingsError';
@@ -90,8 +108,9 @@ export class Fleet {
 
   /**
    * The robot a run names: a fleet name, or an `adapter:backend` key (the fleet member with that
-   * body when there is exactly one, else a robot of that body with no settings of its own), with
-   * `flags` laid over its settings and the whole checked by the backend's schema.
+   * body when there is exactly one, AmbiguousRobot when there are more, else a robot of that body
+   * with no settings of its own), with `flags` laid over its settings and the whole checked by the
+   * backend's schema.
    */
   resolve(nameOrKey: string, flags: Readonly<Record<string, unknown>> = {}): Robot {
     const base = this.robots.get(nameOrKey) ?? this.byKey(nameOrKey);
@@ -116,6 +135,7 @@ export class Fleet {
     const entry = findBody(key);
     if (entry === undefined) return undefined;
     const members = this.list().filter((r) => r.key === entry.key);
-    return members.length === 1 ? members[0] : { name: entry.key, key: entry.key, entry, settings: {}, sources: {} };
+    if (members.length > 1) throw new AmbiguousRobot(entry.key, members.map((r) => r.name));
+    return members[0] ?? { name: entry.key, key: entry.key, entry, settings: {}, sources: {} };
   }
 }

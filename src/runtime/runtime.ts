@@ -10,7 +10,7 @@
  * turns memory off with a notice, never the runtime.
  */
 import { logger } from '../log.js';
-import { runMemoryFor } from '../memory/open-run-memory.js';
+import { runMemoryFor } from '../run/open-run-memory.js';
 import { openMemoryStore, type MemoryStore } from '../memory/store.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
@@ -108,6 +108,7 @@ export class Runtime {
       const report = await startRun({
         ...rest,
         robot: robot.key,
+        robotName: robot.name,
         transcriptsDir: this.config.transcriptsDir,
         ...(memory !== undefined ? { memory } : {}),
         lease: () => claim.open(req.seed),

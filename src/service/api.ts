@@ -12,27 +12,12 @@ import type { Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Budgets } from '../ducks/duck.js';
-import type { Outcome, TranscriptEvent } from '../transcript/events.js';
+import type { RobotStatus } from '../runtime/robot-status.js';
+import type { TranscriptEvent } from '../transcript/events.js';
 
-export type RobotActivity = 'idle' | 'running' | 'stopping' | 'fallen' | 'offline';
-
-/** One robot as a dashboard shows it; every field is what the service last heard, never polled. */
-export interface RobotStatus {
-  readonly robot: string;
-  readonly key: BodyKey;
-  readonly activity: RobotActivity;
-  /** The run under way: its id, duck, the step it is on, when it started (ISO). */
-  readonly run?: { readonly runId: string; readonly duck: string; readonly step: number; readonly startedAt: string };
-  /** A confirmation gate waiting for a person: the step line it asks about, since when (ISO). */
-  readonly gate?: { readonly question: string; readonly verb: string; readonly since: string };
-  readonly lastOutcome?: Outcome & { readonly runId: string; readonly duck: string; readonly endedAt: string };
-  /** The control loop's last published health, for bodies that have one. */
-  readonly loop?: { readonly hz: number; readonly periodMs: number; readonly missed: number; readonly overruns: number; readonly state: string };
-  /** What the body last reported of itself (battery, torque, link), when it reports such things. */
-  readonly battery_v?: number;
-  readonly torque?: boolean;
-  readonly link?: 'ok' | 'lost';
-}
+// The status a dashboard shows lives below the event bus that carries it, so the bus (which bodies
+// import) needs nothing from the service; the service's API speaks in it all the same.
+export type { RobotActivity, RobotStatus } from '../runtime/robot-status.js';
 
 /** One line of `quackd health` (src/health): `loop  ok  50.0 of 50 Hz · 0 missed`. */
 export interface HealthLine {

@@ -3,7 +3,7 @@
  * id) and `type`. Readers must tolerate types they do not know (newer quackd versions add some).
  */
 export type TranscriptEvent =
-  | { type: 'start'; duck: string; body: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
+  | { type: 'start'; duck: string; body: string; /** the fleet's name of the robot, when it has one */ robot?: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
   | { type: 'prompt'; role: 'system' | 'user' | 'tool'; content: string; name?: string }
   | { type: 'request'; call: number; messages: number; tools: number }
   | { type: 'response'; call: number; text: string; toolCalls: { id: string; name: string; args: unknown; error?: string }[]; usage?: { inputTokens: number; outputTokens: number }; ms: number }

@@ -136,4 +136,25 @@ describe('a flock of three sim2d ducks, in one process', () => {
     }
     assert.ok(!existsSync(join(home, 'transcripts')), 'nothing ran: no transcript was even opened');
   });
+
+  it('a member written as a key that means a robot of the fleet says which; a key two robots share is refused naming them', async () => {
+    const home = tempDir('quackd-flock-');
+    mkdirSync(join(home, 'ducks'));
+    const starter = readFileSync(new URL('../../src/ducks/starters/flock-find-ball.duck', import.meta.url), 'utf8');
+    const write = (members: string) => writeFileSync(join(home, 'ducks', 'pair.duck'), starter.replace(/members: \[.*\]/, `members: ${members}`));
+    write('[microduck:sim2d]');
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\n');
+    const r = await quackd(['run', 'pair', '--seed', '3'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+    assert.match(r.stdout, /^ {2}microduck:sim2d {2}on den \(microduck:sim2d\) · seed 3$/m, r.stdout + r.stderr);
+    // Written as the key and as its name, den would be asked to run twice at once: refused before anything runs.
+    write('[microduck:sim2d, den]');
+    const twice = await quackd(['run', 'pair'], { env: { QUACKD_HOME: home } });
+    assert.equal(twice.code, 2, twice.stdout);
+    assert.match(twice.stderr, /^quackd: .*pair\.duck:6: flock\.members: den and microduck:sim2d are one robot, den \(microduck:sim2d\): name each robot once/);
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\n');
+    const shared = await quackd(['run', 'pair'], { env: { QUACKD_HOME: home } });
+    assert.equal(shared.code, 2, shared.stdout);
+    assert.match(shared.stderr, /^quackd: .*pair\.duck:6: flock\.members: microduck:sim2d is the body of 2 robots of the fleet \(den, hall\): name one of them/);
+    assert.equal(shared.stderr.trim().split('\n').length, 1, shared.stderr);
+  });
 });

@@ -41,6 +41,29 @@ describe('serve-mcp with a fleet of two', () => {
     assert.equal(isError(other), true);
     assert.equal(text(other), 'this server looks after den only (serve-mcp --robot den)');
   });
+
+  it('--robot KEY that two robots share is refused in one line naming both', async () => {
+    const r = await quackd(['serve-mcp', '--robot', 'microduck:sim2d'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^quackd: serve-mcp: --robot: microduck:sim2d is the body of 2 robots of the fleet \(den, attic\): name one of them/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  });
+});
+
+describe('serve-mcp --robot KEY with one robot of that body', () => {
+  const home = tempDir('quackd-mcp-key-');
+  const open: Served[] = [];
+  before(() => writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\n'));
+  after(() => Promise.all(open.map((s) => s.close())));
+
+  it('says on stderr which robot the key means, as its sessions do', async () => {
+    const served = await serveMcpStdio(['--robot', 'microduck:sim2d'], { QUACKD_HOME: home });
+    open.push(served);
+    const quack = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+    assert.match(text(quack), /^session started on den \(microduck:sim2d\)/m);
+    assert.match(served.stderr(), /^quackd serve-mcp: looking after den \(microduck:sim2d\) only$/m);
+  });
 });
 
 describe('serve-mcp start-up mistakes', () => {

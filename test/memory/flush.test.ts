@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { openRunMemory } from '../../src/memory/open-run-memory.js';
+import { openRunMemory } from '../../src/run/open-run-memory.js';
 import { openMemoryStore } from '../../src/memory/store.js';
 import { BudgetTracker } from '../../src/safety/budgets.js';
 import { duck, writeDuck } from '../helpers/ducks.js';

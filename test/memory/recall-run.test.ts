@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openRunMemory } from '../../src/memory/open-run-memory.js';
+import { openRunMemory } from '../../src/run/open-run-memory.js';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { duck } from '../helpers/ducks.js';

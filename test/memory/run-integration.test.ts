@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { openRunMemory } from '../../src/memory/open-run-memory.js';
+import { openRunMemory } from '../../src/run/open-run-memory.js';
 import { startRun } from '../../src/run/start-run.js';
 import { noTtyGate } from '../../src/safety/gate.js';
 import { readTranscript } from '../../src/transcript/reader.js';

@@ -37,11 +37,14 @@ describe('memory in a fleet', () => {
     assert.equal(hall.code, 0, hall.stderr);
     assert.equal(firstLine(hall.stdout), 'memory: 1 note, 1 earlier run (xlerobot:sim)');
 
-    // The body key itself names that body too, and its memory is the same one.
+    // The body key is both robots': which one it means is the person's to say.
     const byKey = await quackd(['run', 'xlerobot-lookout', '--robot', 'xlerobot:sim'], { env });
-    assert.equal(byKey.code, 0, byKey.stderr);
+    assert.equal(byKey.code, 2, byKey.stdout);
+    assert.match(byKey.stderr, /^quackd: xlerobot:sim is the body of 2 robots of the fleet \(porch, hall\): name one of them/);
+    const again = await quackd(['run', 'xlerobot-lookout', '--robot', 'porch'], { env });
+    assert.equal(again.code, 0, again.stderr);
     // Both earlier runs were the same lookout with the same outcome: one line, ×2 (src/memory/render.ts).
-    assert.equal(firstLine(byKey.stdout), 'memory: 1 note, 1 of 2 earlier runs (xlerobot:sim)');
+    assert.equal(firstLine(again.stdout), 'memory: 1 note, 1 of 2 earlier runs (xlerobot:sim)');
 
     // ToddlerBot's memory is its own: nothing of XLeRobot's reaches it, and its run stays apart.
     const nursery = await quackd(['run', 'toddlerbot-lookout', '--robot', 'nursery'], { env });
@@ -59,10 +62,12 @@ describe('memory in a fleet', () => {
     const env = home();
     const byName = await quackd(['run', 'hello-world', '--robot', 'desk', '--no-memory'], { env });
     assert.equal(byName.code, 0, byName.stderr);
-    assert.match(byName.stdout, /^hello-world on reachy-mini:mock · /m);
+    assert.match(byName.stdout, /^hello-world on desk \(reachy-mini:mock\) · /m);
     assert.match(byName.stdout, /wiggled its antennas: quack!/);
     const byKey = await quackd(['run', 'hello-world', '--robot', 'reachy-mini:mock', '--no-memory'], { env });
     assert.equal(byKey.code, 0, byKey.stderr);
+    // The key means desk, the one robot of that body, and the header says so.
+    assert.match(byKey.stdout, /^hello-world on desk \(reachy-mini:mock\) · /m);
     const typo = await quackd(['run', 'hello-world', '--robot', 'nursry'], { env });
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /unknown body "nursry" \(did you mean "nursery"\?\)/);

@@ -37,7 +37,7 @@ describe('robots: in config.yaml', () => {
     const h = home('robots:\n  den:\n    body: microduck:sim2d\n  bench:\n    body: microduck:jsonrpc\n');
     const ok = await quackd(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: h } });
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /hello-world on microduck:sim2d/);
+    assert.match(ok.stdout, /^hello-world on den \(microduck:sim2d\) · pilot fake/m);
     const noPort = await quackd(['run', 'hello-world', '--robot', 'bench'], { env: { QUACKD_HOME: h } });
     assert.equal(noPort.code, 2);
     assert.match(noPort.stderr, /run: bench needs --port/);
@@ -53,5 +53,33 @@ describe('robots: in config.yaml', () => {
     const check = await quackd(['config', 'check'], { env: { QUACKD_HOME: h } });
     assert.equal(check.code, 0, check.stderr);
     assert.match(check.stdout, /twin\s+microduck:mujoco\s+policies walk=\/srv\/walking kick_left=\/srv\/kick \(file\), pace lockstep \(default\)/);
+  });
+
+  it('--robot KEY that means the one robot of the fleet with that body says so in the header; a bare key stays the key', async () => {
+    const h = home('robots:\n  den:\n    body: microduck:sim2d\n');
+    const byKey = await quackd(['run', 'hello-world', '--robot', 'microduck:sim2d'], { env: { QUACKD_HOME: h } });
+    assert.equal(byKey.code, 0, byKey.stderr);
+    assert.match(byKey.stdout, /^hello-world on den \(microduck:sim2d\) · pilot fake · budget /m);
+    // The duck's own `robot:` line (hello-world's is the key) means den too.
+    assert.match((await quackd(['run', 'hello-world'], { env: { QUACKD_HOME: h } })).stdout, /^hello-world on den \(microduck:sim2d\) · /m);
+    const bare = await quackd(['run', 'hello-world', '--robot', 'microduck:sim2d'], { env: { QUACKD_HOME: tempDir('quackd-fleet-') } });
+    assert.match(bare.stdout, /^hello-world on microduck:sim2d · pilot fake/m);
+  });
+
+  it('a key two robots of the fleet have is a one-line error naming both, for run and health alike', async () => {
+    const h = home('robots:\n  den:\n    body: microduck:sim2d\n  hall:\n    body: microduck:sim2d\n');
+    const run = await quackd(['run', 'hello-world', '--robot', 'microduck:sim2d'], { env: { QUACKD_HOME: h } });
+    assert.equal(run.code, 2, run.stdout);
+    assert.equal(run.stdout, '');
+    assert.equal(run.stderr, 'quackd: microduck:sim2d is the body of 2 robots of the fleet (den, hall): name one of them (e.g. --robot den)\n');
+    // Without --robot the duck's `robot: microduck:sim2d` is as ambiguous, and the error says where it came from.
+    const implicit = await quackd(['run', 'hello-world'], { env: { QUACKD_HOME: h } });
+    assert.equal(implicit.code, 2);
+    assert.match(implicit.stderr, /^quackd: starter:hello-world:\d+: robot: microduck:sim2d is the body of 2 robots of the fleet \(den, hall\)/);
+    const health = await quackd(['health', '--robot', 'microduck:sim2d'], { env: { QUACKD_HOME: h } });
+    assert.equal(health.code, 2);
+    assert.equal(health.stderr, 'quackd: --robot: microduck:sim2d is the body of 2 robots of the fleet (den, hall): name one of them (e.g. --robot den)\n');
+    // A name is never ambiguous.
+    assert.match((await quackd(['run', 'hello-world', '--robot', 'hall'], { env: { QUACKD_HOME: h } })).stdout, /^hello-world on hall \(microduck:sim2d\) · /m);
   });
 });

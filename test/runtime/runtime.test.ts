@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { findDuck } from '../../src/ducks/find.js';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import { RobotBusy } from '../../src/runtime/body-pool.js';
-import { RobotSettingsError, UnknownRobot } from '../../src/runtime/fleet.js';
+import { AmbiguousRobot, RobotSettingsError, UnknownRobot } from '../../src/runtime/fleet.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { noTtyGate } from '../../src/safety/gate.js';
 import { readTranscript } from '../../src/transcript/reader.js';
@@ -162,7 +162,7 @@ describe('the runtime', { skip: missingTools() }, () => {
     assert.equal(runtime.robot('bench').sources['port'], 'file');
     assert.throws(() => runtime.robot('bnech'), (err: unknown) => err instanceof UnknownRobot && /did you mean "bench"/.test(err.message));
     assert.throws(() => runtime.robot('den', { port: '/dev/x' }), (err: unknown) => err instanceof RobotSettingsError && err.problem === 'not-taken');
-    // Two sim2d robots: the key alone does not say which, so it is a robot of its own (memory is per body anyway).
-    assert.equal(runtime.robot('microduck:sim2d').name, 'microduck:sim2d');
+    // Two sim2d robots: the key alone does not say which, and the refusal names both.
+    assert.throws(() => runtime.robot('microduck:sim2d'), (err: unknown) => err instanceof AmbiguousRobot && err.message === 'microduck:sim2d is the body of 2 robots of the fleet (den, hall): name one of them');
   });
 });

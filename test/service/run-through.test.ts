@@ -62,7 +62,7 @@ describe('quackd run through a running service', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0] ?? '', /^memory: /);
-    assert.match(lines[1] ?? '', /^hello-world on microduck:sim2d · pilot fake · budget 3 steps, 5 calls, 30 s$/);
+    assert.match(lines[1] ?? '', /^hello-world on den \(microduck:sim2d\) · pilot fake · budget 3 steps, 5 calls, 30 s$/);
     assert.match(lines[2] ?? '', /^ {2}1 {2}quack +quack!$/);
     assert.match(lines.at(-1) ?? '', /^OK success — I quacked hello\. .* · transcript (\d{8}-\d{6}-hello-world)$/);
     const runId = /transcript (\S+)$/.exec(lines.at(-1) ?? '')?.[1];
@@ -142,7 +142,7 @@ describe('quackd run through a running service', () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(code, 0, c.stderr());
     const lines = c.stdout().trim().split('\n');
-    assert.match(lines[0] ?? '', /^careful-hello on microduck:sim2d · pilot fake/);
+    assert.match(lines[0] ?? '', /^careful-hello on den \(microduck:sim2d\) · pilot fake/);
     assert.ok(lines.some((l) => /^ {2}1 {2}quack +quack!$/.test(l)), c.stdout());
     assert.match(lines.at(-1) ?? '', new RegExp(`^OK success — .* · transcript ${run.runId}$`));
   });
@@ -178,7 +178,7 @@ describe('transcript follow without a service', () => {
       const r = await quackd(['transcript', 'follow'], { env: { QUACKD_HOME: home } });
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.trim().split('\n');
-      assert.match(lines[0] ?? '', /^hello-world on microduck:sim2d · pilot fake/);
+      assert.match(lines[0] ?? '', /^hello-world on den \(microduck:sim2d\) · pilot fake/);
       assert.equal(lines.at(-1), ran.stdout.trim().split('\n').at(-1), 'the outcome line reads as the run printed it');
     } finally {
       rmSync(home, { recursive: true, force: true });

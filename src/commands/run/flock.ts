@@ -23,7 +23,7 @@ import { RemoteMember } from '../../flock/remote-member.js';
 import { flockSeconds, runFlock, type FlockNews, type FlockReport } from '../../flock/run-flock.js';
 import { QUACK_DUCK, type FlockMember, type FlockSpec } from '../../flock/spec.js';
 import { resolveMqttSettings, type MqttSettings } from '../../mqtt/settings.js';
-import { RobotSettingsError, UnknownRobot, type Robot } from '../../runtime/fleet.js';
+import { RobotSettingsError, UnknownRobot, robotLabel, type Robot } from '../../runtime/fleet.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { chooseGate } from '../../safety/gate.js';
 import { plural } from '../../text/plural.js';
@@ -103,12 +103,17 @@ export async function runFlockDuck(given: FlockDuck, f: RunFlags, { io, env, std
   let link: Promise<BrokerLink> | undefined;
   const broker = (settings: MqttSettings) => () => (link ??= openBrokerLink(settings));
   try {
+    const taken = new Map<string, string>();
     const members: Member[] = spec.members.map((m) => {
       if (m.ref.kind === 'remote') {
         if (mqtt === undefined) throw new Error('unreachable: a remote member without MQTT settings');
         return new RemoteMember(m.name, m.ref.base ?? mqtt.baseTopic, m.ref.robot, broker(mqtt));
       }
       const robot = robotOf(runtime, duck, { ...m, ref: m.ref });
+      // A key that means a robot of the fleet and that robot's name are one robot, which runs one duck at a time.
+      const other = taken.get(robot.name);
+      if (other !== undefined) throw new InputError(`${given.source}:${m.line}: flock.members: ${m.name} and ${other} are one robot, ${robotLabel(robot.name, robot.key)}: name each robot once`);
+      taken.set(robot.name, m.name);
       checkDuckForBody(duck, robot.entry);
       checkDuckForBody(quackDuck, robot.entry);
       return new LocalMember(m.name, { runtime, robot, pilot: () => pilotFor(f, env), dryRun });

@@ -4,7 +4,8 @@
  * simulator opens the world its next run starts in); a robot running a duck is busy.
  */
 import { z } from 'zod';
-import { answering, said, robotLabel } from '../results.js';
+import { answering, said } from '../results.js';
+import { robotLabel } from '../../runtime/fleet.js';
 import { robotArg, type InstallTool } from '../tool.js';
 
 export const robotObserve: InstallTool = (server, ctx) => {

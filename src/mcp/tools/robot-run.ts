@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { plural } from '../../text/plural.js';
 import { personGates } from '../ask-person.js';
-import { answering, refused, said, robotLabel } from '../results.js';
+import { answering, refused, said } from '../results.js';
+import { robotLabel } from '../../runtime/fleet.js';
 import { robotArg, type InstallTool } from '../tool.js';
 
 /** A duck by name only: an MCP client never names a file for the robot's machine to read. */

@@ -11,7 +11,8 @@ import type { GateHow } from '../../safety/gate.js';
 import { plural } from '../../text/plural.js';
 import type { TranscriptEvent } from '../../transcript/events.js';
 import { DECLARE_VERBS, everyVerb, verbJsonSchema } from '../../verbs/registry.js';
-import { answering, refused, said, robotLabel } from '../results.js';
+import { answering, refused, said } from '../results.js';
+import { robotLabel } from '../../runtime/fleet.js';
 import type { VerbReply } from '../sessions.js';
 import { robotArg, type InstallTool } from '../tool.js';
 

@@ -93,9 +93,11 @@ export function findAnatomy(sim: MjSim, names: AnatomyNames): Anatomy {
   };
   const wanted = duck.joints ?? MICRODUCK_JOINTS;
   const from = duck.jointsFrom ?? 'the Microduck joints';
+  // Every missing name at once: a model exported with other names lacks several, and one fix per try is slow.
+  const missing = wanted.filter((name) => sim.id('joint', name) < 0);
+  if (missing.length > 0) refuse(` has no joint${missing.length === 1 ? '' : 's'} ${missing.map((n) => `"${n}"`).join(', ')} (${from}: ${wanted.join(', ')})`);
   const ids = wanted.map((name) => {
     const id = sim.id('joint', name);
-    if (id < 0) refuse(` has no joint "${name}" (${from}: ${wanted.join(', ')})`);
     if (sim.jntType()[id] !== MJ.joint.hinge) refuse(`: joint "${name}" is not a hinge`);
     return id;
   });

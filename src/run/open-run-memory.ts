@@ -11,12 +11,12 @@ import type { EpisodeFacts, MemoryEvent, RunMemory } from '../pilot/run-memory.j
 import { recall, recallInput } from '../verbs/recall.js';
 import { remember, rememberInput } from '../verbs/remember.js';
 import type { Verb } from '../verbs/verb.js';
-import { MAX_TAGS, MemoryRefusal, NOTE_MAX_CHARS, charCount } from './entry.js';
-import { rank } from './recall.js';
-import { FLUSH_TAG, recallReply, renderPromptBlock, summaryLine, type PromptSelection } from './render.js';
-import { planNote, validateText } from './rules.js';
-import { secretReason } from './secret-check.js';
-import { MemoryBusy, StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from './store.js';
+import { MAX_TAGS, MemoryRefusal, NOTE_MAX_CHARS, charCount } from '../memory/entry.js';
+import { rank } from '../memory/recall.js';
+import { FLUSH_TAG, recallReply, renderPromptBlock, summaryLine, type PromptSelection } from '../memory/render.js';
+import { planNote, validateText } from '../memory/rules.js';
+import { secretReason } from '../memory/secret-check.js';
+import { MemoryBusy, StoreError, openMemoryStore, type BodyMemory, type MemoryStore } from '../memory/store.js';
 
 /**
  * How long a run's writes may wait for another process's hold on the store. The pilot's

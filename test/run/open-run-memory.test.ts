@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { composeEpisode, openRunMemory } from '../../src/memory/open-run-memory.js';
+import { composeEpisode, openRunMemory } from '../../src/run/open-run-memory.js';
 import { DATA_FILE, openMemoryStore } from '../../src/memory/store.js';
 import type { EpisodeFacts } from '../../src/pilot/run-memory.js';
 import { defaultVerbs, verbJsonSchema } from '../../src/verbs/registry.js';
