@@ -124,6 +124,10 @@ export class JsonRpcBody implements Body {
     client.on('fault', (fault) => {
       if (!this.closed) this.report({ kind: 'fault', message: faultLine(fault) });
     });
+    // A verb's fall is its result; one between verbs (the loop went limp, or holds) is trouble.
+    control?.loop.onFall(({ tiltRad }) => {
+      if (!this.closed) this.report({ kind: 'fell', message: `fell between verbs (tilted ${Math.round((tiltRad * 180) / Math.PI)}°); ${control.fall.then === 'limp' ? 'torque off' : 'holding its last pose'}` });
+    });
   }
 
   onTrouble(listener: (trouble: BodyTrouble) => void): () => void {

@@ -84,6 +84,9 @@ export class MujocoBody implements Body {
   private readonly ballStart: { readonly x: number; readonly y: number };
   /** The verb under way's own stop: the caller's signal or stop() ends it, whenever they come. */
   private halt: AbortController | undefined;
+  private readonly troubleListeners = new Set<(trouble: BodyTrouble) => void>();
+  /** A fall between verbs that nobody heard yet (it fell before the run listened): told to the first listener. */
+  private unheard: BodyTrouble | undefined;
 
   constructor(
     private readonly loop: ControlLoop,
@@ -93,6 +96,11 @@ export class MujocoBody implements Body {
     private readonly gaitSettleMs = 0,
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
+    loop.onFall(({ tiltRad }) => {
+      const trouble: BodyTrouble = { kind: 'fell', message: `fell between verbs (tilted ${deg(tiltRad)}°)` };
+      if (this.troubleListeners.size === 0) this.unheard = trouble;
+      for (const listener of [...this.troubleListeners]) listener(trouble);
+    });
   }
 
   private async sense(): Promise<TwinWorld> {
@@ -121,7 +129,11 @@ export class MujocoBody implements Body {
 
   /** Falls between verbs, as trouble: the loop refuses verbs while the duck is down. */
   onTrouble(listener: (trouble: BodyTrouble) => void): () => void {
-    return this.loop.onFall(({ tiltRad }) => listener({ kind: 'fell', message: `fell between verbs (tilted ${deg(tiltRad)}°)` }));
+    this.troubleListeners.add(listener);
+    const unheard = this.unheard;
+    this.unheard = undefined;
+    if (unheard !== undefined) queueMicrotask(() => listener(unheard));
+    return () => this.troubleListeners.delete(listener);
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
@@ -177,7 +189,9 @@ export class MujocoBody implements Body {
     const when = settling ? ' after it, while it settled' : '';
     const why = result.outcome === 'stopped' ? `stopped${when}` : fell ? `${describeVerb(result)}${when} (tilted ${deg(tilt(after))}°)` : describeVerb(result);
     const ran = (result.ticks * PERIOD_MS) / 1000;
-    return { ok: false, summary: `${what} in ${ran.toFixed(1)} s: ${why}; ${this.view(after)}`, data: { ...this.viewData(after), tilt_deg: deg(tilt(after)), ran_s: round2(ran), ...(result.outcome === 'stopped' ? { stopped: true } : {}), ...(fell ? { fell: true } : {}) } };
+    // A verb refused while the duck was down never ran: no time to say.
+    const took = result.ticks > 0 || result.outcome === 'stopped' ? ` in ${ran.toFixed(1)} s` : '';
+    return { ok: false, summary: `${what}${took}: ${why}; ${this.view(after)}`, data: { ...this.viewData(after), tilt_deg: deg(tilt(after)), ran_s: round2(ran), ...(result.outcome === 'stopped' ? { stopped: true } : {}), ...(fell ? { fell: true } : {}) } };
   }
 
   private async walk(metres: number, halt: AbortSignal): Promise<VerbResult> {
