@@ -108,7 +108,10 @@ describe('an emergency stop mid-walk on a serial robot', { skip: missingTools() 
     const run = await service.run('bench', { duck: 'walker', goal: 'walk three metres', gates: 'yes' });
     // The walk switches torque on first: then it is streaming targets, or about to. (Patient: a
     // loaded machine may take seconds to open the link for the run; the stop's timing is the point.)
-    await waitFor('the walk to start', () => service.status('bench').torque === true, 30_000);
+    let early: string | undefined;
+    void run.done.then((r) => (early = `${r.outcome.status} — ${r.outcome.reason}`));
+    await waitFor('the walk to start', () => service.status('bench').torque === true || early !== undefined, 30_000);
+    assert.equal(early, undefined, 'the run ended before its walk started');
     await service.stop('bench');
     await stoppedRun(run);
     await waitFor('torque off reported', () => service.status('bench').torque === false, 5000);
