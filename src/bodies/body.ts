@@ -42,10 +42,11 @@ export type Metrics = Readonly<Record<string, number>>;
 /**
  * Trouble a body notices by itself, between verbs as well as during them. `link-lost`: the body
  * cannot be reached any more, so the run must end; `fault`: the body protected itself (a
- * firmware watchdog cut torque, the battery is low).
+ * firmware watchdog cut torque, the battery is low); `fell`: the duck went down between verbs
+ * (a verb's own fall is in its result), and the verbs after it are refused until it stands.
  */
 export interface BodyTrouble {
-  readonly kind: 'link-lost' | 'fault';
+  readonly kind: 'link-lost' | 'fault' | 'fell';
   /** One line, e.g. `serial link to /dev/ttyACM0 lost; the firmware's watchdog has cut torque`. */
   readonly message: string;
 }

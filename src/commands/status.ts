@@ -39,6 +39,7 @@ function robotLines(io: Output, r: StatusReply['robots'][number], width: number)
   if (r.run !== undefined) row('run', `${printable(r.run.duck)} · step ${r.run.step} · since ${clock(r.run.startedAt)} · ${r.run.runId}`);
   if (r.gate !== undefined) row('gate', io.yellow(`waiting since ${clock(r.gate.since)}: ${printable(r.gate.question.trim())} — confirm?`));
   if (r.lastOutcome !== undefined) row('last run', `${r.lastOutcome.status} — ${printable(r.lastOutcome.reason)} · ${printable(r.lastOutcome.duck)} at ${clock(r.lastOutcome.endedAt)}`);
+  if (r.fell !== undefined) row('fell', io.yellow(`at ${clock(r.fell.at)}, tilted ${r.fell.tilt_deg}°: it stays down until stood up`));
   if (r.loop !== undefined) row('loop', `${r.loop.hz.toFixed(1)} of ${Math.round(1000 / r.loop.periodMs)} Hz · ${r.loop.missed} missed · ${r.loop.overruns} overruns · ${r.loop.state}`);
   const body = [r.battery_v !== undefined ? `battery ${r.battery_v.toFixed(2)} V` : undefined, r.torque !== undefined ? `torque ${r.torque ? 'on' : 'off'}` : undefined, r.link !== undefined ? `link ${r.link}` : undefined].filter((x) => x !== undefined);
   if (body.length > 0) row('body', body.join(' · '));

@@ -45,6 +45,11 @@ export interface ControlLoopOptions {
    * before its first tick, so that no verb's first skill stalls the loop on a load.
    */
   readonly warm?: readonly ModuleSpec[];
+  /**
+   * The skill the loop runs between verbs, from its first tick (a body's stand policy); without
+   * one it holds the last targets. ControlLoop.idle changes it.
+   */
+  readonly idle?: ModuleSpec;
 }
 
 const CLOSE_GRACE_MS = 3000;
@@ -62,6 +67,7 @@ export class ControlLoop {
   private nextId = 1;
   private nextSense = 1;
   private readonly senses = new Map<number, (world: Json) => void>();
+  private readonly fallListeners = new Set<(fall: { readonly tiltRad: number; readonly tick: number }) => void>();
   private current: number | undefined;
   private dead: ControlError | undefined;
   private closing: Promise<void> | undefined;
@@ -109,21 +115,50 @@ export class ControlLoop {
     return new ControlLoop(worker, init.shared, ready.joints, ready.scheduling, robot, options.events);
   }
 
-  /** Runs a verb's skill; resolves with how it ended. One verb at a time: stop() the running one first. */
-  run(skill: ModuleSpec): Promise<VerbResult> {
+  /**
+   * Runs a verb's skill; resolves with how it ended. One verb at a time: stop() the running one
+   * first. `halt` is the verb's own stop, which a body opens before anything of the verb happens
+   * (torque on, a reading): aborted before this call, the verb ends `stopped` without a tick;
+   * aborted later, as stop(). A bare stop() before this call was for the verb before.
+   */
+  run(skill: ModuleSpec, halt?: AbortSignal): Promise<VerbResult> {
     if (this.closing !== undefined) return Promise.reject(new ControlError('the control loop is closed', 'closed'));
     if (this.dead !== undefined) return Promise.reject(this.dead);
     const problem = specProblem(skill);
     if (problem !== undefined) return Promise.reject(new ControlError(`skill: ${problem}`, 'settings'));
     const running = this.current !== undefined ? this.pending.get(this.current) : undefined;
     if (running !== undefined && running.stopTick === undefined) return Promise.reject(new ControlError('a verb is already running (stop it first)', 'busy'));
+    if (halt?.aborted === true) {
+      const ticks = Number(Atomics.load(this.shared, TICKS));
+      return Promise.resolve({ outcome: 'stopped', ticks: 0, endTick: ticks - 1, requestedTick: ticks });
+    }
     const id = this.nextId++;
     // The stop counter now: a stop before this call was for the verb before, one after is for this one.
     const stopSeq = Atomics.load(this.shared, STOP);
     const result = new Promise<VerbResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     this.current = id;
     this.post({ type: 'run', id, skill, stopSeq });
-    return result;
+    if (halt === undefined) return result;
+    const stop = (): void => this.stop();
+    halt.addEventListener('abort', stop, { once: true });
+    return result.finally(() => halt.removeEventListener('abort', stop));
+  }
+
+  /** The skill to run between verbs from the next tick on (a stand policy); undefined holds the last targets. */
+  idle(skill: ModuleSpec | undefined): void {
+    if (this.dead !== undefined || this.closing !== undefined) return;
+    const problem = skill !== undefined ? specProblem(skill) : undefined;
+    if (problem !== undefined) throw new ControlError(`idle skill: ${problem}`, 'settings');
+    this.post({ type: 'idle', skill: skill ?? null });
+  }
+
+  /**
+   * Listens for falls between verbs (a verb's own fall is in its result): the duck went down
+   * while the loop held it or ran its idle skill. Returns the function that removes the listener.
+   */
+  onFall(listener: (fall: { readonly tiltRad: number; readonly tick: number }) => void): () => void {
+    this.fallListeners.add(listener);
+    return () => this.fallListeners.delete(listener);
   }
 
   /** What the plant reports beyond the loop's sensors (Plant.sense), asked between two ticks; null when it reports nothing. */
@@ -181,6 +216,7 @@ export class ControlLoop {
       case 'stats':
         return this.events?.emit('control:stats', { robot: this.robot, stats: message.stats });
       case 'fell':
+        if (!message.inVerb) for (const listener of [...this.fallListeners]) listener({ tiltRad: message.tiltRad, tick: message.tick });
         return this.events?.emit('control:fell', { robot: this.robot, tiltRad: message.tiltRad, tick: message.tick });
       case 'warn':
         return logger('control').warn({ robot: this.robot }, message.message);
@@ -226,9 +262,10 @@ function settings(options: ControlLoopOptions): WorkerInit {
     !(statsEveryMs > 0) && `statsEveryMs ${statsEveryMs} is not positive`,
     realtimePriority !== false && !(Number.isInteger(realtimePriority) && realtimePriority >= 1 && realtimePriority <= 99) && `realtimePriority ${realtimePriority} is not a whole number within 1–99`,
     specProblem(options.plant) !== undefined && `plant: ${specProblem(options.plant) ?? ''}`,
+    options.idle !== undefined && specProblem(options.idle) !== undefined && `idle: ${specProblem(options.idle) ?? ''}`,
     ...(options.warm ?? []).map((spec) => specProblem(spec) !== undefined && `warm: ${specProblem(spec) ?? ''}`),
   ].filter((x): x is string => typeof x === 'string');
   if (bad.length > 0) throw new ControlError(`control loop settings: ${bad.join('; ')}`, 'settings');
   const shared = new SharedArrayBuffer(SHARED_SLOTS * BigInt64Array.BYTES_PER_ELEMENT);
-  return { plant: options.plant, mode: options.mode ?? 'realtime', periodMs, fall, skillTimeoutMs, statsEveryMs, realtimePriority, warm: options.warm ?? [], shared };
+  return { plant: options.plant, mode: options.mode ?? 'realtime', periodMs, fall, skillTimeoutMs, statsEveryMs, realtimePriority, warm: options.warm ?? [], ...(options.idle !== undefined ? { idle: options.idle } : {}), shared };
 }

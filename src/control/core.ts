@@ -8,7 +8,9 @@
  * is what is held (starting moves no joint); a tick with no usable reading runs no skill and
  * holds; targets computed after the next slot was due are stale and not sent; a stop requested
  * through the shared stop counter ends the verb on the first tick that starts after it; after a
- * fall no skill runs until the duck is upright again.
+ * fall no skill runs until the duck is upright again. Between verbs the idle skill runs, when the
+ * body gave one (its stand policy: a duck whose servos cannot hold a pose by themselves is never
+ * left holding one), and holds otherwise; a verb takes over from it and it starts again after.
  */
 import { FallDetector, tiltOf, type FallSettings } from './fall.js';
 import type { Plant, SensorFrame } from './plant.js';
@@ -26,7 +28,10 @@ export interface CoreSettings {
 
 export interface CoreHooks {
   verbEnded(id: number, result: VerbResult): void;
-  fell(tiltRad: number, tick: number): void;
+  /** `inVerb`: a verb was running, and its result says so; otherwise the duck fell between verbs. */
+  fell(tiltRad: number, tick: number, inVerb: boolean): void;
+  /** The idle skill failed (threw, timed out): the loop holds between verbs from then on. */
+  idleFailed(message: string): void;
   plantError(call: 'read' | 'send' | 'advance', err: unknown): void;
 }
 
@@ -49,6 +54,11 @@ interface Verb {
   waitedFallen: number;
 }
 
+/** The idle skill's runs are not verbs: nobody waits for how they end. */
+const IDLE = -1;
+
+const fresh = (id: number, skill: Skill): Verb => ({ id, skill, started: false, startSlot: 0, ticks: 0, waitedFallen: 0 });
+
 type Settled = { readonly value: SkillOutput } | { readonly error: unknown } | 'timeout' | 'interrupted';
 
 const isPromise = <T>(x: T | Promise<T>): x is Promise<T> => x instanceof Promise;
@@ -66,6 +76,8 @@ export class ControlCore {
   private readonly safety: SafetyStage;
   private readonly fall: FallDetector;
   private verb: Verb | undefined;
+  /** What runs between verbs (Verb.id IDLE), started afresh after each verb and each fall. */
+  private idle: Verb | undefined;
   private stopSeen: bigint;
   private lastIndex = -1;
   private wake: (() => void) | undefined;
@@ -96,6 +108,11 @@ export class ControlCore {
     return this.verb !== undefined;
   }
 
+  /** The skill to run between verbs from the next tick on; undefined holds. */
+  setIdle(skill: Skill | undefined): void {
+    this.idle = skill !== undefined ? fresh(IDLE, skill) : undefined;
+  }
+
   /**
    * A verb's skill, made; `seqAtRun` is the stop counter when run() was called: a stop before it
    * ends the verb before (it was for that one), a stop after it ends this one.
@@ -103,8 +120,9 @@ export class ControlCore {
   begin(id: number, skill: Skill, seqAtRun: bigint): void {
     if (seqAtRun > this.stopSeen) this.consumeStop(this.lastIndex);
     if (this.verb !== undefined) this.endVerb(this.verb, { outcome: 'stopped', ticks: this.verb.ticks, endTick: this.lastIndex });
-    const verb: Verb = { id, skill, started: false, startSlot: 0, ticks: 0, waitedFallen: 0 };
+    const verb = fresh(id, skill);
     this.verb = verb;
+    this.restartIdle();
     const now = this.stopSeq();
     if (this.closed || now > seqAtRun) {
       if (now > this.stopSeen) this.stopSeen = now;
@@ -141,8 +159,9 @@ export class ControlCore {
       return this.finish(t, began, () => (first ? undefined : this.safety.hold()));
     }
     if (change === 'recovered') return this.finish(t, began, () => this.safety.establish(frame.jointPos));
-    const verb = this.verb;
-    if (first || verb === undefined) return this.finish(t, began, () => (first ? undefined : this.safety.hold()));
+    if (first) return this.finish(t, began, () => undefined);
+    const verb = this.verb ?? this.idle;
+    if (verb === undefined) return this.finish(t, began, () => this.safety.hold());
     return this.runSkill(verb, frame, t, began);
   }
 
@@ -184,6 +203,7 @@ export class ControlCore {
   private settle(verb: Verb, settled: Settled, t: TickTiming, began: number): void {
     // A stop may have come while the skill computed; its targets are then not sent.
     this.consumeStop(t.index);
+    if (verb.id === IDLE) return this.settleIdle(verb, settled, t, began);
     if (this.verb !== verb) return this.finish(t, began, () => this.safety.hold());
     const fail = (reason: 'skill' | 'timeout', text: string) => this.endVerb(verb, { outcome: 'failed', reason, message: text, ticks: verb.ticks, endTick: t.index });
     if (settled === 'interrupted') return this.finish(t, began, () => this.safety.hold());
@@ -195,6 +215,24 @@ export class ControlCore {
       return this.finish(t, began, () => this.submit(desired));
     }
     return this.finish(t, began, () => this.safety.hold());
+  }
+
+  /** The idle skill's tick: its targets while no verb runs; done starts it again, a failure drops it. */
+  private settleIdle(idle: Verb, settled: Settled, t: TickTiming, began: number): void {
+    if (this.idle !== idle || this.verb !== undefined || settled === 'interrupted') return this.finish(t, began, () => this.safety.hold());
+    if (settled === 'timeout' || 'error' in settled) {
+      this.idle = undefined;
+      this.hooks.idleFailed(settled === 'timeout' ? `gave no targets within ${this.settings.skillTimeoutMs} ms` : message(settled.error));
+    } else if (settled.value === 'done') this.restartIdle();
+    else {
+      const desired = settled.value;
+      return this.finish(t, began, () => this.submit(desired));
+    }
+    return this.finish(t, began, () => this.safety.hold());
+  }
+
+  private restartIdle(): void {
+    if (this.idle !== undefined && this.idle.started) this.idle = fresh(IDLE, this.idle.skill);
   }
 
   private submit(desired: ArrayLike<number>): void {
@@ -239,8 +277,9 @@ export class ControlCore {
   private onFell(frame: SensorFrame, index: number): void {
     const verb = this.verb;
     if (verb !== undefined) this.endVerb(verb, { outcome: 'failed', reason: 'fell', message: 'fell', ticks: verb.ticks, endTick: index });
+    this.restartIdle();
     if (this.settings.fall.then === 'limp') this.guard('send', () => void this.safety.limp());
-    this.hooks.fell(tiltOf(frame.gravity), index);
+    this.hooks.fell(tiltOf(frame.gravity), index, verb !== undefined);
   }
 
   /** A verb asked for while the duck is down waits a fall's worth of ticks for it to be righted. */

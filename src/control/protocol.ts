@@ -26,6 +26,8 @@ export interface WorkerInit {
   readonly realtimePriority: number | false;
   /** Skill modules imported (and warmed with their options) before the first tick. */
   readonly warm: readonly ModuleSpec[];
+  /** The skill run between verbs from the first tick on (ControlLoopOptions.idle); none holds. */
+  readonly idle?: ModuleSpec;
   readonly shared: SharedArrayBuffer;
 }
 
@@ -34,6 +36,8 @@ export type ToWorker =
   /** The counter says it already; this only wakes a tick that waits on a skill's promise. */
   | { readonly type: 'stop' }
   | { readonly type: 'sense'; readonly id: number }
+  /** The skill to run between verbs from now on; null holds. */
+  | { readonly type: 'idle'; readonly skill: ModuleSpec | null }
   | { readonly type: 'close' };
 
 export type FromWorker =
@@ -41,7 +45,8 @@ export type FromWorker =
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'verb'; readonly id: number; readonly result: VerbResult }
   | { readonly type: 'stats'; readonly stats: ControlStats }
-  | { readonly type: 'fell'; readonly tiltRad: number; readonly tick: number }
+  /** `inVerb`: the verb's result says it fell; otherwise it fell between verbs. */
+  | { readonly type: 'fell'; readonly tiltRad: number; readonly tick: number; readonly inVerb: boolean }
   | { readonly type: 'warn'; readonly message: string }
   | { readonly type: 'sensed'; readonly id: number; readonly world: Json }
   | { readonly type: 'closed' };

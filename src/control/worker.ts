@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ControlCore, type CoreHooks } from './core.js';
-import { loadPlant, loadSkill, warmSkill, type Json } from './module-spec.js';
+import { loadPlant, loadSkill, warmSkill, type Json, type ModuleSpec } from './module-spec.js';
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
@@ -29,10 +29,11 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const warned = new Set<string>();
   const hooks: CoreHooks = {
     verbEnded: (id, result) => post({ type: 'verb', id, result }),
-    fell: (tiltRad, tick) => {
-      post({ type: 'fell', tiltRad, tick });
+    fell: (tiltRad, tick, inVerb) => {
+      post({ type: 'fell', tiltRad, tick, inVerb });
       publish();
     },
+    idleFailed: (why) => post({ type: 'warn', message: `the skill run between verbs failed (${why}); holding between verbs from now on` }),
     // Once per kind of call: a plant that fails every tick must not flood the main thread.
     plantError: (call, err) => {
       if (warned.has(call)) return;
@@ -48,6 +49,17 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const driver: Driver = virtual !== undefined ? new LockstepDriver(deps, virtual) : new RealtimeDriver(deps);
   const context = { joints: plant.joints, periodMs: init.periodMs };
 
+  /** The idle skill asked for last: one that loads after a later ask is not used. */
+  let idleAsk = 0;
+  const setIdle = (spec: ModuleSpec | null): Promise<void> => {
+    const ask = ++idleAsk;
+    if (spec === null) return Promise.resolve(core.setIdle(undefined));
+    return loadSkill(spec, context).then(
+      (skill) => void (ask === idleAsk && core.setIdle(skill)),
+      (err: unknown) => post({ type: 'warn', message: `the skill to run between verbs could not be made (${errorText(err)}); holding between verbs` }),
+    );
+  };
+
   let closing = false;
   port.on('message', (message: ToWorker) => {
     if (message.type === 'run') {
@@ -58,6 +70,8 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
         },
         (err: unknown) => post({ type: 'verb', id: message.id, result: { outcome: 'failed', reason: 'skill', message: `skill: ${errorText(err)}`, ticks: 0, endTick: -1 } }),
       );
+    } else if (message.type === 'idle') {
+      void setIdle(message.skill);
     } else if (message.type === 'stop') {
       core.interrupt();
     } else if (message.type === 'sense') {
@@ -87,6 +101,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   // Before the first tick: nothing is moving yet. A module that cannot warm says so once; its
   // verb fails on it later with the skill's own error.
   for (const spec of init.warm) await warmSkill(spec).catch((err: unknown) => post({ type: 'warn', message: `skill ${spec.module} could not be warmed: ${errorText(err)}` }));
+  if (init.idle !== undefined) await setIdle(init.idle);
   post({ type: 'ready', joints: plant.joints, scheduling });
   driver.start();
 }

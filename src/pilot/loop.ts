@@ -77,6 +77,9 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
     emit({ type: 'trouble', kind: t.kind, message: t.message });
     // A fault during a verb fails that verb (the executor says so to the pilot); any other ends the run.
     if (t.kind === 'fault' && executor.noteFault(t.message) === 'verb') return;
+    // A fall between verbs ends no run by itself: the verbs after it are refused while the duck
+    // is down (a person may stand it up), and no success is accepted after it.
+    if (t.kind === 'fell') return void executor.noteFault(t.message);
     if (!trouble.signal.aborted) trouble.abort(new BodyError(t.message));
   };
   const stopWatching = sensors.onTrouble?.(onTrouble);

@@ -58,10 +58,14 @@ export class StatusBoard {
         s.loop = { hz, periodMs, missed, overruns, state };
         // A loop that stands again (holding, running) is no longer fallen; a closed one says nothing of it.
         if (state === 'fallen') entry.fallen = true;
-        else if (state !== 'closed') entry.fallen = false;
+        else if (state !== 'closed') {
+          entry.fallen = false;
+          delete s.fell;
+        }
       })),
-      on('control:fell', (e) => this.change(e.robot, undefined, (_s, entry) => {
+      on('control:fell', (e) => this.change(e.robot, undefined, (s, entry) => {
         entry.fallen = true;
+        s.fell = { at: this.now().toISOString(), tilt_deg: Math.round((e.tiltRad * 180) / Math.PI) };
       })),
       on('body:open', (e) => this.change(e.robot, e.key, (_s, entry) => {
         entry.open = true;

@@ -15,8 +15,8 @@ export type TranscriptEvent =
   | { type: 'memory'; action: string; detail: Record<string, unknown> }
   | { type: 'budget'; budget: 'steps' | 'llm_calls' | 'seconds'; used: number; limit: number }
   | { type: 'error'; message: string }
-  /** The body reported trouble by itself: a lost link, a firmware fault (watchdog, battery). */
-  | { type: 'trouble'; kind: 'link-lost' | 'fault'; message: string }
+  /** The body reported trouble by itself: a lost link, a firmware fault (watchdog, battery), a fall between verbs. */
+  | { type: 'trouble'; kind: 'link-lost' | 'fault' | 'fell'; message: string }
   /**
    * The run's body talks to a firmware over a link: which port, which firmware and which boot of
    * it (two runs with one boot id ran on one firmware that did not restart in between).

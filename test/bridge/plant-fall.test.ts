@@ -167,3 +167,30 @@ describe('quackd run on microduck:jsonrpc when the duck falls', { skip: missingT
     }
   });
 });
+
+describe('microduck:jsonrpc falls between verbs', { skip: missingTools() }, () => {
+  it('is trouble the run hears (kind fell), torque goes off, and the next walk is refused as fallen', async () => {
+    const rig = await Rig.start(FALLS);
+    const body = await openBody(rig);
+    try {
+      const heard: { kind: string; message: string }[] = [];
+      const off = body.onTrouble?.((t) => heard.push(t));
+      // A verb first, so that torque is on when it tips over with no verb running.
+      const walked = await body.perform({ verb: 'walk', args: { metres: 0.3 } });
+      assert.equal(walked.ok, true, walked.summary);
+      rig.signalFirmware('SIGUSR1');
+      const until = performance.now() + 5000;
+      while (!heard.some((t) => t.kind === 'fell') && performance.now() < until) await sleep(20);
+      off?.();
+      const fell = heard.find((t) => t.kind === 'fell');
+      assert.match(fell?.message ?? JSON.stringify(heard), /^fell between verbs \(tilted \d+°\); torque off$/);
+      const r = await body.perform({ verb: 'walk', args: { metres: 0.3 } });
+      assert.equal(r.ok, false);
+      assert.match(r.summary, /fallen: the duck is down/);
+      assert.equal((await seen(body)).torque, false);
+    } finally {
+      await body.close();
+      await rig.cleanup();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * Skills for the control tests, made in the worker from JSON options (`kind` picks one):
- *   ramp    moves joint `joint` at `velocity` rad/s from where it is held, for `durationMs` (or until stopped)
+ *   ramp    moves joint `joint` at `velocity` rad/s from where it is held, for `durationMs` (or until stopped);
+ *           with `startMs`, its start takes that long (a policy warming up) before its first targets
  *   script  asks for `targets[k]` on its k-th tick (null stands for NaN, which JSON cannot carry), then done
  *   block   like ramp, but blocks the worker for `ms` on its `at`-th tick, once
  *   async   answers each tick after `delayMs` with the held pose; done after `ticks` ticks when given
@@ -10,7 +11,7 @@ import { z } from 'zod';
 import type { Json } from '../../src/control/module-spec.js';
 import type { Skill } from '../../src/control/skill.js';
 
-const Ramp = { joint: z.number().int().default(0), velocity: z.number().default(1), durationMs: z.number().optional() };
+const Ramp = { joint: z.number().int().default(0), velocity: z.number().default(1), durationMs: z.number().optional(), startMs: z.number().optional() };
 const Options = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ramp'), ...Ramp }),
   z.object({ kind: z.literal('script'), targets: z.array(z.array(z.number().nullable())) }),
@@ -28,7 +29,10 @@ export function createSkill(options: Json | undefined): Skill {
     case 'ramp':
     case 'block':
       return {
-        start,
+        start: (frame, pose) => {
+          start(frame, pose);
+          if (o.startMs !== undefined) return new Promise((resolve) => setTimeout(resolve, o.startMs));
+        },
         tick(_frame, tMs) {
           const k = ticks++;
           if (o.kind === 'block' && k === o.at) {

@@ -12,7 +12,10 @@
  * cut torque. While anyone listens (onTrouble), and during every motion verb, the body watches the
  * link: a detach, or a state stream that goes stale and a firmware that does not answer either, is
  * reported as `link-lost`; a firmware `fault` notification as `fault`; either stops a running verb
- * on the loop's next tick. Each run after the first says hello again, so the run knows which boot
+ * on the loop's next tick. So does a stop (the caller's signal, stop()) at any moment of a motion
+ * verb, from its first question to the firmware to its last tick: a stop before torque is on
+ * leaves it off, and the result says what was done (the time the policy ran, the targets sent).
+ * A verb that sent no target never reads as done. Each run after the first says hello again, so the run knows which boot
  * of the firmware it talks to (`link`): a firmware that restarted behind a port that stayed has a
  * new boot id.
  *
@@ -99,8 +102,8 @@ export class JsonRpcBody implements Body {
   /** The hello that opened the body is the first run's: only later runs say hello again. */
   private greeted = true;
 
-  /** A motion verb is running in the loop: trouble stops it. */
-  private driving = false;
+  /** A motion verb is under way (from before torque on to its last tick): trouble and stop() end it. */
+  private driving: AbortController | undefined;
 
   constructor(
     private readonly client: BridgeLink,
@@ -119,6 +122,10 @@ export class JsonRpcBody implements Body {
     });
     client.on('fault', (fault) => {
       if (!this.closed) this.report({ kind: 'fault', message: faultLine(fault) });
+    });
+    // A verb's fall is its result; one between verbs (the loop went limp, or holds) is trouble.
+    control?.loop.onFall(({ tiltRad }) => {
+      if (!this.closed) this.report({ kind: 'fell', message: `fell between verbs (tilted ${Math.round((tiltRad * 180) / Math.PI)}°); ${control.fall.then === 'limp' ? 'torque off' : 'holding its last pose'}` });
     });
   }
 
@@ -182,27 +189,31 @@ export class JsonRpcBody implements Body {
     if (control === undefined) return { ok: false, summary: `${verb} needs the control loop, and this ${JSONRPC_KEY} body was opened without one` };
     if (this.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
     const { loop } = control;
-    const state = await this.freshState();
-    // A duck lying down is not stiffened for a verb the loop will refuse (`fallen`) anyway.
-    const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
-    if (!state.torque && !down) await this.client.torque(true);
-    const before = await this.facts(loop);
-    const stop = (): void => loop.stop();
+    // The verb's own stop, open before its first await: a stop that comes while torque switches
+    // on or the first reading is asked for is this verb's, never one the loop takes for the last.
+    const halt = new AbortController();
+    const stop = (): void => halt.abort();
     signal?.addEventListener('abort', stop, { once: true });
-    this.driving = true;
+    this.driving = halt;
     this.startWatch();
+    let before: LinkFacts | undefined;
+    let result: LoopResult;
     // The skill's own time limit runs on ticks; a loop that ticks no skill (no fresh state) must still end.
     const guard = setTimeout(stop, timeoutMs + VERB_GRACE_MS);
-    let result: LoopResult;
     try {
-      result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs));
+      const state = await this.freshState();
+      // A duck lying down is not stiffened for a verb the loop will refuse (`fallen`) anyway.
+      const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
+      if (!state.torque && !down && !halt.signal.aborted) await this.client.torque(true);
+      before = await this.facts(loop);
+      result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs), halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
     } finally {
       clearTimeout(guard);
       signal?.removeEventListener('abort', stop);
-      this.driving = false;
+      this.driving = undefined;
       this.stopWatch();
     }
     this.assertLinked();
@@ -222,6 +233,14 @@ export class JsonRpcBody implements Body {
       return { ...fell, data: { ...fell.data, ...sent } };
     }
     const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
+    return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: this.tilt(), ran_s: ranSeconds(result), ...sent, ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
+  }
+
+  /** A verb that ended as asked but moved nothing (torque off, every target refused) is no success: undefined when it sent some. */
+  private unsent(r: { before: LinkFacts | undefined; after: LinkFacts | undefined }, what: string): VerbResult | undefined {
+    const sent = this.sentData(r.before, r.after);
+    if ((sent['targets_sent'] ?? 0) > 0) return undefined;
+    const why = sent['targets_sent'] === undefined ? 'whether any target reached the firmware is unknown' : 'no target reached the firmware (was torque switched off?)';
     return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: this.tilt(), ...sent } };
   }
 
@@ -249,10 +268,12 @@ export class JsonRpcBody implements Body {
     const timeoutMs = (Math.abs(metres) / Math.abs(c.value)) * 1000;
     const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
     if (!('result' in r)) return r;
-    const what = `walked ${(timeoutMs / 1000).toFixed(1)} s`;
-    const failed = await this.failed(r, `walk ${metres.toFixed(2)} m`, what);
+    // The time the policy ran, not the time planned: a stopped walk says how far it got.
+    const ran = ranSeconds(r.result);
+    const what = `walked ${ran.toFixed(1)} s`;
+    const failed = (await this.failed(r, `walk ${metres.toFixed(2)} m`, what)) ?? this.unsent(r, what);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vx: c.value } };
-    return { ok: true, summary: `${what}, ${c.text}; ${metres.toFixed(2)} m asked, no odometry on the bridge, distance not measured`, data: { walked_s: Math.round(timeoutMs / 100) / 10, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
+    return { ok: true, summary: `${what}, ${c.text}; ${metres.toFixed(2)} m asked, no odometry on the bridge, distance not measured`, data: { walked_s: ran, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
   }
 
   /** Ends on the yaw the plant integrates from the gyro, or on its time limit; `rate` in degrees per second. */
@@ -264,7 +285,7 @@ export class JsonRpcBody implements Body {
     if (!('result' in r)) return r;
     const turned = r.before !== undefined && r.after !== undefined ? turnedDeg(r.before.yaw_rad, r.after.yaw_rad, rad) : undefined;
     const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
-    const failed = await this.failed(r, `turn ${degrees}°`, what);
+    const failed = (await this.failed(r, `turn ${degrees}°`, what)) ?? this.unsent(r, what);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vyaw: c.value } };
     const short = turned === undefined || Math.abs(turned - degrees) > 15;
     return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}, ${c.text}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), commanded_vyaw: c.value, ...this.sentData(r.before, r.after) } };
@@ -275,7 +296,7 @@ export class JsonRpcBody implements Body {
     const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
     if (!('result' in r)) return r;
     const what = `kicked ${foot}`;
-    const failed = await this.failed(r, `kick ${foot}`, what);
+    const failed = (await this.failed(r, `kick ${foot}`, what)) ?? this.unsent(r, what);
     if (failed !== undefined) return failed;
     return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
   }
@@ -328,6 +349,8 @@ export class JsonRpcBody implements Body {
    * transcript records it): a dead link must never read as a clean stop.
    */
   async stop(): Promise<void> {
+    // A motion verb under way ends at the loop's next tick, whatever it was doing when this came.
+    this.driving?.abort();
     // Down: the watchdog has cut torque, but quackd could not say so itself.
     if (!this.client.attached) {
       throw new BodyError(`serial link to ${this.port.label} is down: torque off not sent; the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
@@ -381,7 +404,7 @@ export class JsonRpcBody implements Body {
 
   private report(trouble: BodyTrouble): void {
     // A verb in the loop ends on its next tick: the pilot hears the trouble, not a finished walk.
-    if (this.driving) this.control?.loop.stop();
+    this.driving?.abort();
     for (const listener of [...this.listeners]) listener(trouble);
   }
 
@@ -394,7 +417,7 @@ export class JsonRpcBody implements Body {
   }
 
   private stopWatch(): void {
-    if (this.listeners.size > 0 || this.driving) return;
+    if (this.listeners.size > 0 || this.driving !== undefined) return;
     this.clearWatch();
   }
 
@@ -430,6 +453,11 @@ export class JsonRpcBody implements Body {
     if (err instanceof BridgeError) return new BodyError(err.message);
     return new BodyError(String(err));
   }
+}
+
+/** How long a verb's policy ran, in seconds to a tenth: its ticks on the loop's grid. */
+function ranSeconds(result: LoopResult): number {
+  return Math.round((result.ticks * PERIOD_MS) / 100) / 10;
 }
 
 /** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */

@@ -4,6 +4,12 @@
  * thread: src/control). A verb is a policy run until the twin's own pose says it is done: walk a
  * distance along the heading, turn an angle, one kick; search_scan turns in 30° steps as sim2d
  * does. Nothing here sends a joint target: the loop's safety stage does.
+ *
+ * Between verbs the loop runs the stand policy (a duck left holding a gait's last pose, or even
+ * its home pose, on servos that cannot hold it tips over while its pilot thinks). A stop at any
+ * moment of a verb, from its first reading to the end of its settle, ends it at the next tick,
+ * and its result says what was done by then; a fall in the verb or its settle is the verb's
+ * result, and one between verbs is trouble (onTrouble) the run hears at once.
  */
 import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
@@ -16,7 +22,7 @@ import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../pol
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
-import { BodyError, type Body, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { BodyError, type Body, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { turnedDeg } from '../heading.js';
 import { describeBearing, type Sim2dLayout } from '../sim2d/sim2d-body.js';
 import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
@@ -35,6 +41,9 @@ const KICK_SETTLE_MS = 1500;
  */
 const GAIT_SETTLE_MS = 500;
 
+/** The loop's period (ControlLoop's default, 50 Hz): a verb's ticks in seconds. */
+const PERIOD_MS = 20;
+
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 const tilt = (w: TwinWorld): number => trunkTilt(w.trunk);
@@ -45,6 +54,17 @@ const tilt = (w: TwinWorld): number => trunkTilt(w.trunk);
  * the head camera has lost it; the feet would feel it. The camera distance to stop at for a kick.
  */
 const KICK_FROM_M = 0.04;
+
+/** What a verb's drive() says: the twin before and after, how it ended, and whether it ended while settling. */
+interface Driven {
+  readonly before: TwinWorld;
+  readonly after: TwinWorld;
+  readonly result: LoopResult;
+  readonly settling: boolean;
+}
+
+/** The stand's time limit between verbs: a day; it starts again after each verb in any case. */
+const IDLE_LIMIT_MS = 86_400_000;
 
 function ballInReach(w: TwinWorld): 'left' | 'right' | undefined {
   const [dx, dy] = [w.ball.x - w.trunk.x, w.ball.y - w.trunk.y];
@@ -59,6 +79,11 @@ export class MujocoBody implements Body {
   private quacks = 0;
   private walked = 0;
   private readonly ballStart: { readonly x: number; readonly y: number };
+  /** The verb under way's own stop: the caller's signal or stop() ends it, whenever they come. */
+  private halt: AbortController | undefined;
+  private readonly troubleListeners = new Set<(trouble: BodyTrouble) => void>();
+  /** A fall between verbs that nobody heard yet (it fell before the run listened): told to the first listener. */
+  private unheard: BodyTrouble | undefined;
 
   constructor(
     private readonly loop: ControlLoop,
@@ -68,6 +93,11 @@ export class MujocoBody implements Body {
     private readonly gaitSettleMs = 0,
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
+    loop.onFall(({ tiltRad }) => {
+      const trouble: BodyTrouble = { kind: 'fell', message: `fell between verbs (tilted ${deg(tiltRad)}°)` };
+      if (this.troubleListeners.size === 0) this.unheard = trouble;
+      for (const listener of [...this.troubleListeners]) listener(trouble);
+    });
   }
 
   private async sense(): Promise<TwinWorld> {
@@ -94,20 +124,31 @@ export class MujocoBody implements Body {
     };
   }
 
+  /** Falls between verbs, as trouble: the loop refuses verbs while the duck is down. */
+  onTrouble(listener: (trouble: BodyTrouble) => void): () => void {
+    this.troubleListeners.add(listener);
+    const unheard = this.unheard;
+    this.unheard = undefined;
+    if (unheard !== undefined) queueMicrotask(() => listener(unheard));
+    return () => this.troubleListeners.delete(listener);
+  }
+
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb}: stopped before it started` };
-    const stop = (): void => this.loop.stop();
+    const halt = new AbortController();
+    this.halt = halt;
+    const stop = (): void => halt.abort();
     signal?.addEventListener('abort', stop, { once: true });
     try {
       switch (intent.verb) {
         case 'walk':
-          return await this.walk(intent.args.metres, intent.args.speed);
+          return await this.walk(intent.args.metres, halt.signal, intent.args.speed);
         case 'turn':
-          return await this.turn(intent.args.degrees, intent.args.rate);
+          return await this.turn(intent.args.degrees, halt.signal, intent.args.rate);
         case 'kick':
-          return await this.kick(intent.args.foot);
+          return await this.kick(intent.args.foot, halt.signal);
         case 'search_scan':
-          return await this.searchScan(signal);
+          return await this.searchScan(halt.signal);
         case 'quack':
           this.quacks += 1;
           return { ok: true, summary: 'quack!', data: { quacks: this.quacks } };
@@ -116,25 +157,38 @@ export class MujocoBody implements Body {
       }
     } finally {
       signal?.removeEventListener('abort', stop);
+      if (this.halt === halt) this.halt = undefined;
     }
   }
 
   /**
    * Runs one policy verb, then (when it ended as asked) the stand policy for `settleMs`, so the
-   * duck is left on both feet; the twin's pose before and after, and how the verb ended.
+   * duck is left on both feet; the twin's pose before and after, and how the verb ended: a fall
+   * or a stop in the settle is the verb's ending (`settling`), and `ticks` counts both.
    */
-  private async drive(slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, settleMs = this.gaitSettleMs): Promise<{ before: TwinWorld; after: TwinWorld; result: LoopResult }> {
+  private async drive(slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, halt: AbortSignal, settleMs = this.gaitSettleMs): Promise<Driven> {
     const before = await this.sense();
-    const result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs));
-    if (result.outcome === 'done' && settleMs > 0) await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, settleMs));
+    let result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs), halt);
+    let settling = false;
+    if (result.outcome === 'done' && settleMs > 0) {
+      const settle = await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, settleMs), halt);
+      settling = settle.outcome !== 'done';
+      if (settling) result = { ...settle, ticks: result.ticks + settle.ticks };
+    }
     const after = await this.sense();
-    return { before, after, result };
+    return { before, after, result, settling };
   }
 
-  private failed(result: LoopResult, what: string, after: TwinWorld): VerbResult | undefined {
+  /** `walked 0.04 m: failed — fell after it, while it settled (tilted 62°)`, `… in 1.9 s: stopped`; undefined when the verb ended as asked. */
+  private failed({ result, after, settling }: Driven, what: string): VerbResult | undefined {
     if (result.outcome === 'done') return undefined;
-    const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
-    return { ok: false, summary: `${what}: ${why}; ${this.view(after)}`, data: { ...this.viewData(after), tilt_deg: deg(tilt(after)), ...(result.outcome === 'failed' && (result.reason === 'fell' || result.reason === 'fallen') ? { fell: true } : {}) } };
+    const fell = result.outcome === 'failed' && (result.reason === 'fell' || result.reason === 'fallen');
+    const when = settling ? ' after it, while it settled' : '';
+    const why = result.outcome === 'stopped' ? `stopped${when}` : fell ? `${describeVerb(result)}${when} (tilted ${deg(tilt(after))}°)` : describeVerb(result);
+    const ran = (result.ticks * PERIOD_MS) / 1000;
+    // A verb refused while the duck was down never ran: no time to say.
+    const took = result.ticks > 0 || result.outcome === 'stopped' ? ` in ${ran.toFixed(1)} s` : '';
+    return { ok: false, summary: `${what}${took}: ${why}; ${this.view(after)}`, data: { ...this.viewData(after), tilt_deg: deg(tilt(after)), ran_s: round2(ran), ...(result.outcome === 'stopped' ? { stopped: true } : {}), ...(fell ? { fell: true } : {}) } };
   }
 
   /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
@@ -143,15 +197,16 @@ export class MujocoBody implements Body {
     return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
   }
 
-  private async walk(metres: number, speed?: number): Promise<VerbResult> {
+  private async walk(metres: number, halt: AbortSignal, speed?: number): Promise<VerbResult> {
     const c = this.command('walk', 'vx', metres, speed);
     if (!('axis' in c)) return c;
     const sent = { commanded_vx: round2(c.value) };
-    const { before, after, result } = await this.drive('walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeLimitMs(metres, c));
+    const driven = await this.drive('walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeLimitMs(metres, c), halt);
+    const { before, after } = driven;
     const along = (after.trunk.x - before.trunk.x) * Math.cos(before.trunk.yaw) + (after.trunk.y - before.trunk.y) * Math.sin(before.trunk.yaw);
     this.walked += Math.abs(along);
     const what = `walked ${along.toFixed(2)} m`;
-    const failed = this.failed(result, what, after);
+    const failed = this.failed(driven, what);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent } };
     const short = Math.abs(along) < Math.abs(metres) * 0.8;
     // The policy skill ends a walk whose way is blocked; sim2d words it the same way.
@@ -161,39 +216,42 @@ export class MujocoBody implements Body {
   }
 
   /** `rate` in degrees per second, as the verb takes it. */
-  private async turn(degrees: number, rate?: number): Promise<VerbResult> {
+  private async turn(degrees: number, halt: AbortSignal, rate?: number): Promise<VerbResult> {
     const rad = (degrees * Math.PI) / 180;
     const c = this.command('turn', 'vyaw', rad, rate !== undefined ? (rate * Math.PI) / 180 : undefined);
     if (!('axis' in c)) return c;
     const sent = { commanded_vyaw: round2(c.value) };
-    const { before, after, result } = await this.drive('turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c));
+    const driven = await this.drive('turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c), halt);
+    const { before, after } = driven;
     const turned = turnedDeg(before.trunk.yaw, after.trunk.yaw, rad);
     const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'}`;
-    const failed = this.failed(result, what, after);
+    const failed = this.failed(driven, what);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent } };
     const short = Math.abs(turned - degrees) > 15;
     return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked` : ''}, ${c.text}; ${this.view(after)}`, data: { turned_deg: turned, ...sent, ...this.viewData(after) } };
   }
 
-  private async kick(foot: 'left' | 'right'): Promise<VerbResult> {
+  private async kick(foot: 'left' | 'right', halt: AbortSignal): Promise<VerbResult> {
     // The ball rolls on after the foot is back: stand while it does (in lock-step the twin's
     // time runs only during a verb, so a ball read at once would be frozen mid-roll).
-    const { before, after, result } = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, KICK_SETTLE_MS);
+    const driven = await this.drive(foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, halt, KICK_SETTLE_MS);
+    const { before, after } = driven;
     const moved = Math.hypot(after.ball.x - before.ball.x, after.ball.y - before.ball.y);
     const what = `kicked ${foot}`;
-    const failed = this.failed(result, what, after);
+    const failed = this.failed(driven, what);
     if (failed !== undefined) return failed;
     if (moved < 0.02) return { ok: false, summary: `${what}: missed, the ball did not move`, data: { ball_moved_m: round2(moved) } };
     return { ok: true, summary: `ball moved ${moved.toFixed(2)} m`, data: { ball_moved_m: round2(moved), ball_displaced_m: this.metrics()['ball_displaced_m'] ?? 0 } };
   }
 
-  private async searchScan(signal?: AbortSignal): Promise<VerbResult> {
+  private async searchScan(halt: AbortSignal): Promise<VerbResult> {
     for (let i = 0; i < 360 / SCAN_STEP_DEG; i++) {
       const w = await this.sense();
       if (w.sees !== null) return { ok: true, summary: `ball found at bearing ${describeBearing(w.sees.bearing)}, ${w.sees.distance.toFixed(2)} m`, data: { ...this.viewData(w), turned_deg: i * SCAN_STEP_DEG } };
-      if (signal?.aborted === true) break;
-      const step = await this.turn(SCAN_STEP_DEG);
-      if (step.data?.['fell'] === true) return { ok: false, summary: `search stopped: ${step.summary}`, ...(step.data !== undefined ? { data: step.data } : {}) };
+      // A stopped search found nothing: it never reads as a full turn with no ball.
+      if (halt.aborted) return { ok: false, summary: `search stopped after ${i * SCAN_STEP_DEG}°: no ball in sight`, data: { ball_visible: false, turned_deg: i * SCAN_STEP_DEG, stopped: true } };
+      const step = await this.turn(SCAN_STEP_DEG, halt);
+      if (step.data?.['fell'] === true || step.data?.['stopped'] === true) return { ok: false, summary: `search stopped: ${step.summary}`, ...(step.data !== undefined ? { data: step.data } : {}) };
     }
     return { ok: true, summary: 'no ball in sight after a full turn', data: { ball_visible: false, turned_deg: 360 } };
   }
@@ -221,6 +279,7 @@ export class MujocoBody implements Body {
   }
 
   stop(): Promise<void> {
+    this.halt?.abort();
     this.loop.stop();
     return Promise.resolve();
   }
@@ -244,6 +303,8 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
     },
     mode: s.pace,
     warm: skillWarmups(SLOTS.map(policies)),
+    // The stand between verbs runs for as long as there are none: its time limit is never reached.
+    idle: policySkill(policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, IDLE_LIMIT_MS),
     robot: options.robot ?? KEY,
     ...(options.events !== undefined ? { events: options.events } : {}),
   }).catch((err: unknown) => {
