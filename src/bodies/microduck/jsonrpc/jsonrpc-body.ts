@@ -271,7 +271,8 @@ export class JsonRpcBody implements Body {
     // The time the policy ran, not the time planned: a stopped walk says how far it got.
     const ran = ranSeconds(r.result);
     const what = `walked ${ran.toFixed(1)} s`;
-    const failed = (await this.failed(r, `walk ${metres.toFixed(2)} m`, what)) ?? this.unsent(r, what);
+    const whatAt = `${what} at ${Math.abs(c.value).toFixed(2)} m/s`;
+    const failed = (await this.failed(r, `walk ${metres.toFixed(2)} m`, whatAt)) ?? this.unsent(r, whatAt);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vx: c.value } };
     return { ok: true, summary: `${what}, ${c.text}; ${metres.toFixed(2)} m asked, no odometry on the bridge, distance not measured`, data: { walked_s: ran, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
   }
