@@ -31,8 +31,24 @@ const KICK_SLACK_M = 0.08;
 const LONG_LEG_M = 0.6;
 /** How far a detour steps aside from what blocked a walk. */
 const SIDESTEP_M = 0.6;
+/** Within this of the trunk, a body that reports where its kicks reach has the ball lined up for one. */
+const LINE_UP_M = 0.5;
+/** A ball last seen within this is looked for by a scan, not walked to. */
+const NEAR_M = 0.8;
 /** How far a move to new ground goes after a scan that saw nothing. */
 const NEW_GROUND_M = 1.5;
+
+/** The ball from the trunk and the kick's reach, as a body with feet that feel the ball reports them. */
+interface KickSpot {
+  readonly ball: { readonly ahead: number; readonly left: number };
+  readonly reach: { readonly ahead: number; readonly side: number };
+}
+
+function kickSpot(seen: Facts): KickSpot | undefined {
+  const [ahead, left, reachAhead, side] = ['ball_ahead_m', 'ball_left_m', 'kick_ahead_m', 'kick_side_m'].map((k) => num(seen, k));
+  if (ahead === undefined || left === undefined || reachAhead === undefined || side === undefined) return undefined;
+  return { ball: { ahead, left }, reach: { ahead: reachAhead, side } };
+}
 
 export class BallGame {
   /** Where the duck thinks it is and faces, in its own frame: the start is (0, 0) facing +x. */
@@ -72,10 +88,8 @@ export class BallGame {
     const planned = this.plan.shift();
     if (planned !== undefined) return planned;
     const kickFrom = num(seen, 'kick_from_m') ?? KICK_FROM_M;
-    // The body tells when the ball is at a foot; then it is kicked only from there.
-    const feels = 'ball_in_reach' in seen;
-    if (seen['ball_visible'] === true) return this.approach(num(seen, 'ball_bearing_deg') ?? 0, num(seen, 'ball_distance_m') ?? 0, kickFrom, feels);
-    if (this.ball !== undefined) return this.walkToWhereItWas(kickFrom);
+    if (seen['ball_visible'] === true) return this.approach(seen, kickFrom);
+    if (this.ball !== undefined) return this.walkToWhereItWas(kickFrom, last);
     return this.search(last?.verb);
   }
 
@@ -112,30 +126,66 @@ export class BallGame {
   }
 
   /** Seen: turn it straight ahead, walk up in legs, kick from the kick spot. */
-  private approach(bearing: number, distance: number, kickFrom: number, feels: boolean): Call {
+  private approach(seen: Facts, kickFrom: number): Call {
     this.plan.length = 0;
-    const across = Math.abs(distance * Math.sin(rad(bearing)));
-    if (distance <= kickFrom + KICK_SLACK_M) {
-      // Too close to aim by turning (the camera swings past it): a sim2d kick forgives 25°;
-      // a body with feet that feel the ball is not at a foot, so step back and look again.
-      if (!feels && Math.abs(bearing) <= 20) return { name: 'kick', args: { foot: bearing > 0 ? 'left' : 'right' } };
-      return { name: 'walk', args: { metres: -0.2 } };
+    const bearing = num(seen, 'ball_bearing_deg') ?? 0;
+    const distance = num(seen, 'ball_distance_m') ?? 0;
+    const spot = kickSpot(seen);
+    if (spot !== undefined && Math.hypot(spot.ball.ahead, spot.ball.left) <= LINE_UP_M) return this.lineUp(spot);
+    // A body that says where its kicks reach is walked to where it can line one up; else to the kick spot.
+    const stopAt = spot !== undefined ? LINE_UP_M - 0.15 : kickFrom;
+    if (spot === undefined && distance <= kickFrom + KICK_SLACK_M) {
+      // Too close to aim by turning: a kick forgives 25° (sim2d's), else step back and look again.
+      return Math.abs(bearing) <= 20 ? { name: 'kick', args: { foot: bearing > 0 ? 'left' : 'right' } } : this.backOff();
     }
     // Aimed when the ball is within a few degrees, or (near) within a few centimetres of the line.
-    if (Math.abs(bearing) > 4 && across > 0.03) return { name: 'turn', args: { degrees: bearing } };
-    const leg = distance - kickFrom;
+    if (Math.abs(bearing) > 4 && Math.abs(distance * Math.sin(rad(bearing))) > 0.03) return { name: 'turn', args: { degrees: bearing } };
+    const leg = distance - stopAt;
     return { name: 'walk', args: { metres: cm(Math.min(2, leg > LONG_LEG_M ? leg - 0.3 : leg)) } };
   }
 
+  /**
+   * Near, on a body that says where the ball is from its trunk and where its kicks reach: turn
+   * so the ball will pass the kicking foot at the kick's side, then walk it up to the foot.
+   */
+  private lineUp({ ball, reach }: KickSpot): Call {
+    const r = Math.hypot(ball.ahead, ball.left);
+    const side = (ball.left >= 0 ? 1 : -1) * reach.side;
+    if (r <= Math.abs(side) + 0.02 || ball.ahead < reach.ahead - 0.03) return this.backOff();
+    // The turn about the trunk that puts the ball `side` to the left of straight ahead.
+    const turn = deg(Math.atan2(ball.left, ball.ahead) - Math.asin(side / r));
+    if (Math.abs(ball.left - side) > 0.025 && Math.abs(turn) >= 2) return { name: 'turn', args: { degrees: Math.round(turn) } };
+    const go = ball.ahead - reach.ahead;
+    return go > 0.02 ? { name: 'walk', args: { metres: cm(go) } } : this.backOff();
+  }
+
+  /** Too close to line anything up, and a gait may not walk backwards: turn round, step off, turn back. */
+  private backOff(): Call {
+    this.plan.length = 0;
+    this.plan.push({ name: 'walk', args: { metres: 0.3 } }, { name: 'turn', args: { degrees: 180 } });
+    return { name: 'turn', args: { degrees: 180 } };
+  }
+
   /** Not in sight now but seen before: head for where it was, and look again there. */
-  private walkToWhereItWas(kickFrom: number): Call {
+  private walkToWhereItWas(kickFrom: number, last: PilotContext['lastResults'][number] | undefined): Call {
     const ball = this.ball!;
     const away = Math.hypot(ball.x - this.pose.x, ball.y - this.pose.y);
     const bearing = deg(wrap(Math.atan2(ball.y - this.pose.y, ball.x - this.pose.x) - this.pose.heading));
-    // Right on top of where it was and still not seen: it is just under the camera, or gone.
-    if (away < kickFrom + 0.15) {
+    // Right by where it was and not seen: under the camera, or just beside its view. Look
+    // towards it once; still not seen, step off and look again from there.
+    if (away < kickFrom + 0.2) {
+      if (last?.verb === 'turn') {
+        this.ball = undefined;
+        return this.backOff();
+      }
+      return { name: 'turn', args: { degrees: bearing >= 0 ? 35 : -35 } };
+    }
+    // Near, lost from view by a gait's drift more likely than by anything in between: a scan
+    // finds it; a scan that does not, the reckoning is wrong and the search starts afresh.
+    if (away < NEAR_M) {
+      if (last?.verb !== 'search_scan') return { name: 'search_scan', args: {} };
       this.ball = undefined;
-      return { name: 'walk', args: { metres: -0.2 } };
+      return this.search(last.verb);
     }
     if (Math.abs(bearing) > 10) return { name: 'turn', args: { degrees: Math.round(bearing) } };
     return { name: 'walk', args: { metres: cm(Math.min(2, Math.max(0.2, away - kickFrom - 0.3))) } };
