@@ -33,6 +33,8 @@ const LONG_LEG_M = 0.6;
 const SIDESTEP_M = 0.6;
 /** Within this of the trunk, a body that reports where its kicks reach has the ball lined up for one. */
 const LINE_UP_M = 0.5;
+/** The longest walk once lined up for a kick. */
+const FINAL_LEG_M = 0.2;
 /** A ball last seen within this is looked for by a scan, not walked to. */
 const NEAR_M = 0.8;
 /** How far a move to new ground goes after a scan that saw nothing. */
@@ -131,9 +133,11 @@ export class BallGame {
     const bearing = num(seen, 'ball_bearing_deg') ?? 0;
     const distance = num(seen, 'ball_distance_m') ?? 0;
     const spot = kickSpot(seen);
-    if (spot !== undefined && Math.hypot(spot.ball.ahead, spot.ball.left) <= LINE_UP_M) return this.lineUp(spot);
-    // A body that says where its kicks reach is walked to where it can line one up; else to the kick spot.
-    const stopAt = spot !== undefined ? LINE_UP_M - 0.15 : kickFrom;
+    const fromTrunk = spot === undefined ? undefined : Math.hypot(spot.ball.ahead, spot.ball.left);
+    if (spot !== undefined && fromTrunk !== undefined && fromTrunk <= LINE_UP_M) return this.lineUp(spot);
+    // A body that says where its kicks reach is walked to where it can line one up (its camera
+    // is ahead of its trunk by the difference); else to the kick spot.
+    const stopAt = fromTrunk !== undefined ? LINE_UP_M - 0.1 - (fromTrunk - distance) : kickFrom;
     if (spot === undefined && distance <= kickFrom + KICK_SLACK_M) {
       // Too close to aim by turning: a kick forgives 25° (sim2d's), else step back and look again.
       return Math.abs(bearing) <= 20 ? { name: 'kick', args: { foot: bearing > 0 ? 'left' : 'right' } } : this.backOff();
@@ -155,8 +159,10 @@ export class BallGame {
     // The turn about the trunk that puts the ball `side` to the left of straight ahead.
     const turn = deg(Math.atan2(ball.left, ball.ahead) - Math.asin(side / r));
     if (Math.abs(ball.left - side) > 0.025 && Math.abs(turn) >= 2) return { name: 'turn', args: { degrees: Math.round(turn) } };
+    // In short legs, lined up again between them: a gait veers as it goes (the twin's, about
+    // 15° in 0.4 m), and the reach is a few centimetres wide.
     const go = ball.ahead - reach.ahead;
-    return go > 0.02 ? { name: 'walk', args: { metres: cm(go) } } : this.backOff();
+    return go > 0.02 ? { name: 'walk', args: { metres: cm(go > FINAL_LEG_M + 0.05 ? FINAL_LEG_M : go) } } : this.backOff();
   }
 
   /** Too close to line anything up, and a gait may not walk backwards: turn round, step off, turn back. */
