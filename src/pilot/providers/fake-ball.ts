@@ -33,8 +33,12 @@ const LONG_LEG_M = 0.6;
 const SIDESTEP_M = 0.6;
 /** Within this of the trunk, a body that reports where its kicks reach has the ball lined up for one. */
 const LINE_UP_M = 0.5;
-/** The longest walk once lined up for a kick. */
-const FINAL_LEG_M = 0.2;
+/**
+ * The last leg to a kick, walked blind: from where the camera (ahead of the twin's trunk) still
+ * sees a ball lined up beside the foot. Short, so a gait's veer at its end moves the ball
+ * less than the reach is wide.
+ */
+const FINAL_LEG_M = 0.14;
 /** A ball last seen within this is looked for by a scan, not walked to. */
 const NEAR_M = 0.8;
 /** How far a move to new ground goes after a scan that saw nothing. */
@@ -158,11 +162,18 @@ export class BallGame {
     if (r <= Math.abs(side) + 0.02 || ball.ahead < reach.ahead - 0.03) return this.backOff();
     // The turn about the trunk that puts the ball `side` to the left of straight ahead.
     const turn = deg(Math.atan2(ball.left, ball.ahead) - Math.asin(side / r));
-    if (Math.abs(ball.left - side) > 0.025 && Math.abs(turn) >= 2) return { name: 'turn', args: { degrees: Math.round(turn) } };
-    // In short legs, lined up again between them: a gait veers as it goes (the twin's, about
-    // 15° in 0.4 m), and the reach is a few centimetres wide.
+    if (Math.abs(ball.left - side) > 0.025 && Math.abs(turn) >= 2) {
+      // Turned this close, the camera may lose it: the last leg follows the turn whatever it sees.
+      const then = Math.sqrt(r * r - side * side) - reach.ahead;
+      if (then > 0.02 && then <= FINAL_LEG_M + 0.03) this.plan.push({ name: 'walk', args: { metres: cm(then) } });
+      return { name: 'turn', args: { degrees: Math.round(turn) } };
+    }
+    // In two legs, lined up again between them: a gait veers as it goes (the twin's, up to 20°
+    // in a walk), and the reach is a few centimetres wide.
+    // First to where the camera still sees it lined up, then the last leg, short and blind.
     const go = ball.ahead - reach.ahead;
-    return go > 0.02 ? { name: 'walk', args: { metres: cm(go > FINAL_LEG_M + 0.05 ? FINAL_LEG_M : go) } } : this.backOff();
+    if (go <= 0.02) return this.backOff();
+    return { name: 'walk', args: { metres: cm(go > FINAL_LEG_M + 0.03 ? go - FINAL_LEG_M : go) } };
   }
 
   /** Too close to line anything up, and a gait may not walk backwards: turn round, step off, turn back. */
@@ -177,21 +188,13 @@ export class BallGame {
     const ball = this.ball!;
     const away = Math.hypot(ball.x - this.pose.x, ball.y - this.pose.y);
     const bearing = deg(wrap(Math.atan2(ball.y - this.pose.y, ball.x - this.pose.x) - this.pose.heading));
-    // Right by where it was and not seen: under the camera, or just beside its view. Look
-    // towards it once; still not seen, step off and look again from there.
-    if (away < kickFrom + 0.2) {
-      if (last?.verb === 'turn') {
-        this.ball = undefined;
-        return this.backOff();
-      }
-      return { name: 'turn', args: { degrees: bearing >= 0 ? 35 : -35 } };
-    }
-    // Near, lost from view by a gait's drift more likely than by anything in between: a scan
-    // finds it; a scan that does not, the reckoning is wrong and the search starts afresh.
+    // Near, lost from view by a gait's veer more likely than by anything in between: a scan
+    // finds it. A scan that does not: right by it, it is under the camera (step off and look
+    // again); farther, the reckoning is wrong and the search starts afresh.
     if (away < NEAR_M) {
       if (last?.verb !== 'search_scan') return { name: 'search_scan', args: {} };
       this.ball = undefined;
-      return this.search(last.verb);
+      return away < kickFrom + 0.2 ? this.backOff() : this.search(last.verb);
     }
     if (Math.abs(bearing) > 10) return { name: 'turn', args: { degrees: Math.round(bearing) } };
     return { name: 'walk', args: { metres: cm(Math.min(2, Math.max(0.2, away - kickFrom - 0.3))) } };
