@@ -2,10 +2,12 @@
  * The fake pilot's ball game (find-and-kick), from the structured observations alone: scan, aim,
  * walk up in legs, kick, check. It keeps its own reckoning of where it is (what its turns and
  * walks say they did, from where it started) and where it last saw the ball, so a ball lost from
- * sight (the sofa in between, a turn that overshot, the camera too close to see it) is walked
- * to rather than searched for again; a walk something blocks is gone around (turn aside, step,
- * aim again); a scan that sees nothing is followed by a move to new ground, a different way
- * each time. It knows nothing of the room: only what the body's results and sensors say.
+ * sight (the sofa in between, a gait that veered) is walked to when far and scanned for when
+ * near; a body that says where the ball is from its trunk and where its kicks reach (the twin)
+ * has the kick lined up by a turn about the trunk and a short last leg; a walk something blocks
+ * is gone around (turn aside, step, aim again); a scan that sees nothing is followed by a move
+ * to new ground, a different way each time. It knows nothing of the room: only what the body's
+ * results and sensors say.
  */
 import type { PilotContext, ToolCall } from './provider.js';
 
