@@ -1,6 +1,6 @@
 /**
  * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
- * observations (scan, turn to the ball, walk up, kick, check) when the task is about a ball,
+ * observations (scan, aim, walk up going round what blocks it, kick, check: fake-ball.ts) when the task is about a ball,
  * a lookout (look all round, report, declare: fake-lookout.ts) when the task is a lookout's,
  * and otherwise says hello (quack, declare). When its task says to recall (and memory offers
  * `recall`), its first reply also searches memory, with the query the task gives in quotes.
@@ -8,18 +8,15 @@
  * It is the demo and the test pilot; it writes no other notes and does not act on what it recalls.
  */
 import { logger } from '../../log.js';
+import { BallGame } from './fake-ball.js';
 import { playLookout } from './fake-lookout.js';
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
-
-type Facts = Readonly<Record<string, unknown>>;
-
-const num = (facts: Facts, key: string): number | undefined => (typeof facts[key] === 'number' ? facts[key] : undefined);
 
 class FakeProvider implements Provider {
   readonly name = 'fake';
   readonly model = 'scripted';
   private calls = 0;
-  private kicked = false;
+  private readonly ballGame = new BallGame();
   private dryPlan = 0;
   private recalled = false;
   private flushed = false;
@@ -70,38 +67,7 @@ class FakeProvider implements Provider {
 
   private playBall(ctx: PilotContext, offered: ReadonlySet<string>): Omit<ToolCall, 'id'> {
     if (ctx.dryRun) return this.playBallBlind();
-    const last = ctx.lastResults.at(-1);
-    if (last?.verb === 'kick') {
-      const moved = num(last.result.data ?? {}, 'ball_displaced_m') ?? 0;
-      if (moved >= 0.3) this.kicked = true;
-    }
-    // A duck that fell stays down (nothing here stands it up): say so rather than spend the budget.
-    if (last?.result.data?.['fell'] === true) return { name: 'declare_failure', args: { reason: `I fell: ${last.result.summary}` } };
-    if (this.kicked) {
-      return last?.verb === 'quack' || !offered.has('quack')
-        ? { name: 'declare_success', args: { reason: 'The ball moved at least 0.3 m.' } }
-        : { name: 'quack', args: {} };
-    }
-    // The sensors after the last verb are the freshest word on where the ball is.
-    const seen = ctx.observation.data;
-    // A body that can tell the ball is at a foot (the twin's feet; the camera has lost it so close) is kicked from there.
-    const atFoot = seen['ball_in_reach'];
-    if (atFoot === 'left' || atFoot === 'right') return { name: 'kick', args: { foot: atFoot } };
-    if (seen['ball_visible'] !== true) {
-      // After a full turn with nothing in sight, walk to new ground and look again.
-      if (last?.verb === 'search_scan') return { name: 'walk', args: { metres: 1.0 } };
-      if (last?.verb === 'walk' && last.result.data?.['blocked_by'] !== undefined) {
-        return { name: 'turn', args: { degrees: 90 } };
-      }
-      return { name: 'search_scan', args: {} };
-    }
-    const bearing = num(seen, 'ball_bearing_deg') ?? 0;
-    const distance = num(seen, 'ball_distance_m') ?? 0;
-    // Where to stop for a kick: the body says (the twin's camera is ahead of its feet), else 0.25 m.
-    const kickFrom = num(seen, 'kick_from_m') ?? 0.25;
-    if (Math.abs(bearing) > 4) return { name: 'turn', args: { degrees: bearing } };
-    if (distance > kickFrom + 0.08) return { name: 'walk', args: { metres: Math.min(2, Math.round((distance - kickFrom) * 100) / 100) } };
-    return { name: 'kick', args: { foot: bearing > 0 ? 'left' : 'right' } };
+    return this.ballGame.next(ctx, offered);
   }
 
   /** Under --dry-run nothing is observed, so it walks through the plan once and declares. */

@@ -54,6 +54,14 @@ const tilt = (w: TwinWorld): number => trunkTilt(w.trunk);
  * the head camera has lost it; the feet would feel it. The camera distance to stop at for a kick.
  */
 const KICK_FROM_M = 0.04;
+/** The middle of that reach, in the duck's own frame: where a pilot lines the ball up for a kick. */
+const KICK_SPOT = { ahead_m: 0.115, side_m: 0.07 } as const;
+
+/** The ball on the floor in the duck's own frame: metres ahead of the trunk and to its left. */
+function ballFromTrunk(w: TwinWorld): { readonly forward: number; readonly left: number } {
+  const [dx, dy] = [w.ball.x - w.trunk.x, w.ball.y - w.trunk.y];
+  return { forward: dx * Math.cos(w.trunk.yaw) + dy * Math.sin(w.trunk.yaw), left: -dx * Math.sin(w.trunk.yaw) + dy * Math.cos(w.trunk.yaw) };
+}
 
 /** What a verb's drive() says: the twin before and after, how it ended, and whether it ended while settling. */
 interface Driven {
@@ -67,11 +75,21 @@ interface Driven {
 const IDLE_LIMIT_MS = 86_400_000;
 
 function ballInReach(w: TwinWorld): 'left' | 'right' | undefined {
-  const [dx, dy] = [w.ball.x - w.trunk.x, w.ball.y - w.trunk.y];
-  const forward = dx * Math.cos(w.trunk.yaw) + dy * Math.sin(w.trunk.yaw);
-  const left = -dx * Math.sin(w.trunk.yaw) + dy * Math.cos(w.trunk.yaw);
+  const { forward, left } = ballFromTrunk(w);
   const inReach = forward >= 0.08 && forward <= 0.15 && Math.abs(left) <= 0.12 && (Math.abs(left) >= 0.025 || forward <= 0.11);
   return inReach ? (left >= 0 ? 'left' : 'right') : undefined;
+}
+
+/**
+ * What a pilot needs to line up a kick: where the camera puts the ball on the floor relative to
+ * the trunk (while it sees it: the camera sits ahead of the trunk, so its bearing alone swings
+ * with every turn this close), and where the kicks reach, with `ball_in_reach` always said.
+ */
+function kickData(w: TwinWorld): Record<string, unknown> {
+  const reach = ballInReach(w);
+  const ball = ballFromTrunk(w);
+  const seen = w.sees === null ? {} : { ball_ahead_m: round2(ball.forward), ball_left_m: round2(ball.left) };
+  return { ...seen, kick_from_m: KICK_FROM_M, kick_ahead_m: KICK_SPOT.ahead_m, kick_side_m: KICK_SPOT.side_m, ball_in_reach: reach ?? 'none' };
 }
 
 export class MujocoBody implements Body {
@@ -120,7 +138,7 @@ export class MujocoBody implements Body {
     const reach = ballInReach(w);
     return {
       summary: `camera: ${this.view(w)}${reach !== undefined ? `; the ball is at the ${reach} foot` : ''}`,
-      data: { ...this.viewData(w), tilt_deg: deg(tilt(w)), kick_from_m: KICK_FROM_M, ...(reach !== undefined ? { ball_in_reach: reach } : {}) },
+      data: { ...this.viewData(w), tilt_deg: deg(tilt(w)), ...kickData(w) },
     };
   }
 

@@ -162,13 +162,21 @@ export function kickDistance(pose: Pose, ball: Vec, foot: 'left' | 'right'): num
 }
 
 
-/** A free spot for a disc: inside the room with a margin, off the sofa. */
-export function freeSpot(random: () => number, radius: number, margin = 0.3): Vec {
+/**
+ * Open floor the ball keeps on every side when a layout is made: find-and-kick asks for 0.3 m
+ * of roll, and a kick sends the ball along the duck's line of approach, which the duck picks
+ * without knowing the room. A ball laid nearer a wall or the sofa than this could be kicked
+ * 0.3 m from one side only (or, touching, from none): a layout no duck could be sure to solve.
+ */
+export const BALL_ROOM = 0.4;
+
+/** A free spot for a disc: inside the room with a margin, `sofaMargin` clear of the sofa. */
+export function freeSpot(random: () => number, radius: number, margin = 0.3, sofaMargin = 0.1): Vec {
   for (;;) {
     const p = {
       x: ROOM.x0 + margin + random() * (ROOM.x1 - ROOM.x0 - 2 * margin),
       y: ROOM.y0 + margin + random() * (ROOM.y1 - ROOM.y0 - 2 * margin),
     };
-    if (!discHitsRect(p, radius + 0.1, SOFA)) return p;
+    if (!discHitsRect(p, radius + sofaMargin, SOFA)) return p;
   }
 }

@@ -5,6 +5,7 @@
 import type { Body, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
 import {
   BALL_RADIUS,
+  BALL_ROOM,
   DUCK_RADIUS,
   bearingTo,
   cameraSeesBall,
@@ -38,13 +39,19 @@ export interface Sim2dLayout {
   readonly ball: Vec;
 }
 
-/** The seeded starting layout: the duck somewhere free, facing anywhere; the ball elsewhere. */
+/**
+ * The seeded starting layout: the duck somewhere free, facing anywhere; the ball at least 1 m
+ * away with BALL_ROOM of open floor all round, so it can be kicked 0.3 m whichever side the duck
+ * comes from. Every free spot is reachable: the gaps between the sofa and the walls (0.5 m,
+ * 0.7 m) are wider than the duck.
+ */
 export function layoutForSeed(seed: number): Sim2dLayout {
   const random = seededRandom(seed);
   const duckAt = freeSpot(random, DUCK_RADIUS, 0.4);
   const heading = wrapAngle(random() * 2 * Math.PI);
-  let ball = freeSpot(random, BALL_RADIUS, 0.3);
-  while (dist(ball, duckAt) < 1.0) ball = freeSpot(random, BALL_RADIUS, 0.3);
+  const ballSpot = (): Vec => freeSpot(random, BALL_RADIUS, BALL_RADIUS + BALL_ROOM, BALL_ROOM);
+  let ball = ballSpot();
+  while (dist(ball, duckAt) < 1.0) ball = ballSpot();
   return { duck: { ...duckAt, heading }, ball };
 }
 
