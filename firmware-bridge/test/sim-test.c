@@ -91,7 +91,7 @@ static void boot(void) {
   frame_decoder_init(&dec);
   nsent = 0;
   clock_ms = 1000;
-  sim_init(&(sim_config_t){8.2f, 0.0f});
+  sim_init(&(sim_config_t){8.2f, 0.0f, 0.0f});
   proto_init(&(proto_config_t){.firmware = "test", .board = "sim", .watchdog_ms = 60000u, .boot_id = 1}, clock_ms);
   run_to(1001);
 }
@@ -198,7 +198,7 @@ static void watchdog_torque_off_is_confirmed(void) {
   frame_decoder_init(&dec);
   nsent = 0;
   clock_ms = 0;
-  sim_init(&(sim_config_t){8.2f, 0.0f});
+  sim_init(&(sim_config_t){8.2f, 0.0f, 0.0f});
   proto_init(&(proto_config_t){.firmware = "test", .board = "sim", .watchdog_ms = 200u, .boot_id = 1}, clock_ms);
   run_to(1);
   send_json(on_req);

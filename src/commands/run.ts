@@ -23,7 +23,7 @@ import type { Duck } from '../ducks/duck.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import { findDuck } from '../ducks/find.js';
 import { goalDuck } from '../ducks/goal.js';
-import { isScript, readScript } from '../ducks/script.js';
+import { readScript } from '../ducks/script.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { pilotLabel, type Provider } from '../pilot/providers/provider.js';
 import { chooseGate } from '../safety/gate.js';
@@ -239,8 +239,6 @@ export const runCommand: Command = {
     const provider = await pilotFor(f, env);
     // The script pilot plays the strategy as written: a line it cannot play is refused before anything moves.
     if (provider.name === 'script') readScript(duck);
-    // The fake pilot plays its own scripts, never the duck's: say which pilot plays this one as written.
-    if (provider.name === 'fake' && f.json !== true && isScript(duck)) io.line(io.dim(`${duck.name}: its numbered lines are verb calls, which --provider script plays as written`));
     if (f.seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`run: --seed picks a simulator's layout; ${robot.name} has none`);
     const dryRun = f['dry-run'] === true;
     const json = f.json === true;

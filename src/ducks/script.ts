@@ -85,13 +85,3 @@ export function readScriptText(text: string, verbs: readonly string[], source: s
 export function readScript(duck: Duck): ScriptCall[] {
   return readScriptText(duck.text, duck.verbs, duck.source, duck.lines.text ?? 1);
 }
-
-/** Every numbered line of the duck is a call of its verbs: a script the script pilot can play. */
-export function isScript(duck: Duck): boolean {
-  try {
-    readScript(duck);
-    return true;
-  } catch {
-    return false;
-  }
-}

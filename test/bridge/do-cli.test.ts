@@ -54,7 +54,7 @@ describe('quackd do and the script pilot on microduck:jsonrpc', { skip: missingT
     const r = await quackd(['run', 'patrol', '--provider', 'script', '--no-memory', ...on()], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 90_000 });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^ {2}1 {2}walk 0\.50 +walked 1\.7 s/m);
-    assert.match(r.stdout, /^ {2}2 {2}turn 180 +turned 1[89]\d° left \(gyro\)$/m);
+    assert.match(r.stdout, /^ {2}2 {2}turn 180 +turned 1[89]\d° left \(gyro\), commanded vyaw [\d.]+ rad\/s \(the policy.s nominal\)$/m);
     assert.match(r.stdout, /^ {2}3 {2}walk 0\.50 +walked/m);
     assert.match(r.stdout, /success — played the 3 lines of the script \(tilt_deg 0 ≤ 30\) · 3 steps, 4 calls/);
   });

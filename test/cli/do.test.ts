@@ -66,9 +66,9 @@ describe('quackd do on microduck:sim2d', () => {
   it('refuses a bad verb or bad arguments in one line before anything opens (exit 2)', async () => {
     const cases: [string[], string][] = [
       [['do', 'wlak', '1'], 'quackd: do: "wlak" is not a verb of microduck:sim2d (did you mean "walk"?)'],
-      [['do', 'walk', 'fast'], 'quackd: do: "walk fast": walk takes metres: metres: Invalid input: expected number, received string (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
-      [['do', 'walk', '1', '2'], 'quackd: do: "walk 1 2": walk takes metres; "2" is one too many (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
-      [['do', 'walk', '9'], 'quackd: do: "walk 9": walk takes metres: metres: Too big: expected number to be <=3 (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
+      [['do', 'walk', 'fast'], 'quackd: do: "walk fast": walk takes metres, speed: metres: Invalid input: expected number, received string (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
+      [['do', 'walk', '1', '0.3', '2'], 'quackd: do: "walk 1 0.3 2": walk takes metres, speed; "2" is one too many (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
+      [['do', 'walk', '9'], 'quackd: do: "walk 9": walk takes metres, speed: metres: Too big: expected number to be <=3 (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
       [['do', 'walk', '-0.5'], 'quackd: do: "-0.5" reads as an option; a negative number goes after -- (e.g. quackd do walk -- -0.5, or quackd do walk metres=-0.5)'],
       [['do', 'quack', 'loud'], 'quackd: do: "quack loud": quack takes no arguments (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
       [['do', 'look', 'yaw=10'], 'quackd: do: "look" is not a verb of microduck:sim2d; its closest is "walk" (its verbs: search_scan, turn, walk, kick, quack)'],
@@ -107,12 +107,16 @@ describe('--provider script', () => {
     assert.match(r.stdout, /success — played the 3 lines of the script \(tilt_deg 0 ≤ 30\) · 3 steps, 4 calls/);
   });
 
-  it('with the fake pilot, a script duck is not played, and the run says which pilot plays it', async () => {
+  it('the fake pilot (the default) plays a script duck as the script pilot does; prose is not a script', async () => {
     const r = await quackd(['run', 'patrol', '--no-memory'], { env: home() });
-    assert.equal(r.code, 1);
-    assert.match(r.stdout, /^patrol: its numbered lines are verb calls, which --provider script plays as written$/m);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^patrol on microduck:sim2d · pilot fake/m);
+    assert.match(r.stdout, /^ {2}1 {2}walk 0\.50 +walked 0\.50 m/m);
+    assert.match(r.stdout, /^ {2}2 {2}turn 180 +turned 180° left/m);
+    assert.match(r.stdout, /^OK success — played the 3 lines of the script/m);
     const hello = await quackd(['run', 'hello-world', '--no-memory'], { env: home() });
-    assert.doesNotMatch(hello.stdout, /--provider script/, 'prose is not a script');
+    assert.equal(hello.code, 0, hello.stdout + hello.stderr);
+    assert.match(hello.stdout, /^ {2}1 {2}quack/m, 'prose is not a script: the fake pilot says hello');
   });
 
   it('refuses a duck with a line that is not a verb call, naming the file and line, before anything runs', async () => {
@@ -121,7 +125,7 @@ describe('--provider script', () => {
     const path = writeDuck(dir, 'beat', 'verbs: [walk, turn]', '# Beat\n\nA short beat.\n\n1. walk 0.5\n2. turn around\n3. walk 0.5\n');
     const r = await quackd(['run', path, '--provider', 'script'], { env });
     assert.equal(r.code, 2, r.stdout + r.stderr);
-    assert.equal(r.stderr.trim(), `quackd: ${path}:9: "turn around" is not a verb call: turn takes degrees: degrees: Invalid input: expected number, received string (a script line is a verb and its arguments, e.g. "1. walk 1.0" or "2. turn degrees=90")`);
+    assert.equal(r.stderr.trim(), `quackd: ${path}:9: "turn around" is not a verb call: turn takes degrees, rate: degrees: Invalid input: expected number, received string (a script line is a verb and its arguments, e.g. "1. walk 1.0" or "2. turn degrees=90")`);
     assert.equal(r.stdout, '');
     const other = writeDuck(dir, 'kicky', 'verbs: [walk]', '# Kicky\n\n1. walk 0.5\n2. kick left\n');
     const k = await quackd(['run', other, '--provider', 'script'], { env });

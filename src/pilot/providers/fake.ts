@@ -2,15 +2,28 @@
  * The fake pilot: scripted and deterministic. It plays find-and-kick from the structured
  * observations (scan, aim, walk up going round what blocks it, kick, check: fake-ball.ts) when the task is about a ball,
  * a lookout (look all round, report, declare: fake-lookout.ts) when the task is a lookout's,
- * and otherwise says hello (quack, declare). When its task says to recall (and memory offers
+ * a duck whose numbered lines are all verb calls (patrol) as the script pilot plays it, line by
+ * line, and otherwise says hello (quack, declare). When its task says to recall (and memory offers
  * `recall`), its first reply also searches memory, with the query the task gives in quotes.
  * When told the run is about to end (the memory flush), it remembers what it last observed.
  * It is the demo and the test pilot; it writes no other notes and does not act on what it recalls.
  */
 import { logger } from '../../log.js';
+import { readScriptText } from '../../ducks/script.js';
 import { BallGame } from './fake-ball.js';
 import { playLookout } from './fake-lookout.js';
 import type { PilotContext, PilotRequest, PilotResponse, Provider, ToolCall } from './provider.js';
+import { createScriptProvider } from './script.js';
+
+/** Whether every numbered line of the task is a call of the offered verbs (src/ducks/script.ts). */
+function isScriptTask(request: PilotRequest): boolean {
+  try {
+    readScriptText(request.context.task, request.tools.map((t) => t.name), request.context.duck);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 class FakeProvider implements Provider {
   readonly name = 'fake';
@@ -20,9 +33,13 @@ class FakeProvider implements Provider {
   private dryPlan = 0;
   private recalled = false;
   private flushed = false;
+  /** Decided at the first call: the duck is a script, played as the script pilot plays it. */
+  private script: Provider | null | undefined;
 
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse> {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    this.script ??= isScriptTask(request) ? createScriptProvider() : null;
+    if (this.script !== null) return this.script.next(request, signal);
     const offered = new Set(request.tools.map((t) => t.name));
     logger('pilot').debug({ provider: 'fake', call: this.calls + 1, messages: request.messages.length, tools: offered.size }, 'provider call');
     // A scripted pilot cannot change its plan: when its last call was refused or denied, it stops
