@@ -120,7 +120,7 @@ export function proveBundle(target: Target, expect: Expect): void {
       writeFileSync(duck, TURN_TO_BALL);
       const r = await quackd('run', duck);
       assert.match(r.stdout, /^ {2}1 {2}search_scan +ball found at bearing/m, r.stderr);
-      assert.match(r.stdout, /^ {2}2 {2}turn -?\d+ +turned \d+° (left|right); ball at bearing/m, r.stderr);
+      assert.match(r.stdout, /^ {2}2 {2}turn -?\d+ +turned \d+° (left|right), commanded vyaw [\d.]+ rad\/s \([^)]*\); ball at bearing/m, r.stderr);
       // The budget of two steps ends it: exit 1, not a crash (3) or an input error (2).
       assert.equal(r.code, 1, r.stderr);
     });
