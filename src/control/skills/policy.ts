@@ -41,6 +41,13 @@ const Options = z
   })
   .strict();
 
+/**
+ * A turn ends this long before the yaw reaches its goal at the rate the gyro reads: the gait
+ * goes on turning for a tick or two after its verb ends. Measured in the twin on turns of 5–90°:
+ * without it every turn overshot by 0–3°, with 0.03 s they land within 1° (0.06 s undershoots).
+ */
+const YAW_LEAD_S = 0.03;
+
 const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
 
 /**
@@ -128,7 +135,8 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
       if (u.kind !== 'duration' && progress !== undefined && frame.trunk !== undefined) {
         const goal = u.kind === 'yaw' ? u.rad : u.metres;
         // Progress the wrong way (a policy turning right when asked left) never counts as done.
-        if (progress(frame.trunk) * Math.sign(goal) >= Math.abs(goal)) return 'done';
+        const lead = u.kind === 'yaw' ? Math.max(0, frame.gyro[2] * Math.sign(goal)) * YAW_LEAD_S : 0;
+        if (progress(frame.trunk) * Math.sign(goal) + lead >= Math.abs(goal)) return 'done';
       }
       // A walk whose way is blocked ends there; the body says by what (it senses the same).
       if (u.kind === 'distance' && frame.proximity !== undefined && (u.metres >= 0 ? frame.proximity.ahead : frame.proximity.behind) !== null) return 'done';
