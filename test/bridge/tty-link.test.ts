@@ -109,7 +109,10 @@ describe('the worker link: unplugged and back', { skip: missingTools() }, () => 
       for (let i = 0; i < 40 && second === undefined; i++) second = await client.hello(200).catch(() => undefined);
       assert.ok(second !== undefined, 'no hello after the link came back');
       assert.equal(second.boot, first.boot);
-      assert.match(rig.firmwareLog(), /link (closed|hung up) .*reopening it when it is back[\s\S]*link back/);
+      // The firmware's stderr comes down its own pipe: its "link back" may be read after its hello.
+      const logged = /link (closed|hung up) .*reopening it when it is back[\s\S]*link back/;
+      for (let i = 0; i < 40 && !logged.test(rig.firmwareLog()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.match(rig.firmwareLog(), logged);
     } finally {
       client.close();
       await link.close();
