@@ -69,9 +69,12 @@ test('Home Assistant discovery: every payload fits HA schema; buttons and the to
   assert.deepEqual(objects, [
     'button/quackd_bridge/stop_all',
     'button/quackd_hall/run_hello-world',
+    // patrol: a motion starter on every duck that walks, the real one included
+    'button/quackd_hall/run_patrol',
     'button/quackd_hall/stop',
     'button/quackd_kitchen/run_find-and-kick',
     'button/quackd_kitchen/run_hello-world',
+    'button/quackd_kitchen/run_patrol',
     'button/quackd_kitchen/stop',
     'sensor/quackd_hall/activity',
     'sensor/quackd_hall/battery',
