@@ -21,6 +21,7 @@ import { authorlessGates } from '../safety/motion.js';
 import { chooseGate } from '../safety/gate.js';
 import { everyVerb } from '../verbs/registry.js';
 import { askService } from '../service/socket/client.js';
+import { robotLabel } from '../runtime/fleet.js';
 import type { Command } from './command.js';
 import { exitCodeFor, localRuntime, printReport, resolveRobot } from './run.js';
 
@@ -161,7 +162,7 @@ export const doCommand: Command = {
           gate: chooseGate({ yes: f.yes === true, stdin, stdout: io.err }),
           dryRun,
           signal: stop.signal,
-          ...(json ? {} : { onEvent: stepPrinter(io), onMemory: () => printHeader(io, duck, robot.key, 'script', dryRun) }),
+          ...(json ? {} : { onEvent: stepPrinter(io), onMemory: () => printHeader(io, duck, robotLabel(robot.name, robot.key), 'script', dryRun) }),
         });
         printReport(io, report, json);
         return report.outcome.status === 'interrupted' ? (stop.exitCode() ?? EXIT.interrupted) : exitCodeFor(report);

@@ -32,7 +32,7 @@ describe('quackd do through a running service', () => {
   it('walks den as a run of the service, played by the script pilot', async () => {
     const r = await quackd(['do', 'walk', '0.8', '--robot', 'den'], { env: env() });
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /^do on microduck:sim2d · pilot script · budget 1 step, 2 calls, 120 s$/m);
+    assert.match(r.stdout, /^do on den \(microduck:sim2d\) · pilot script · budget 1 step, 2 calls, 120 s$/m);
     assert.match(r.stdout, /^ {2}1 {2}walk 0\.80 +walked 0\.80 m/m);
     const runId = /transcript (\S+)$/m.exec(r.stdout)?.[1];
     const last = serving.service.status('den').lastOutcome;
