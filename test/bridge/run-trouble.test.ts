@@ -97,7 +97,11 @@ describe('quackd run on microduck:jsonrpc, trouble while the pilot waits', { ski
     assert.match(stop?.error ?? '', /^serial link to .* is down: torque off not sent/);
   });
 
-  it('a watchdog fault while the pilot waits (quackd stopped for 0.7 s) ends the run: exit 3, never a success', async () => {
+  it('a watchdog fault while the pilot waits (quackd stopped for 1.5 s) ends the run: exit 3, never a success', async () => {
+    // A watchdog of 500 ms, not the default 200: on a loaded 2-core machine heartbeats are seen
+    // 110-390 ms apart (README), and a fault during the torque verb itself is another test's case.
+    await rig?.cleanup();
+    rig = await Rig.start(['--watchdog-ms', '500']);
     const dir = tempDir();
     const duck = writeDuck(dir, 'hold', 'robot: microduck:jsonrpc\nverbs: [torque, quack]\nbudgets: { seconds: 15 }\nsuccess_when: quacks >= 0');
     // Torque on (the watchdog only guards a body that holds), then a model that answers late
@@ -105,9 +109,9 @@ describe('quackd run on microduck:jsonrpc, trouble while the pilot waits', { ski
     server.reply(call('torque', { on: true }), { kind: 'hang' });
     const r = await run(server, rig!, [duck], (child) =>
       whenRequests(server, 2, () => {
-        // Every heartbeat stops with quackd: the firmware's 200 ms watchdog cuts torque.
+        // Every heartbeat stops with quackd: the firmware's 500 ms watchdog cuts torque.
         child.kill('SIGSTOP');
-        void sleep(700).then(() => child.kill('SIGCONT'));
+        void sleep(1500).then(() => child.kill('SIGCONT'));
       }),
     );
     assert.equal(r.code, 3, r.stdout + r.stderr);
