@@ -179,7 +179,7 @@ export class Executor {
     if (memory === undefined) return this.refuse(name, 'memory is off for this run');
     const { result, events } = await memory.handle(name, args, { runId: this.deps.runId, dryRun: this.deps.dryRun, ...(this.flushing ? { flush: true } : {}) });
     for (const e of events) this.deps.emit({ type: 'memory', action: e.action, detail: e.detail });
-    this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, invented: this.deps.dryRun });
+    this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: this.deps.dryRun });
     return { kind: 'done', verb: name, label, result, invented: this.deps.dryRun };
   }
 }

@@ -14,6 +14,8 @@ export interface TranscriptSummary {
   readonly started?: string;
   readonly duck?: string;
   readonly body?: string;
+  /** The robot's fleet name, when the run was on a robot of the config file's fleet. */
+  readonly robot?: string;
   readonly provider?: string;
   readonly dryRun?: boolean;
   readonly outcome?: string;
@@ -58,7 +60,7 @@ export function summarize(dir: string, id: string): TranscriptSummary {
     id,
     path,
     ...(start ? { started: start.t } : {}),
-    ...(start?.type === 'start' ? { duck: start.duck, body: start.body, provider: start.provider, dryRun: start.dryRun } : {}),
+    ...(start?.type === 'start' ? { duck: start.duck, body: start.body, ...(start.robot !== undefined ? { robot: start.robot } : {}), provider: start.provider, dryRun: start.dryRun } : {}),
     ...(end?.type === 'end' ? { outcome: end.outcome, reason: end.reason, steps: end.steps } : {}),
   };
 }
