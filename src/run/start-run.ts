@@ -53,6 +53,8 @@ export interface RunReport {
   readonly transcriptPath: string;
   readonly duck: string;
   readonly robot: BodyKey;
+  /** The robot's fleet name (`den`), when the body is a robot of the fleet. */
+  readonly robotName?: string;
   readonly outcome: Outcome;
   readonly steps: number;
   readonly llmCalls: number;
@@ -133,7 +135,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
   emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });
   await transcript.close();
-  return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
+  return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, ...(req.robotName !== undefined ? { robotName: req.robotName } : {}), outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
 }
 
 /** A run started without a runtime leases from a pool of its own, for this run alone. */

@@ -67,6 +67,8 @@ export class Service implements ServiceApi {
   readonly events: EventBus;
   readonly board: StatusBoard;
   private readonly current = new Map<string, Current>();
+  /** Followers waiting for the next run on a robot (any robot: `robot` undefined). */
+  private readonly awaiting = new Set<{ readonly robot: string | undefined; readonly onRun: (runId: string) => void }>();
   private readonly doors: FrontDoor[] = [];
   private stopping = false;
 
@@ -155,6 +157,11 @@ export class Service implements ServiceApi {
         onStart: (info) => {
           runId = info.runId;
           current.started = { ...info, robot: robot.name, key: robot.key, duck: { name: duck.name, budgets: duck.budgets }, pilot, dryRun, memory, warnings: runWarnings(robot, this.runtime.config.dataDir), done: settled };
+          for (const waiter of this.awaiting) {
+            if (waiter.robot !== undefined && waiter.robot !== robot.name) continue;
+            this.awaiting.delete(waiter);
+            waiter.onRun(info.runId);
+          }
           resolveStart(current.started);
         },
         onEvent: (event) => {
@@ -169,7 +176,7 @@ export class Service implements ServiceApi {
         (err: unknown): RunReport => {
           if (current.started === undefined) rejectStart(err);
           const reason = err instanceof Error ? err.message : String(err);
-          return { runId, transcriptPath: current.started?.transcriptPath ?? '', duck: duck.name, robot: robot.key, outcome: { status: 'error', reason }, steps: 0, llmCalls: 0, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun };
+          return { runId, transcriptPath: current.started?.transcriptPath ?? '', duck: duck.name, robot: robot.key, robotName: robot.name, outcome: { status: 'error', reason }, steps: 0, llmCalls: 0, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun };
         },
       );
       void settled.then((report) => {
@@ -232,6 +239,17 @@ export class Service implements ServiceApi {
     for (const event of current.events) listener.onEvent(event);
     current.followers.add(listener);
     return { run, unfollow: () => current.followers.delete(listener) };
+  }
+
+  /**
+   * Calls `onRun` with the id of the next run to start on `robot` (a name or a key; any robot when
+   * undefined) as soon as follow() can follow it. Throws UnknownRobot for a name of no robot.
+   * Returns the function that stops waiting.
+   */
+  nextRun(robot: string | undefined, onRun: (runId: string) => void): () => void {
+    const waiter = { robot: robot !== undefined ? this.resolve(robot).name : undefined, onRun };
+    this.awaiting.add(waiter);
+    return () => void this.awaiting.delete(waiter);
   }
 
   /**

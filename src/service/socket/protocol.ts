@@ -1,7 +1,7 @@
 /**
  * The control socket's protocol: newline-delimited JSON, one request a connection. A request is
  * checked by its zod schema before the service hears of it; anything else is answered with an
- * error line. `run` and `follow` stream: a run's connection then carries the person's answers to
+ * error line. `run` and `follow` stream (a follower may wait for the next run): a run's connection then carries the person's answers to
  * gates and Ctrl-C (`answer`, `abort`) the other way, and, for a run the asker pilots (`drive`:
  * serve-mcp's robot_verb), its calls (`call`), each answered by a `step`.
  */
@@ -57,7 +57,8 @@ export const RequestSchema = z.discriminatedUnion('op', [
   // A gate waiting on a robot's run, answered by a person from another terminal (a run MQTT started).
   z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional() }).strict(),
   RunRequestSchema,
-  z.object({ op: z.literal('follow'), target: name.optional() }).strict(),
+  // `wait`: with nothing under way on the robot (on any, without a target), follow its next run.
+  z.object({ op: z.literal('follow'), target: name.optional(), wait: z.boolean().optional() }).strict(),
   // Between runs: what the robot's sensors say (nothing moves).
   z.object({ op: z.literal('observe'), robot: name }).strict(),
   z.object({ op: z.literal('memory'), robot: name, ask: MemoryAskSchema }).strict(),
@@ -102,6 +103,8 @@ export type Reply =
   /** `answered`: false when no gate was waiting on the robot (or it asks about another verb). */
   | { readonly type: 'confirmed'; readonly robot: string; readonly answered: boolean }
   | { readonly type: 'started'; readonly run: Omit<StartedRun, 'done'> }
+  /** A follower waits for the next run on `robot` (on any robot when absent). */
+  | { readonly type: 'waiting'; readonly robot?: string }
   | { readonly type: 'event'; readonly event: TranscriptEvent }
   /** A gate of this run waits for a person: the terminal asks, and answers with `answer`. */
   | { readonly type: 'gate'; readonly question: string; readonly verb: string }

@@ -18,6 +18,8 @@ import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { FrontDoor } from '../front-door.js';
 import type { Service } from '../service.js';
+import type { RunReport } from '../../run/start-run.js';
+import type { TranscriptEvent } from '../../transcript/events.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
 const PROBE_MS = 2000;
@@ -219,7 +221,7 @@ export class ControlSocket implements FrontDoor {
         case 'run':
           return await this.run(r, socket, send, onInput);
         case 'follow':
-          return await this.follow(r.target, socket, send);
+          return await this.follow(r.target, r.wait === true, socket, send);
         case 'observe': {
           const { robot, key, perRun, observation } = await this.service.observe(r.robot);
           send({ type: 'observation', robot, key, perRun, observation });
@@ -265,14 +267,8 @@ export class ControlSocket implements FrontDoor {
     void started.done.then(() => relay?.end());
     const { done: _done, ...run } = started;
     send({ type: 'started', run });
-    const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
-    const off = this.service.events.on('run:gate', (e) => {
-      if (e.runId === run.runId && e.state === 'waiting') asked(e.question, e.verb);
-    });
+    const off = this.relayGates(run, send);
     const followed = this.service.follow(run.runId, { onEvent: (event) => send({ type: 'event', event }), onEnd: () => undefined });
-    // A gate that opened before we listened is asked now.
-    const waiting = this.service.status(run.robot).gate;
-    if (waiting !== undefined && this.service.status(run.robot).run?.runId === run.runId) asked(waiting.question, waiting.verb);
     onInput((line) => {
       let value: unknown;
       try {
@@ -305,34 +301,81 @@ export class ControlSocket implements FrontDoor {
     socket.end();
   }
 
-  private async follow(target: string | undefined, socket: Socket, send: (reply: Reply) => void): Promise<void> {
+  /**
+   * Sends the question of each gate `run` waits on, the one waiting already first: the terminal
+   * that started it asks it, a follower shows it. Returns the function that stops.
+   */
+  private relayGates(run: { readonly runId: string; readonly robot: string }, send: (reply: Reply) => void): () => void {
+    const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
+    const off = this.service.events.on('run:gate', (e) => {
+      if (e.runId === run.runId && e.state === 'waiting') asked(e.question, e.verb);
+    });
+    const status = this.service.status(run.robot);
+    if (status.gate !== undefined && status.run?.runId === run.runId) asked(status.gate.question, status.gate.verb);
+    return off;
+  }
+
+  /**
+   * A run as it happens, to its end: the one under way on `target` (a robot or a run id; any when
+   * undefined), or with `wait` and nothing under way on a robot, the next one to start there.
+   */
+  private async follow(target: string | undefined, wait: boolean, socket: Socket, send: (reply: Reply) => void): Promise<void> {
     let end: (() => void) | undefined;
     const ended = new Promise<void>((resolve) => (end = resolve));
     let outcome: Reply | undefined;
     // The run's header goes first: the events so far are held until it is sent.
     const early: Reply[] = [];
     let live = false;
-    const followed = this.service.follow(target, {
-      onEvent: (event) => (live ? send({ type: 'event', event }) : early.push({ type: 'event', event })),
-      onEnd: (report) => {
+    const listener = {
+      onEvent: (event: TranscriptEvent) => (live ? send({ type: 'event', event }) : early.push({ type: 'event', event })),
+      onEnd: (report: RunReport) => {
         outcome = { type: 'end', report };
         end?.();
       },
-    });
+    };
+    const followed = this.service.follow(target, listener) ?? (wait ? await this.followNext(target, listener, socket, send) : undefined);
     if (followed === undefined) {
-      send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${target}"` : 'no run under way' });
+      if (!socket.destroyed) send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${target}"` : 'no run under way' });
       return void socket.end();
     }
     const { done: _done, ...run } = followed.run;
     send({ type: 'started', run });
     for (const r of early) send(r);
     live = true;
+    const off = this.relayGates(run, send);
     socket.once('close', () => {
       followed.unfollow();
       end?.();
     });
     await ended;
+    off();
     if (outcome !== undefined) send(outcome);
     socket.end();
+  }
+
+  /**
+   * The next run on the robot `target` names (any robot when undefined), followed once it starts;
+   * the follower is told it waits. Undefined at once when `target` names no robot (a run id that
+   * is not under way), or when the follower leaves first.
+   */
+  private followNext(target: string | undefined, listener: Parameters<Service['follow']>[1], socket: Socket, send: (reply: Reply) => void): Promise<ReturnType<Service['follow']>> {
+    return new Promise((resolve) => {
+      let stop: () => void;
+      try {
+        stop = this.service.nextRun(target, (runId) => {
+          socket.off('close', left);
+          resolve(this.service.follow(runId, listener));
+        });
+      } catch (err) {
+        if (err instanceof UnknownRobot) return resolve(undefined);
+        throw err;
+      }
+      const left = (): void => {
+        stop();
+        resolve(undefined);
+      };
+      socket.once('close', left);
+      send({ type: 'waiting', ...(target !== undefined ? { robot: this.service.status(target).robot } : {}) });
+    });
   }
 }
