@@ -67,6 +67,8 @@ export interface BodyMemory {
 export interface MemoryStore {
   readonly dir: string;
   readonly readOnly: boolean;
+  /** Why writes fail for good now (the writer thread died: reopening the store is the cure), or undefined. */
+  readonly writeFailure: string | undefined;
   body(key: BodyKey): BodyMemory;
   /** Every body with at least one entry. */
   bodies(): BodyKey[];
@@ -146,6 +148,10 @@ class GuardedStore implements MemoryStore {
 
   get readOnly(): boolean {
     return this.engine.readOnly;
+  }
+
+  get writeFailure(): string | undefined {
+    return this.writer?.failure;
   }
 
   body(key: BodyKey): BodyMemory {

@@ -53,6 +53,11 @@ class WriterThread {
     return this.stopped === undefined;
   }
 
+  /** Why the worker stopped for good (it failed or exited on its own), or undefined. */
+  get failure(): string | undefined {
+    return this.stopped?.message;
+  }
+
   /** Is a worker running now (for tests and the bench). */
   get working(): boolean {
     return this.worker !== undefined;
@@ -195,6 +200,11 @@ export class MemoryWriter {
     const t = writerThread();
     await t.open(dir, waitMs);
     return new MemoryWriter(dir, t);
+  }
+
+  /** Why this store's writes can no longer be done (its writer thread died), or undefined. */
+  get failure(): string | undefined {
+    return this.thread.failure;
   }
 
   /** Runs `job`; MemoryBusy when the store's guard was not had within `waitMs`. */

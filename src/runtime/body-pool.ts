@@ -124,6 +124,16 @@ export class BodyPool {
   }
 
   /**
+   * Whether `robot` is a held robot with no body open or opening and no run (a run's lease ends
+   * after its lost body is closed): one the service may open again, its port missing at start or
+   * its body closed after a lost link.
+   */
+  unopened(robot: Robot): boolean {
+    if (robot.entry.perRun === true || this.closing || this.leased.has(robot.name)) return false;
+    return this.held.get(robot.name)?.body === undefined;
+  }
+
+  /**
    * Halts a robot's motion now, in a run or between runs (an emergency stop): the body a lease
    * holds, else its held body. False when no body of it is open.
    */

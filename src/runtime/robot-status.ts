@@ -24,6 +24,16 @@ export interface RobotStatus {
   readonly fell?: { readonly at: string; readonly tilt_deg: number };
   /** What the body last reported of itself (battery, torque, link), when it reports such things. */
   readonly battery_v?: number;
-  readonly torque?: boolean;
+  /**
+   * Whether the joints hold torque, as the firmware last said; null (unknown) from the moment the
+   * link is lost until the firmware says again (its watchdog may well have cut it meanwhile).
+   */
+  readonly torque?: boolean | null;
   readonly link?: 'ok' | 'lost';
+}
+
+/** What a body last said of itself, in words: `battery 7.92 V`, `torque on`, `link ok` (status, MCP). */
+export function bodyFacts(s: RobotStatus): string[] {
+  const torque = s.torque === null ? 'torque unknown' : s.torque !== undefined ? `torque ${s.torque ? 'on' : 'off'}` : undefined;
+  return [s.battery_v !== undefined ? `battery ${s.battery_v.toFixed(2)} V` : undefined, torque, s.link !== undefined ? `link ${s.link}` : undefined].filter((x) => x !== undefined);
 }

@@ -19,11 +19,16 @@ import type { TranscriptEvent } from '../transcript/events.js';
 // import) needs nothing from the service; the service's API speaks in it all the same.
 export type { RobotActivity, RobotStatus } from '../runtime/robot-status.js';
 
-/** One line of `quackd health` (src/health): `loop  ok  50.0 of 50 Hz · 0 missed`. */
+/**
+ * One line of `quackd health` (src/health): `loop  ok  50.0 of 50 Hz · 0 missed`. A line about one
+ * robot (its loop, link, battery) names it: a robot's trouble is that robot's, at most a `warn`,
+ * and never what decides whether the service itself is alive (sd_notify's watchdog).
+ */
 export interface HealthLine {
   readonly check: string;
   readonly status: 'ok' | 'warn' | 'fail';
   readonly detail: string;
+  readonly robot?: string;
 }
 
 export interface RunOnRequest {

@@ -26,6 +26,8 @@ import { duckOf } from './duck-of.js';
 import { askMemory } from './memory-ask.js';
 import type { DoorLine, FrontDoor } from './front-door.js';
 import { DEFAULT_GATE_TIMEOUT_MS, ServiceGate } from './gate.js';
+import { KeepHeld } from './keep-held.js';
+import { journalLinks } from './link-journal.js';
 import { StatusBoard } from './status-board.js';
 
 export interface ServiceOptions {
@@ -70,11 +72,14 @@ export class Service implements ServiceApi {
   /** Followers waiting for the next run on a robot (any robot: `robot` undefined). */
   private readonly awaiting = new Set<{ readonly robot: string | undefined; readonly onRun: (runId: string) => void }>();
   private readonly doors: FrontDoor[] = [];
+  private readonly held: KeepHeld;
+  private unjournal: (() => void) | undefined;
   private stopping = false;
 
   constructor(private readonly options: ServiceOptions) {
     this.events = options.runtime.events;
     this.board = new StatusBoard(this.events, options.runtime.fleet.list());
+    this.held = new KeepHeld(options.runtime, logger('service'));
   }
 
   get runtime(): Runtime {
@@ -84,23 +89,14 @@ export class Service implements ServiceApi {
   /**
    * Listens to the bus, opens the memory store, and opens each held body (a serial robot) so
    * status shows its link: opening says hello and never switches torque on. A robot that cannot
-   * be opened is logged and stays offline; its next run tries again.
+   * be opened is logged and stays offline, and is opened once its device is back (keep-held.ts).
    */
   async start(): Promise<void> {
     this.board.start();
+    this.unjournal = journalLinks(this.events, logger('service'));
     const { notice } = await this.runtime.memory();
     if (notice !== undefined) logger('service').warn({ notice }, 'memory store unavailable');
-    await Promise.all(
-      this.runtime.fleet.list().map(async (member) => {
-        if (member.entry.perRun === true) return;
-        try {
-          await this.runtime.bodies.hold(this.runtime.robot(member.name));
-          logger('service').info({ robot: member.name, body: member.key }, 'body open');
-        } catch (err) {
-          logger('service').warn({ robot: member.name, body: member.key, err: err instanceof Error ? err.message : String(err) }, 'body not open; its next run tries again');
-        }
-      }),
-    );
+    await this.held.start();
   }
 
   /** A front door's status and health lines join the service's own. */
@@ -318,17 +314,19 @@ export class Service implements ServiceApi {
     const lines: HealthLine[] = [];
     for (const s of this.board.list()) {
       const perRun = this.runtime.fleet.get(s.robot)?.entry.perRun === true;
+      const robot = s.robot;
       if (s.loop !== undefined) {
         const nominal = 1000 / s.loop.periodMs;
         const steady = s.loop.state !== 'fallen' && s.loop.hz >= nominal * 0.9;
-        lines.push({ check: `loop ${s.robot}`, status: steady ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''}` });
+        lines.push({ check: `loop ${robot}`, status: steady ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''}`, robot });
       }
-      if (!perRun) lines.push({ check: `link ${s.robot}`, status: s.activity !== 'offline' && s.link !== 'lost' ? 'ok' : 'fail', detail: s.link === 'lost' ? 'lost' : s.activity === 'offline' ? 'not open' : 'ok' });
-      if (s.battery_v !== undefined) lines.push({ check: `battery ${s.robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V` });
+      if (!perRun) lines.push({ ...this.linkHealth(s), check: `link ${robot}`, robot });
+      if (s.battery_v !== undefined) lines.push({ check: `battery ${robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V`, robot });
     }
     if (this.runtime.config.memoryDir !== undefined) {
       const { store, notice } = await this.runtime.memory();
       if (store === undefined) lines.push({ check: 'store', status: 'fail', detail: notice ?? 'not open' });
+      else if (store.writeFailure !== undefined) lines.push({ check: 'store', status: 'fail', detail: `cannot write: ${store.writeFailure}` });
       else {
         const counts = Object.values(await this.memoryCounts());
         const sum = (k: keyof MemoryCounts): number => counts.reduce((n, c) => n + c[k], 0);
@@ -339,9 +337,22 @@ export class Service implements ServiceApi {
     return lines;
   }
 
+  /**
+   * A held robot's link as health says it: a robot's trouble is a `warn` of that robot's, never
+   * a `fail` of the service (sd_notify's watchdog counts only the service's own lines).
+   */
+  private linkHealth(s: RobotStatus): Pick<HealthLine, 'status' | 'detail'> {
+    if (s.link === 'lost') return { status: 'warn', detail: 'lost: quackd opens it again once its port is back' };
+    if (s.activity !== 'offline') return { status: 'ok', detail: 'ok' };
+    const why = this.held.reason(s.robot);
+    return { status: 'warn', detail: why !== undefined ? `not open: ${why}` : 'not open' };
+  }
+
   /** Stops every run (their bodies stop, their transcripts close) and takes no more; the runtime closes after. */
   async stopRuns(why: string): Promise<void> {
     this.stopping = true;
+    this.held.stop();
+    this.unjournal?.();
     const runs = [...this.current.values()];
     for (const c of runs) c.abort.abort(new Error(`stopped by ${why}`));
     await Promise.all(runs.map((c) => c.started?.done));

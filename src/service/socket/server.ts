@@ -16,6 +16,7 @@ import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
+import type { HealthLine } from '../api.js';
 import type { FrontDoor } from '../front-door.js';
 import type { Service } from '../service.js';
 import type { RunReport } from '../../run/start-run.js';
@@ -64,6 +65,14 @@ function probe(path: string): Promise<{ pid: number | undefined } | 'stale'> {
     );
     socket.on('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : { pid: undefined }));
   });
+}
+
+function isSocket(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket();
+  } catch {
+    return false;
+  }
 }
 
 /** Makes `path` ours: nothing there, or a stale socket removed; a live service is refused. */
@@ -139,6 +148,16 @@ export class ControlSocket implements FrontDoor {
     } catch {
       // Gone already (close removed it): what we wanted.
     }
+  }
+
+  /**
+   * The service's own line: listening, and its file still there (a socket file someone removed
+   * leaves every CLI outside). Not listening fails the service: systemd's restart makes it again.
+   */
+  health(): readonly HealthLine[] {
+    const { path } = this.options;
+    const listening = this.server?.listening === true && isSocket(path);
+    return [{ check: 'socket', status: listening ? 'ok' : 'fail', detail: listening ? path : `not listening at ${path}` }];
   }
 
   /** Members of `group` may use the socket: 0660, its group, and a data directory they may pass through. */
