@@ -78,8 +78,44 @@ export function prettyOptions(destination: number | NodeJS.WritableStream, env: 
   };
 }
 
+/** What tapLogs() hands a listener: each record as its JSON line, already redacted. */
+export type LogTap = (line: string) => void;
+
+/** Each root logger's taps; its children write through the root's hook, so they are tapped too. */
+const taps = new WeakMap<Logger, Set<LogTap>>();
+
 export function createLogger(level: string, destination: DestinationStream): Logger {
-  return pinoLib()({ level, base: { pid: process.pid }, hooks: { streamWrite: redact } }, destination);
+  const tapped = new Set<LogTap>();
+  let inTap = false;
+  const streamWrite = (line: string): string => {
+    const safe = redact(line);
+    // A tap that logs (or one whose sink does) must not feed itself.
+    if (tapped.size > 0 && !inTap) {
+      inTap = true;
+      try {
+        for (const tap of tapped) tap(safe);
+      } catch {
+        // A tap's failure is its own: the line still reaches the log.
+      } finally {
+        inTap = false;
+      }
+    }
+    return safe;
+  };
+  const root = pinoLib()({ level, base: { pid: process.pid }, hooks: { streamWrite } }, destination);
+  taps.set(root, tapped);
+  return root;
+}
+
+/**
+ * Hands `tap` every line the current root logger writes from now on (MQTT's bridge/logging): the
+ * invocation's inside withLogs(), else the process's. Returns the function that stops it.
+ */
+export function tapLogs(tap: LogTap): () => void {
+  const root = scoped.getStore()?.() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
+  const set = taps.get(root);
+  set?.add(tap);
+  return () => set?.delete(tap);
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * The embedded broker (aedes) for a robot with no broker of its own: MQTT 3.1.1, on loopback
- * only, retained messages in memory (the front door republishes them after a restart). A port
+ * only (mqtt.listen; src/mqtt/config.ts says why), retained messages in memory (the front door republishes them after a restart). A port
  * that is taken is said as such, so the service can go on without MQTT instead of failing.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { hostPort } from './settings.js';
 
 export class BrokerPortTaken extends Error {
   override readonly name = 'BrokerPortTaken';
@@ -11,7 +12,7 @@ export class BrokerPortTaken extends Error {
     readonly host: string,
     readonly port: number,
   ) {
-    super(`port ${port} on ${host} is taken (another MQTT broker? set mqtt.url to use it, or mqtt.port)`);
+    super(`port ${port} on ${host} is taken (another MQTT broker? set mqtt.url to use it, or mqtt.listen.port)`);
   }
 }
 
@@ -50,7 +51,7 @@ export async function startEmbeddedBroker(host: string, port: number): Promise<E
   const address = server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;
   return {
-    url: `mqtt://${host}:${bound}`,
+    url: `mqtt://${hostPort(host, bound)}`,
     port: bound,
     async close() {
       await closeAedes();

@@ -31,7 +31,8 @@ export type Command =
   | { readonly kind: 'confirm'; readonly verb?: string; readonly answer: boolean }
   | { readonly kind: 'torque'; readonly on: boolean }
   | { readonly kind: 'status' }
-  | { readonly kind: 'health' };
+  | { readonly kind: 'health' }
+  | { readonly kind: 'restart' };
 
 export type Transaction = z.infer<typeof transaction>;
 
@@ -58,6 +59,7 @@ const REQUEST_SCHEMAS = {
   torque: z.object({ robot: robotName, on: z.boolean() }).strict(),
   status: z.object({ robot: robotName.optional() }).strict(),
   health: z.object({}).strict(),
+  restart: z.object({}).strict(),
 };
 
 const one = (text: string) => printable(text.split('\n')[0] ?? '').slice(0, 200);
@@ -161,9 +163,10 @@ export function refusal(error: string, transaction?: Transaction): Answer {
 
 /**
  * Carries out a checked command on `robot` (undefined: every robot, for stop and status). The
- * robot must be one `known` lists: MQTT acts only on the fleet it publishes.
+ * robot must be one `known` lists: MQTT acts only on the fleet it publishes. `restart` is the
+ * service's own (src/service/restart.ts): absent where the service cannot restart itself.
  */
-export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>): Promise<Answer['data']> {
+export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, restart?: () => Answer['data']): Promise<Answer['data']> {
   if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${one(robot)}"; known: ${[...known].join(', ') || 'none'}`);
   const needRobot = (): string => {
     if (robot === undefined) throw new InputError('this command needs a robot');
@@ -194,5 +197,8 @@ export async function execute(api: ServiceApi, command: Command, robot: string |
       return robot !== undefined ? { ...api.status(robot) } : { robots: api.robots().filter((s) => known.has(s.robot)) };
     case 'health':
       return { checks: await api.health() };
+    case 'restart':
+      if (restart === undefined) throw new InputError('this service cannot restart itself');
+      return restart();
   }
 }
