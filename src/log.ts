@@ -1,7 +1,8 @@
 /**
  * Structured logs with pino: JSON lines on stderr, human-readable when stderr is a TTY. The CLI
  * logs at `warn` unless QUACKD_LOG_LEVEL or --debug says otherwise, so logs never drown a run's
- * own output. Every line passes through redact(): no API key reaches a log.
+ * own output. Every line passes through redact(): no API key reaches a log, nor what taps the
+ * lines (tapLogs: MQTT's bridge/logging).
  *
  * Under systemd (INVOCATION_ID or JOURNAL_STREAM set) the lines are the terminal's plain ones
  * without time or colour, since journald stamps each line itself, at `info` (the service's
@@ -112,8 +113,7 @@ export function createLogger(level: string, destination: DestinationStream): Log
  * invocation's inside withLogs(), else the process's. Returns the function that stops it.
  */
 export function tapLogs(tap: LogTap): () => void {
-  const root = scoped.getStore()?.() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
-  const set = taps.get(root);
+  const set = taps.get(currentRoot());
   set?.add(tap);
   return () => set?.delete(tap);
 }
@@ -186,8 +186,10 @@ export function withLogs<T>(root: Logger | (() => Logger), work: () => Promise<T
   return scoped.run(typeof root === 'function' ? () => (made ??= root()) : () => root, work);
 }
 
+/** The invocation's root logger inside withLogs(), else the process's. */
+const currentRoot = (): Logger => scoped.getStore()?.() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
+
 /** A child logger for one module, e.g. `logger('bridge')`: ask for it when logging, not at import. */
 export function logger(module: string): Logger {
-  const root = scoped.getStore()?.() ?? (processRoot ??= createLogRoot(process.env, process.stderr));
-  return root.child({ module });
+  return currentRoot().child({ module });
 }
