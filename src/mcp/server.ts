@@ -4,6 +4,7 @@
  * when memory is off. robot_verb's sessions belong to the connection and end with it.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { clientWords, type RunBy } from '../runtime/holder.js';
 import type { RobotStatus } from '../service/api.js';
 import { VERSION } from '../version.js';
 import { NOTE_MAX_CHARS } from '../memory/entry.js';
@@ -54,15 +55,24 @@ export function instructions(memory: boolean): string {
   ].join(' ');
 }
 
-export function buildServer(options: ServerOptions): BuiltServer {
+/**
+ * The server of one MCP connection; `session` says its MCP session id (over HTTP, once the
+ * client initialized; none over stdio), which names it as a robot's holder.
+ */
+export function buildServer(options: ServerOptions, session: () => string | undefined = () => undefined): BuiltServer {
   const server = new McpServer({ name: 'quackd', title: 'quackd', version: VERSION }, { instructions: instructions(options.memory), capabilities: { tools: {}, resources: {} } });
   const asker = () => (canAskPerson(server) ? personAsker(server) : undefined);
   const client = (): string => {
     const v = server.server.getClientVersion();
     return v !== undefined ? `${v.name} ${v.version}` : 'an MCP client';
   };
-  const sessions = new VerbSessions({ backend: options.backend, duckFor: options.duckFor, client, asker });
-  const ctx: ToolContext = { backend: options.backend, robots: options.robots, sessions, asker, sessionVerbs: options.sessionVerbs };
+  // `session 3f2a1b9c (claude-ai 0.1.0)`: enough of the id to tell two sessions apart in a refusal or the journal.
+  const by = (): RunBy => {
+    const id = session();
+    return { door: 'mcp', who: `${id !== undefined ? `session ${id.slice(0, 8)}` : 'stdio'} (${clientWords(client())})` };
+  };
+  const sessions = new VerbSessions({ backend: options.backend, duckFor: options.duckFor, client, asker, by });
+  const ctx: ToolContext = { backend: options.backend, robots: options.robots, sessions, asker, sessionVerbs: options.sessionVerbs, by };
   const tools: readonly InstallTool[] = [robotList, ...(options.memory ? [robotRecall, robotRemember, robotForget] : []), robotObserve, robotVerb, robotRun];
   for (const install of tools) install(server, ctx);
   installResources(server, ctx, options.memory);

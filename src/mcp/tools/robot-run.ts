@@ -36,6 +36,7 @@ export const robotRun: InstallTool = (server, ctx) => {
           robot: name,
           duck,
           gates: gates.gates,
+          by: ctx.by(),
           ...(gates.onGate !== undefined ? { onGate: gates.onGate } : {}),
           onEvent: (event) => {
             gates.seen(event);
