@@ -36,7 +36,7 @@ export interface ServerOptions {
 
 export interface BuiltServer {
   readonly server: McpServer;
-  /** Ends this connection's robot_verb sessions (their runs stop, their transcripts close). */
+  /** Ends this connection's robot_verb sessions and robot_run runs (they stop, their transcripts close). */
   close(why: string): Promise<void>;
 }
 
@@ -72,9 +72,17 @@ export function buildServer(options: ServerOptions, session: () => string | unde
     return { door: 'mcp', who: `${id !== undefined ? `session ${id.slice(0, 8)}` : 'stdio'} (${clientWords(client())})` };
   };
   const sessions = new VerbSessions({ backend: options.backend, duckFor: options.duckFor, client, asker, by });
-  const ctx: ToolContext = { backend: options.backend, robots: options.robots, sessions, asker, sessionVerbs: options.sessionVerbs, by };
+  const runs: ToolContext['runs'] = new Set();
+  const ctx: ToolContext = { backend: options.backend, robots: options.robots, sessions, asker, sessionVerbs: options.sessionVerbs, by, runs };
   const tools: readonly InstallTool[] = [robotList, ...(options.memory ? [robotRecall, robotRemember, robotForget] : []), robotObserve, robotVerb, robotRun];
   for (const install of tools) install(server, ctx);
   installResources(server, ctx, options.memory);
-  return { server, close: (why) => sessions.close(why) };
+  return {
+    server,
+    close: async (why) => {
+      const whole = [...runs];
+      for (const run of whole) run.stop(why);
+      await Promise.all([sessions.close(why), ...whole.map((run) => run.done)]);
+    },
+  };
 }

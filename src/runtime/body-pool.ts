@@ -24,9 +24,10 @@ export class RobotBusy extends QuackdError {
     readonly robot: string,
     readonly holder?: Holder,
   ) {
-    const what = holder === undefined ? 'a duck' : (holder.duck ?? 'a duck');
+    // A holder with no duck is reading the robot's sensors (robot_observe): a moment's work.
+    const what = holder === undefined ? 'is already running a duck' : holder.duck !== undefined ? `is already running ${holder.duck}` : 'is busy reading its sensors';
     const who = holder === undefined ? '' : ` for ${byText(holder.by)} since ${timeOfDay(holder.since)}`;
-    super(`${robot} is already running ${what}${who}; one run at a time per robot`, 'runtime', `'quackd stop ${robot}' frees it`);
+    super(`${robot} ${what}${who}; one run at a time per robot`, 'runtime', `'quackd stop ${robot}' frees it`);
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -188,6 +188,30 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
     const next = await connect(server.url);
     try {
       await takesTheRobot(next, home, runIdIn(text(answer)), 'stopped by the MCP client leaving');
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('stops a robot_run under way when its client hangs up, and frees the robot', async () => {
+    // A duck of the user's whose quack waits for a person, who never answers: the run holds the robot until the client goes.
+    mkdirSync(join(home, 'ducks'), { recursive: true });
+    writeDuck(join(home, 'ducks'), 'ask-first', 'robot: microduck:sim2d\nverbs: [quack]\nconfirm: [quack]\nbudgets: { steps: 3, llm_calls: 5, seconds: 120 }');
+    let asked: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (asked = resolve));
+    const gone = await connect(server.url, undefined, { elicit: () => (asked(), new Promise<never>(() => undefined)) });
+    const running = gone.callTool({ name: 'robot_run', arguments: { duck: 'ask-first' } }).catch(() => undefined);
+    await gate;
+    const line = server.logs.find((l) => l.startsWith('run started: ask-first'));
+    await gone.close();
+    await running;
+    const next = await connect(server.url);
+    try {
+      const mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      assert.equal(isError(mine), false, text(mine));
+      assert.match(line ?? '', /^run started: ask-first on microduck:sim2d by mcp session [0-9a-f]{8} \(quackd-test 0\.0\.1\)$/);
+      assert.ok(server.logs.includes('run ended: ask-first on microduck:sim2d: interrupted — stopped by the MCP client leaving'), server.logs.join('\n'));
+      await next.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
     } finally {
       await next.close();
     }
