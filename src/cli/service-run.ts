@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { Budgets } from '../ducks/duck.js';
 import type { RunReport } from '../run/start-run.js';
+import { cliUser } from '../runtime/holder.js';
 import { ttyGate } from '../safety/gate.js';
 import { openService, replyError } from '../service/socket/client.js';
 import type { Reply, RunRequest } from '../service/socket/protocol.js';
@@ -46,6 +47,7 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
     dryRun: run.dryRun,
     gates: run.yes ? 'yes' : asking ? 'ask' : 'deny',
     ...(run.script === true ? { script: true as const } : {}),
+    by: cliUser(),
   };
   const print = run.json ? undefined : stepPrinter(io);
   let report: RunReport | undefined;

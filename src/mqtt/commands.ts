@@ -12,6 +12,7 @@ import { printable } from '../text/printable.js';
 import { InputError, QuackdError } from '../errors.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { UnknownRobot } from '../runtime/fleet.js';
+import type { RunBy } from '../runtime/holder.js';
 import { BRIDGE_COMMANDS, type BridgeCommand } from './topics.js';
 
 /** Larger payloads are refused unread: no command needs more. */
@@ -149,7 +150,9 @@ export function parseRequest(command: string, payload: Buffer): Parsed<BridgeReq
 
 /** An error the caller can act on, as one line; anything else is a bug, said as such. */
 export function errorLine(err: unknown): string {
-  if (err instanceof QuackdError || err instanceof UnknownRobot || err instanceof RobotBusy) return one(err.message);
+  // A busy robot's answer says who holds it and how to free it.
+  if (err instanceof RobotBusy) return one(`${err.message}; ${err.hint ?? ''}`);
+  if (err instanceof QuackdError || err instanceof UnknownRobot) return one(err.message);
   return `internal error: ${one(err instanceof Error ? err.message : String(err))}`;
 }
 
@@ -162,11 +165,13 @@ export function refusal(error: string, transaction?: Transaction): Answer {
 }
 
 /**
- * Carries out a checked command on `robot` (undefined: every robot, for stop and status). The
- * robot must be one `known` lists: MQTT acts only on the fleet it publishes. `restart` is the
- * service's own (src/service/restart.ts): absent where the service cannot restart itself.
+/**
+ * Carries out a checked command on `robot` (undefined: every robot, for stop and status), asked by
+ * `by` (the MQTT client, as far as the broker tells). The robot must be one `known` lists: MQTT
+ * acts only on the fleet it publishes. `restart` is the service's own (src/service/restart.ts):
+ * absent where the service cannot restart itself.
  */
-export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, restart?: () => Answer['data']): Promise<Answer['data']> {
+export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, by: RunBy, restart?: () => Answer['data']): Promise<Answer['data']> {
   if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${one(robot)}"; known: ${[...known].join(', ') || 'none'}`);
   const needRobot = (): string => {
     if (robot === undefined) throw new InputError('this command needs a robot');
@@ -174,17 +179,17 @@ export async function execute(api: ServiceApi, command: Command, robot: string |
   };
   switch (command.kind) {
     case 'run': {
-      const started = await api.run(needRobot(), { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}) });
+      const started = await api.run(needRobot(), { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}), by });
       // The run goes on; its progress is on <robot>/event and its end in <robot>/state.
       void started.done;
       return { runId: started.runId, transcript: started.transcriptPath };
     }
     case 'stop':
-      await api.stop(robot);
+      await api.stop(robot, undefined, by);
       return { stopped: robot ?? 'all' };
     case 'confirm': {
       const r = needRobot();
-      if (!api.answerGate(r, command.answer, command.verb)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
+      if (!api.answerGate(r, command.answer, command.verb, 'person', by)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
       return { answered: command.answer };
     }
     case 'torque': {

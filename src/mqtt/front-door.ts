@@ -12,6 +12,7 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { logger } from '../log.js';
 import type { RobotStatus, ServiceApi } from '../service/api.js';
 import type { RuntimeEvents } from '../runtime/events.js';
+import { clientWords, type RunBy } from '../runtime/holder.js';
 import { printable } from '../text/printable.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
@@ -215,13 +216,17 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       return;
     }
     const incoming = parseIncoming(settings.baseTopic, topic);
+    if (incoming.kind === 'other') return;
     const known = new Set(robots.keys());
+    // The embedded broker knows who sent it; another broker does not say.
+    const sender = broker?.sender(topic, payload);
+    const by: RunBy = { door: 'mqtt', who: sender !== undefined ? `client ${clientWords(sender)}` : `client via ${brokerName}` };
     if (incoming.kind === 'set') {
-      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known));
+      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known, by));
     } else if (incoming.kind === 'get') {
       answerGet(incoming.robot, payload);
     } else if (incoming.kind === 'request') {
-      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known, () => bridge.restart()));
+      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known, by, () => bridge.restart()));
     }
   };
 
@@ -298,7 +303,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       let url: string;
       if (settings.broker.kind === 'embedded') {
         try {
-          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port);
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other');
         } catch (err) {
           state = 'off';
           reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');

@@ -29,6 +29,8 @@ export interface RunRequest {
   readonly robot: BodyKey;
   /** The robot's fleet name, when the body is a robot of the fleet: the transcript's start says it. */
   readonly robotName?: string;
+  /** Who asked for the run (`cli user ana (uid 1000)`): the transcript's start says it. */
+  readonly by?: string;
   readonly seed: number;
   readonly provider: Provider;
   readonly gate: Gate;
@@ -91,6 +93,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
       duck: req.duck.name,
       body: req.robot,
       ...(req.robotName !== undefined && req.robotName !== req.robot ? { robot: req.robotName } : {}),
+      ...(req.by !== undefined ? { by: req.by } : {}),
       provider: req.provider.name,
       model: req.provider.model,
       dryRun: req.dryRun,

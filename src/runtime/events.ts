@@ -12,12 +12,13 @@ import type { RobotStatus } from './robot-status.js';
 export interface RuntimeEvents {
   'body:open': { readonly robot: string; readonly key: BodyKey };
   'body:close': { readonly robot: string; readonly key: BodyKey };
-  'run:start': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string };
-  'run:end': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly outcome: Outcome };
+  /** `by`: who asked for the run, as src/runtime/holder.ts words it (`mqtt client ha-den`). */
+  'run:start': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string; readonly by: string };
+  'run:end': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string; readonly outcome: Outcome };
   /** A verb's result in a run (a step, or an LLM-call verb such as remember: step absent). */
   'run:step': { readonly robot: string; readonly runId: string; readonly step?: number; readonly verb: string; readonly label: string; readonly ok: boolean; readonly summary: string; /** the body's measured facts with the result (never the model's text), e.g. `ball_visible` */ readonly data?: Readonly<Record<string, unknown>> };
-  /** A confirmation gate opened (`waiting`) or was answered; `allowed` and `how` once answered. */
-  'run:gate': { readonly robot: string; readonly runId: string; readonly question: string; readonly verb: string; readonly state: 'waiting' | 'answered'; readonly allowed?: boolean; readonly how?: string };
+  /** A confirmation gate opened (`waiting`) or was answered; `allowed`, `how` and who answered (`by`, when someone did) once answered. */
+  'run:gate': { readonly robot: string; readonly runId: string; readonly question: string; readonly verb: string; readonly state: 'waiting' | 'answered'; readonly allowed?: boolean; readonly how?: string; readonly by?: string };
   /** A run saved something to its body's memory (a note it remembered, the episode at its end). */
   'memory:saved': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly kind: 'note' | 'episode'; readonly id?: string };
   /** A control loop's health, pushed by its worker every second or so, on a fall, and when it closes. */

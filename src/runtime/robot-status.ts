@@ -13,8 +13,8 @@ export interface RobotStatus {
   readonly robot: string;
   readonly key: BodyKey;
   readonly activity: RobotActivity;
-  /** The run under way: its id, duck, the step it is on, when it started (ISO). */
-  readonly run?: { readonly runId: string; readonly duck: string; readonly step: number; readonly startedAt: string };
+  /** The run under way: its id, duck, the step it is on, when it started (ISO), who asked for it (`mcp session 3f2a1b9c (claude-ai 0.1.0)`). */
+  readonly run?: { readonly runId: string; readonly duck: string; readonly step: number; readonly startedAt: string; readonly by?: string };
   /** A confirmation gate waiting for a person: the step line it asks about, since when (ISO). */
   readonly gate?: { readonly question: string; readonly verb: string; readonly since: string };
   readonly lastOutcome?: Outcome & { readonly runId: string; readonly duck: string; readonly endedAt: string };

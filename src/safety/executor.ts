@@ -126,7 +126,7 @@ export class Executor {
       } finally {
         this.deps.budgets.resumeClock();
       }
-      emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how });
+      emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how, ...(decision.by !== undefined ? { by: decision.by } : {}) });
       if (!decision.allowed) {
         const reason = DENIED_BECAUSE[decision.how] ?? 'a person said no';
         return { kind: 'denied', verb: verb.name, label, reason };

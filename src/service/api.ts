@@ -12,6 +12,7 @@ import type { Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Budgets } from '../ducks/duck.js';
+import type { RunBy } from '../runtime/holder.js';
 import type { RobotStatus } from '../runtime/robot-status.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 
@@ -54,6 +55,8 @@ export interface RunOnRequest {
    * pilot, src/pilot/providers/relay.ts); else the service's own.
    */
   readonly pilot?: Provider;
+  /** Who asks (the robot's holder while the run goes on): the CLI's user, an MQTT client, an MCP session. */
+  readonly by?: RunBy;
 }
 
 /** What a front door asks of a robot's memory (its body's: every run of that body reads it). */
@@ -100,10 +103,10 @@ export interface ServiceApi {
   status(robot: string): RobotStatus;
   /** Starts a run; resolves once its transcript exists. Throws RobotBusy, UnknownRobot, or an InputError for a bad duck. */
   run(robot: string, request: RunOnRequest): Promise<StartedRun>;
-  /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named. */
-  stop(robot?: string): Promise<void>;
-  /** Answers the gate waiting on `robot`; false when none is waiting (or it is about another verb). */
-  answerGate(robot: string, answer: boolean, verb?: string): boolean;
+  /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named; `by` asked for it. */
+  stop(robot?: string, why?: string, by?: RunBy): Promise<void>;
+  /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */
+  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person', by?: RunBy): boolean;
   health(): Promise<readonly HealthLine[]>;
   /** Torque on or off (a body that reports `torque`); absent where the service cannot switch it. */
   torque?(robot: string, on: boolean): Promise<void>;

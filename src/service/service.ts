@@ -15,6 +15,8 @@ import { pilotLabel, type Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { RobotSettingsError, type Robot } from '../runtime/fleet.js';
+import { byText, cliUser, type Holder, type RunBy } from '../runtime/holder.js';
+import { emergencyStopLine } from '../runtime/journal.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
@@ -46,9 +48,10 @@ interface Follower {
   onEnd(report: RunReport): void;
 }
 
-/** A run under way: how to stop it, its gate, and its transcript so far (for followers who come late). */
+/** A run under way: who holds the robot, how to stop it, its gate, and its transcript so far (for followers who come late). */
 interface Current {
   readonly robot: Robot;
+  readonly holder: Holder;
   readonly abort: AbortController;
   readonly gate: Gate;
   readonly events: TranscriptEvent[];
@@ -64,6 +67,13 @@ export interface MemoryCounts {
 
 /** An emergency stop's words in the run's outcome: `interrupted — stopped by an emergency stop`. */
 const EMERGENCY = 'an emergency stop';
+
+/**
+ * How long a run asked for waits for the robot's run that is already stopping (its client left,
+ * someone pressed stop) before it is refused: a body stops and a transcript closes in
+ * milliseconds, and a client that comes straight back should find the robot free, not busy.
+ */
+const STOPPING_WAIT_MS = 3000;
 
 export class Service implements ServiceApi {
   readonly events: EventBus;
@@ -118,14 +128,17 @@ export class Service implements ServiceApi {
   }
 
   async run(name: string, req: RunOnRequest): Promise<StartedRun> {
-    if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
     const robot = this.resolve(name);
-    if (this.current.has(robot.name)) throw new RobotBusy(robot.name);
+    await this.waitForStopping(robot.name);
+    if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
+    const held = this.current.get(robot.name);
+    if (held !== undefined) throw new RobotBusy(robot.name, held.holder);
     const duck = duckOf(req, robot.entry, this.options.ducksDir);
     if (req.seed !== undefined && robot.entry.seeded !== true) throw new InputError(`--seed picks a simulator's layout; ${robot.name} has none`);
     let runId = '';
     const gate = req.gates === 'yes' ? yesGate : req.gates === 'deny' ? noTtyGate : new ServiceGate(this.events, robot.name, () => runId, req.gateTimeoutMs ?? this.options.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS);
-    const current: Current = { robot, abort: new AbortController(), gate, events: [], followers: new Set() };
+    const holder: Holder = { by: req.by ?? cliUser(), since: new Date(), duck: duck.name };
+    const current: Current = { robot, holder, abort: new AbortController(), gate, events: [], followers: new Set() };
     // Claimed before the first await: a second request for the robot is refused, never queued.
     this.current.set(robot.name, current);
     const memory: { summary?: string; notice?: string } = {};
@@ -144,6 +157,7 @@ export class Service implements ServiceApi {
       const done = this.runtime.run({
         duck,
         robot,
+        by: holder.by,
         seed: req.seed ?? 7,
         provider,
         gate,
@@ -187,12 +201,24 @@ export class Service implements ServiceApi {
     }
   }
 
+  /** A run of `robot` already stopping ends before the wait is over (or the wait ends first). */
+  private async waitForStopping(robot: string): Promise<void> {
+    const stopping = this.current.get(robot);
+    const done = stopping?.started?.done;
+    if (stopping === undefined || done === undefined || !stopping.abort.signal.aborted) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, STOPPING_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
   /**
    * Emergency stop: the run (if one is under way) is stopped and the body halted at once, not at
-   * the run's next step; every robot when none is named. `why` is the run's outcome reason.
+   * the run's next step; every robot when none is named. `why` is the run's outcome reason; `by`
+   * who pressed it, for the journal.
    */
-  async stop(name?: string, why = EMERGENCY): Promise<void> {
+  async stop(name?: string, why = EMERGENCY, by: RunBy = cliUser()): Promise<void> {
     const robots = name !== undefined ? [this.resolve(name).name] : [...new Set([...this.runtime.fleet.list().map((r) => r.name), ...this.current.keys()])];
+    emergencyStopLine(name !== undefined ? robots : undefined, byText(by));
     await Promise.all(
       robots.map(async (robot) => {
         const current = this.current.get(robot);
@@ -221,9 +247,11 @@ export class Service implements ServiceApi {
     return false;
   }
 
-  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' = 'person'): boolean {
-    const gate = this.current.get(this.resolve(name).name)?.gate;
-    return gate instanceof ServiceGate ? gate.answer(answer, verb, how) : false;
+  /** Answers the gate waiting on a robot's run; `by` answered it (default: the run's holder, at its own terminal). */
+  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' = 'person', by?: RunBy): boolean {
+    const current = this.current.get(this.resolve(name).name);
+    const gate = current?.gate;
+    return gate instanceof ServiceGate ? gate.answer(answer, verb, how, byText(by ?? current?.holder.by ?? cliUser())) : false;
   }
 
   follow(robotOrRun: string | undefined, listener: Follower): { readonly run: StartedRun; readonly unfollow: () => void } | undefined {
@@ -253,12 +281,13 @@ export class Service implements ServiceApi {
    * stay open; a simulator opens the world its next run starts in). Nothing moves. RobotBusy
    * while the robot runs a duck: that run's transcript has its observations.
    */
-  async observe(name: string): Promise<{ readonly robot: string; readonly key: BodyKey; readonly perRun: boolean; readonly observation: Observation }> {
+  async observe(name: string, by: RunBy = cliUser()): Promise<{ readonly robot: string; readonly key: BodyKey; readonly perRun: boolean; readonly observation: Observation }> {
     const robot = this.resolve(name);
-    if (this.current.has(robot.name)) throw new RobotBusy(robot.name);
+    const held = this.current.get(robot.name);
+    if (held !== undefined) throw new RobotBusy(robot.name, held.holder);
     let lease;
     try {
-      lease = await this.runtime.bodies.lease(robot, 7);
+      lease = await this.runtime.bodies.lease(robot, 7, { by, since: new Date() });
     } catch (err) {
       // A port that is missing or taken is the person's to fix, in one line.
       if (err instanceof BodyError) throw new RuntimeError(`${robot.name}: ${err.message}`);

@@ -37,7 +37,7 @@ export class StatusBoard {
     const on = this.events.on.bind(this.events);
     this.unlisten = [
       on('run:start', (e) => this.change(e.robot, e.key, (s) => {
-        s.run = { runId: e.runId, duck: e.duck, step: 0, startedAt: this.now().toISOString() };
+        s.run = { runId: e.runId, duck: e.duck, step: 0, startedAt: this.now().toISOString(), by: e.by };
         delete s.gate;
       })),
       on('run:step', (e) => this.change(e.robot, undefined, (s) => {

@@ -133,7 +133,7 @@ describe('serve-mcp over stdio', () => {
     // Another run on the robot waits for the session to end: one run at a time per robot.
     const busy = await call(served, 'robot_run', { duck: 'hello-world' });
     assert.equal(busy.isError, true);
-    assert.equal(busy.text, 'microduck:sim2d is already running a duck; one run at a time per robot');
+    assert.match(busy.text, /^microduck:sim2d is already running mcp for mcp stdio \(quackd-test 0\.0\.1\) since \d\d:\d\d:\d\d; one run at a time per robot \('quackd stop microduck:sim2d' frees it\)$/);
     const ended = await call(served, 'robot_verb', { verb: 'declare_failure', args: { reason: 'nothing to do' } });
     assert.match(ended.text, /^the session ended: failure — nothing to do · 0 steps, 4 calls/m);
     const lines = transcript(home, runIdIn(kick.text));

@@ -97,6 +97,9 @@ test('Home Assistant discovery: every payload fits HA schema; buttons and the to
   await w.client.publishAsync(stopAll['command_topic'] ?? '', stopAll['payload_press'] ?? '', { qos: 1 });
   await until('three calls', () => api.calls.length === 3);
   assert.deepEqual(api.calls, [{ method: 'run', robot: 'kitchen', request: { duck: 'find-and-kick' } }, { method: 'torque', robot: 'hall', on: false }, { method: 'stop' }]);
+  // The embedded broker saw who pressed them: the run and the stop are that client's.
+  const client = w.client.options.clientId ?? '';
+  assert.deepEqual(api.askers, [{ method: 'run', by: `mqtt client ${client}` }, { method: 'stop', by: `mqtt client ${client}` }]);
   // The switch's state topic now says torque off (what its value_template reads).
   await w.client.subscribeAsync(sw['state_topic'] ?? '');
   await w.waitFor((m) => m.topic === sw['state_topic'] && (JSON.parse(m.payload) as { torque?: boolean }).torque === false, 'torque off in state');

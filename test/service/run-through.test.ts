@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { quackd as dispatch } from '../../src/cli/quackd.js';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import type { Provider } from '../../src/pilot/providers/provider.js';
+import { byText, cliUser } from '../../src/runtime/holder.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { runCli } from '../helpers/cli.js';
@@ -105,7 +106,7 @@ describe('quackd run through a running service', () => {
     assert.match(r.stdout, /quack +\(denied: needs confirmation; no terminal to ask, --yes to allow\)/);
   });
 
-  it('a robot busy in the service is refused in one line', async () => {
+  it('a robot busy in the service is refused in one line that names who holds it, since when, and how to free it', async () => {
     const waiting = gateWaiting(serving);
     const busy = await serving.service.run('den', { duck: 'careful-hello' });
     await waiting;
@@ -113,7 +114,8 @@ describe('quackd run through a running service', () => {
       const r = await quackd(['run', 'hello-world', '--robot', 'den'], { env: env() });
       assert.equal(r.code, 3);
       assert.equal(r.stdout, '');
-      assert.equal(r.stderr, 'quackd: den is already running a duck; one run at a time per robot\n');
+      const holder = byText(cliUser()).replace(/[()]/g, '\\$&');
+      assert.match(r.stderr, new RegExp(`^quackd: den is already running careful-hello for ${holder} since \\d\\d:\\d\\d:\\d\\d; one run at a time per robot \\('quackd stop den' frees it\\)\\n$`));
     } finally {
       serving.service.answerGate('den', false);
       await busy.done;

@@ -22,6 +22,13 @@ export { MAX_LINE, lineReader } from './lines.js';
 
 const name = z.string().min(1).max(200);
 
+/**
+ * Who asks (src/runtime/holder.ts): the CLI says its user, serve-mcp its MCP session. The socket
+ * is its owner's (or its group's), whose members are trusted to say who they are; the service
+ * shows it as printable text only.
+ */
+export const RunBySchema = z.object({ door: z.enum(['cli', 'mqtt', 'mcp']), who: z.string().min(1).max(200) }).strict();
+
 export const RunRequestSchema = z
   .object({
     op: z.literal('run'),
@@ -38,6 +45,7 @@ export const RunRequestSchema = z
     drive: z.object({ client: z.string().min(1).max(200) }).strict().optional(),
     // The duck's numbered lines are verb calls, played as written by the script pilot (`quackd do`).
     script: z.literal(true).optional(),
+    by: RunBySchema.optional(),
   })
   .strict();
 
@@ -53,14 +61,14 @@ export const MemoryAskSchema = z.discriminatedUnion('action', [
 export const RequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('status') }).strict(),
   z.object({ op: z.literal('health') }).strict(),
-  z.object({ op: z.literal('stop'), robot: name.optional() }).strict(),
+  z.object({ op: z.literal('stop'), robot: name.optional(), by: RunBySchema.optional() }).strict(),
   // A gate waiting on a robot's run, answered by a person from another terminal (a run MQTT started).
-  z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional() }).strict(),
+  z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional(), by: RunBySchema.optional() }).strict(),
   RunRequestSchema,
   // `wait`: with nothing under way on the robot (on any, without a target), follow its next run.
   z.object({ op: z.literal('follow'), target: name.optional(), wait: z.boolean().optional() }).strict(),
   // Between runs: what the robot's sensors say (nothing moves).
-  z.object({ op: z.literal('observe'), robot: name }).strict(),
+  z.object({ op: z.literal('observe'), robot: name, by: RunBySchema.optional() }).strict(),
   z.object({ op: z.literal('memory'), robot: name, ask: MemoryAskSchema }).strict(),
   z.object({ op: z.literal('transcripts'), limit: z.int().min(1).max(100) }).strict(),
   z.object({ op: z.literal('transcript'), id: name }).strict(),

@@ -7,6 +7,7 @@
  * which is refused. A bad request is answered with an error line; nothing it sends can crash the
  * service or reach a body except through the ServiceApi.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
@@ -14,6 +15,7 @@ import { QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
 import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
+import { clientWords, type RunBy } from '../../runtime/holder.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { HealthLine } from '../api.js';
@@ -24,6 +26,9 @@ import type { TranscriptEvent } from '../../transcript/events.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
 const PROBE_MS = 2000;
+
+/** Who a request says asks, as printable words; a client that says nothing is a CLI user we cannot name. */
+const askerOf = (by: RunBy | undefined): RunBy => (by !== undefined ? { door: by.door, who: clientWords(by.who, 120) } : { door: 'cli', who: 'a control-socket client' });
 
 /** The gid of a group named in /etc/group, or undefined. */
 function groupId(name: string): number | undefined {
@@ -188,18 +193,22 @@ export class ControlSocket implements FrontDoor {
     let handled = false;
     // After the request, lines are a run's inputs, heard by the run's own handler.
     let input: ((line: string) => void) | undefined;
+    // Bound to the service's context: an accepted socket's own events lose it, and with it the
+    // service's logger (src/log.ts withLogs), so a run asked for here would log to nowhere.
     socket.on(
       'data',
-      lineReader(
-        (line) => {
-          if (handled) return input?.(line);
-          handled = true;
-          void this.handle(line, socket, send, (h) => (input = h));
-        },
-        () => {
-          send({ type: 'error', kind: 'usage', message: 'request too long' });
-          socket.end();
-        },
+      AsyncResource.bind(
+        lineReader(
+          (line) => {
+            if (handled) return input?.(line);
+            handled = true;
+            void this.handle(line, socket, send, (h) => (input = h));
+          },
+          () => {
+            send({ type: 'error', kind: 'usage', message: 'request too long' });
+            socket.end();
+          },
+        ),
       ),
     );
     socket.on('error', () => socket.destroy());
@@ -230,19 +239,19 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'health', lines: await this.service.health() });
           break;
         case 'stop': {
-          await this.service.stop(r.robot);
+          await this.service.stop(r.robot, undefined, askerOf(r.by));
           send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
           break;
         }
         case 'confirm':
-          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb) });
+          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb, 'person', askerOf(r.by)) });
           break;
         case 'run':
           return await this.run(r, socket, send, onInput);
         case 'follow':
           return await this.follow(r.target, r.wait === true, socket, send);
         case 'observe': {
-          const { robot, key, perRun, observation } = await this.service.observe(r.robot);
+          const { robot, key, perRun, observation } = await this.service.observe(r.robot, askerOf(r.by));
           send({ type: 'observation', robot, key, perRun, observation });
           break;
         }
@@ -279,10 +288,10 @@ export class ControlSocket implements FrontDoor {
    * script pilot (`quackd do`).
    */
   private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
-    const { op: _op, robot, drive, script, ...request } = r;
+    const { op: _op, robot, drive, script, by, ...request } = r;
     const relay = drive !== undefined ? new RelayPilot(drive.client) : undefined;
     const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
-    const started = await this.service.run(robot, { ...request, ...(pilot !== undefined ? { pilot } : {}) });
+    const started = await this.service.run(robot, { ...request, by: askerOf(by), ...(pilot !== undefined ? { pilot } : {}) });
     void started.done.then(() => relay?.end());
     const { done: _done, ...run } = started;
     send({ type: 'started', run });
