@@ -25,6 +25,7 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
 
 export class KeepHeld {
   private timer: NodeJS.Timeout | undefined;
+  private unlisten: (() => void) | undefined;
   private readonly opening = new Set<string>();
   private readonly spells = new Map<string, Spell>();
   /** Why each held robot that is not open is not (its last open's error). */
@@ -38,6 +39,8 @@ export class KeepHeld {
 
   /** Opens every held robot's body, side by side, then looks after them. */
   async start(): Promise<void> {
+    // Opened by anyone (a run, too): whatever kept it closed is over.
+    this.unlisten ??= this.runtime.events.on('body:open', ({ robot }) => this.reasons.delete(robot));
     await Promise.all(this.robots().map((robot) => this.open(robot)));
     this.timer ??= setInterval(() => this.look(), this.everyMs);
     this.timer.unref();
@@ -47,6 +50,8 @@ export class KeepHeld {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.unlisten?.();
+    this.unlisten = undefined;
   }
 
   /** Why `robot` is not open (`serial port /dev/… not found …`), if an open said. */
@@ -88,7 +93,6 @@ export class KeepHeld {
     try {
       await this.runtime.bodies.hold(robot);
       this.spells.delete(robot.name);
-      this.reasons.delete(robot.name);
       this.log.info(facts, 'body open');
     } catch (err) {
       const spell = this.spells.get(robot.name) ?? { failures: 0, notBefore: 0, present: true };
