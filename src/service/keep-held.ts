@@ -25,7 +25,10 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
 
 export class KeepHeld {
   private timer: NodeJS.Timeout | undefined;
+  private unlisten: (() => void) | undefined;
   private readonly opening = new Set<string>();
+  /** The held robots, resolved once: the fleet is the config file's, read at start. */
+  private held: readonly Robot[] = [];
   private readonly spells = new Map<string, Spell>();
   /** Why each held robot that is not open is not (its last open's error). */
   private readonly reasons = new Map<string, string>();
@@ -33,13 +36,15 @@ export class KeepHeld {
   constructor(
     private readonly runtime: Runtime,
     private readonly log: Logger,
-    private readonly everyMs = LOOK_EVERY_MS,
   ) {}
 
   /** Opens every held robot's body, side by side, then looks after them. */
   async start(): Promise<void> {
-    await Promise.all(this.robots().map((robot) => this.open(robot)));
-    this.timer ??= setInterval(() => this.look(), this.everyMs);
+    // Opened by anyone (a run, too): whatever kept it closed is over.
+    this.unlisten ??= this.runtime.events.on('body:open', ({ robot }) => this.reasons.delete(robot));
+    this.held = this.robots();
+    await Promise.all(this.held.map((robot) => this.open(robot)));
+    this.timer ??= setInterval(() => this.look(), LOOK_EVERY_MS);
     this.timer.unref();
   }
 
@@ -47,6 +52,8 @@ export class KeepHeld {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.unlisten?.();
+    this.unlisten = undefined;
   }
 
   /** Why `robot` is not open (`serial port /dev/… not found …`), if an open said. */
@@ -70,7 +77,7 @@ export class KeepHeld {
 
   private look(): void {
     const now = Date.now();
-    for (const robot of this.robots()) {
+    for (const robot of this.held) {
       if (this.opening.has(robot.name) || !this.runtime.bodies.unopened(robot)) continue;
       const spell = this.spells.get(robot.name) ?? { failures: 0, notBefore: 0, present: true };
       this.spells.set(robot.name, spell);
@@ -88,12 +95,11 @@ export class KeepHeld {
     try {
       await this.runtime.bodies.hold(robot);
       this.spells.delete(robot.name);
-      this.reasons.delete(robot.name);
       this.log.info(facts, 'body open');
     } catch (err) {
       const spell = this.spells.get(robot.name) ?? { failures: 0, notBefore: 0, present: true };
       spell.failures += 1;
-      spell.notBefore = Date.now() + Math.min(LONGEST_WAIT_MS, this.everyMs * 2 ** spell.failures);
+      spell.notBefore = Date.now() + Math.min(LONGEST_WAIT_MS, LOOK_EVERY_MS * 2 ** spell.failures);
       this.spells.set(robot.name, spell);
       const why = message(err);
       // Said once a spell (and again when the reason changes), not every few seconds.

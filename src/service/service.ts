@@ -371,10 +371,10 @@ export class Service implements ServiceApi {
    * a `fail` of the service (sd_notify's watchdog counts only the service's own lines).
    */
   private linkHealth(s: RobotStatus): Pick<HealthLine, 'status' | 'detail'> {
-    if (s.link === 'lost') return { status: 'warn', detail: 'lost: quackd opens it again once its port is back' };
-    if (s.activity !== 'offline') return { status: 'ok', detail: 'ok' };
+    if (s.activity !== 'offline' && s.link !== 'lost') return { status: 'ok', detail: 'ok' };
     const why = this.held.reason(s.robot);
-    return { status: 'warn', detail: why !== undefined ? `not open: ${why}` : 'not open' };
+    if (why !== undefined) return { status: 'warn', detail: `not open: ${why}` };
+    return { status: 'warn', detail: s.link === 'lost' ? 'lost: quackd opens it again once its port is back' : 'not open' };
   }
 
   /** Stops every run (their bodies stop, their transcripts close) and takes no more; the runtime closes after. */
