@@ -17,7 +17,7 @@ import { checkDuckForBody, checkVerbForBody } from '../ducks/check.js';
 import { parseDuck } from '../ducks/parse.js';
 import { readCall, readScript } from '../ducks/script.js';
 import { createScriptProvider } from '../pilot/providers/script.js';
-import { authorlessGates } from '../safety/motion.js';
+import { oneVerbDuckText } from '../ducks/one-verb.js';
 import { chooseGate } from '../safety/gate.js';
 import { everyVerb } from '../verbs/registry.js';
 import { askService } from '../service/socket/client.js';
@@ -69,22 +69,7 @@ examples:
 
 /** The one-line duck `line` is, as a .duck's text: the body's gate on the verb when it moves a real body. */
 function doDuckText(verb: string, line: string, body: BodyEntry | undefined, seconds: number): string {
-  // An unknown body (a fleet name the service knows) gets the gate: a yes too many is safe.
-  const confirm = authorlessGates(body ?? {}, [verb]);
-  return [
-    '---',
-    'description: one verb from the command line (quackd do)',
-    `verbs: [${verb}]`,
-    ...(confirm.length > 0 ? [`confirm: [${confirm.join(', ')}]`] : []),
-    `budgets: { steps: 1, llm_calls: 2, seconds: ${seconds} }`,
-    '---',
-    '# quackd do',
-    '',
-    'One verb a person asked for at the command line, played as written.',
-    '',
-    `1. ${line}`,
-    '',
-  ].join('\n');
+  return oneVerbDuckText('the command line (quackd do)', verb, line, body, seconds);
 }
 
 /** The verb and its arguments as one script line; checked against the body and the verb's schema by checkLine(). */

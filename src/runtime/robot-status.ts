@@ -24,6 +24,8 @@ export interface RobotStatus {
   readonly fell?: { readonly at: string; readonly tilt_deg: number };
   /** What the body last reported of itself (battery, torque, link), when it reports such things. */
   readonly battery_v?: number;
+  /** The battery's charge, 0-100 %, as the body reads it from its voltage. */
+  readonly battery_pct?: number;
   readonly torque?: boolean;
   readonly link?: 'ok' | 'lost';
 }
