@@ -7,7 +7,8 @@
  */
 import { authorlessGates } from '../safety/motion.js';
 
-export function oneVerbDuckText(what: string, verb: string, line: string, body: { readonly seeded?: boolean } | undefined, seconds: number): string {
+/** `successWhen`: the check a declared success must pass against the body's measurements (`torque == 0`). */
+export function oneVerbDuckText(what: string, verb: string, line: string, body: { readonly seeded?: boolean } | undefined, seconds: number, successWhen?: string): string {
   const confirm = authorlessGates(body ?? {}, [verb]);
   return [
     '---',
@@ -15,6 +16,7 @@ export function oneVerbDuckText(what: string, verb: string, line: string, body: 
     `verbs: [${verb}]`,
     ...(confirm.length > 0 ? [`confirm: [${confirm.join(', ')}]`] : []),
     `budgets: { steps: 1, llm_calls: 2, seconds: ${seconds} }`,
+    ...(successWhen !== undefined ? [`success_when: ${successWhen}`] : []),
     '---',
     `# ${what}`,
     '',

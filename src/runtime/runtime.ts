@@ -45,6 +45,8 @@ export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 
   readonly robot: Robot;
   /** Called with the run's memory line (or why memory is off) before the run starts. */
   readonly onMemory?: (info: { memory?: RunMemory; notice?: string }) => void;
+  /** A run that is no episode to recall (a torque switch): the body's memory is neither read nor written. */
+  readonly noMemory?: boolean;
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -96,12 +98,13 @@ export class Runtime {
   /** One run of a duck on `req.robot`; RobotBusy when that robot is already running one. */
   async run(req: RuntimeRunRequest): Promise<RunReport> {
     if (this.stopping) throw new Error('the runtime is stopping');
-    const { robot, onMemory, ...rest } = req;
+    const { robot, onMemory, noMemory, ...rest } = req;
     // Claimed before anything else, so a second run on the robot is refused before it opens
     // anything; the body opens inside the run, so a port that fails is in its transcript.
     const claim = this.bodies.reserve(robot);
     try {
-      const { store, notice } = await this.memory();
+      const opened = await this.memory();
+      const { store, notice } = noMemory === true ? {} : opened;
       const memory = store !== undefined ? runMemoryFor(store, robot.key, req.duck.name) : undefined;
       onMemory?.({ ...(memory !== undefined ? { memory } : {}), ...(notice !== undefined ? { notice } : {}) });
       let runId = '';

@@ -17,6 +17,7 @@ import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { FrontDoor } from '../front-door.js';
+import type { StartedRun } from '../api.js';
 import type { Service } from '../service.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
@@ -218,6 +219,10 @@ export class ControlSocket implements FrontDoor {
           break;
         case 'run':
           return await this.run(r, socket, send, onInput);
+        case 'torque': {
+          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates);
+          return await this.stream(started, undefined, socket, send, onInput);
+        }
         case 'follow':
           return await this.follow(r.target, socket, send);
         case 'observe': {
@@ -263,6 +268,11 @@ export class ControlSocket implements FrontDoor {
     const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
     const started = await this.service.run(robot, { ...request, ...(pilot !== undefined ? { pilot } : {}) });
     void started.done.then(() => relay?.end());
+    await this.stream(started, relay, socket, send, onInput);
+  }
+
+  /** A run under way, for the terminal that asked for it: its events, its gates asked there, its end; `relay` when that terminal pilots it. */
+  private async stream(started: StartedRun, relay: RelayPilot | undefined, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
     const { done: _done, ...run } = started;
     send({ type: 'started', run });
     const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
