@@ -70,8 +70,8 @@ const entries: readonly BodyEntry[] = [
   {
     key: 'microduck:sim2d',
     description: 'Microduck in a deterministic 2D living room (walls, a sofa, a ball)',
-    verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack'],
-    metrics: ['ball_displaced_m', 'quacks', 'tilt_deg'],
+    verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque'],
+    metrics: ['ball_displaced_m', 'quacks', 'tilt_deg', 'torque'],
     seeded: true,
     settings: z.object({}).strict(),
     perRun: true,

@@ -14,6 +14,7 @@ import { RobotBusy } from '../runtime/body-pool.js';
 import { UnknownRobot } from '../runtime/fleet.js';
 import type { RunBy } from '../runtime/holder.js';
 import { BRIDGE_COMMANDS, type BridgeCommand } from './topics.js';
+import { switchTorque } from './torque.js';
 
 /** Larger payloads are refused unread: no command needs more. */
 export const MAX_PAYLOAD_BYTES = 4096;
@@ -192,12 +193,8 @@ export async function execute(api: ServiceApi, command: Command, robot: string |
       if (!api.answerGate(r, command.answer, command.verb, 'person', by)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
       return { answered: command.answer };
     }
-    case 'torque': {
-      const r = needRobot();
-      if (api.torque === undefined) throw new InputError('this service cannot switch torque');
-      await api.torque(r, command.on);
-      return { torque: command.on };
-    }
+    case 'torque':
+      return switchTorque(api, needRobot(), command.on);
     case 'status':
       return robot !== undefined ? { ...api.status(robot) } : { robots: api.robots().filter((s) => known.has(s.robot)) };
     case 'health':

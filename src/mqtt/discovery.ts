@@ -8,8 +8,7 @@
  */
 import type { BodyEntry } from '../bodies/index.js';
 import { findBody } from '../bodies/index.js';
-import { checkDuckForBody } from '../ducks/check.js';
-import { listDucks, loadDuckFile } from '../ducks/find.js';
+import { runnableDucks } from '../ducks/runnable.js';
 import type { RobotStatus } from '../service/api.js';
 import { VERSION } from '../version.js';
 import type { Topics } from './topics.js';
@@ -41,17 +40,7 @@ export function nodeId(base: string, robot: string): string {
 
 /** The starters this body can run (the same check a run makes), by name; a flock is no one robot's button. */
 export function runnableStarters(body: BodyEntry): string[] {
-  return listDucks()
-    .filter((d) => d.origin === 'starter' && d.valid && d.flock === undefined)
-    .filter((d) => {
-      try {
-        checkDuckForBody(loadDuckFile(d.path), body);
-        return true;
-      } catch {
-        return false;
-      }
-    })
-    .map((d) => d.name);
+  return runnableDucks(body, undefined, 'starter');
 }
 
 const origin = { name: 'quackd', sw_version: VERSION };

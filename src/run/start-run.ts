@@ -48,6 +48,12 @@ export interface RunRequest {
   readonly onEvent?: (event: TranscriptEvent) => void;
   /** Called once the transcript exists, before the body opens. */
   readonly onStart?: (info: { runId: string; transcriptPath: string }) => void;
+  /**
+   * The run was asked for to leave the motors holding (`quackd torque on`): when it succeeds it
+   * ends without the stop every other run ends with, which would cut torque again. Its one verb
+   * moved nothing; any other ending stops the body as usual.
+   */
+  readonly keepTorque?: boolean;
 }
 
 export interface RunReport {
@@ -121,7 +127,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
-    await settle(lease, emit);
+    await settle(lease, emit, req.keepTorque !== true || outcome.status !== 'success');
   }
   // A run that never reached the body (provider unreachable, port missing, stopped before its
   // first step) taught nothing: an episode of it would read as an earlier run to the next pilot.
@@ -149,13 +155,15 @@ async function ownLease(req: RunRequest): Promise<Lease> {
   return { ...lease, release: async () => (await lease.release(), await pool.closeAll()) };
 }
 
-/** Stop, then end the lease; a body that fails to stop is logged, never left half-open. */
-async function settle(lease: Lease | undefined, emit: (event: TranscriptEvent) => void): Promise<void> {
+/** Stop (unless `stop` is false), then end the lease; a body that fails to stop is logged, never left half-open. */
+async function settle(lease: Lease | undefined, emit: (event: TranscriptEvent) => void, stop: boolean): Promise<void> {
   if (lease === undefined) return;
   const body: Body = lease.body;
   try {
-    await body.stop();
-    emit({ type: 'body_stop', ok: true });
+    if (stop) {
+      await body.stop();
+      emit({ type: 'body_stop', ok: true });
+    }
   } catch (err) {
     logger('run').error({ err }, 'body did not stop cleanly');
     emit({ type: 'body_stop', ok: false, error: err instanceof Error ? err.message : String(err) });

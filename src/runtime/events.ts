@@ -25,8 +25,8 @@ export interface RuntimeEvents {
   'control:stats': { readonly robot: string; readonly stats: ControlStats };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
-  /** What a held body reports of itself when it changes: its battery, torque (null: unknown, the link was lost), the link to its firmware. */
-  'body:report': { readonly robot: string; readonly battery_v?: number; readonly torque?: boolean | null; readonly link?: 'ok' | 'lost' };
+  /** What a held body reports of itself when it changes: its battery (volts, and the charge they mean), torque (null: unknown, the link was lost), the link to its firmware. */
+  'body:report': { readonly robot: string; readonly battery_v?: number; readonly battery_pct?: number; readonly torque?: boolean | null; readonly link?: 'ok' | 'lost' };
   /** A robot's status (src/service/status-board.ts) changed: a dashboard publishes it without polling. */
   'robot:status': { readonly robot: string; readonly status: RobotStatus };
   /** Every line of a run's transcript as the service wrote it (the service's runs only): the CLI's printer over the socket. */

@@ -24,6 +24,8 @@ export interface RobotStatus {
   readonly fell?: { readonly at: string; readonly tilt_deg: number };
   /** What the body last reported of itself (battery, torque, link), when it reports such things. */
   readonly battery_v?: number;
+  /** The battery's charge, 0-100 %, as the body reads it from its voltage. */
+  readonly battery_pct?: number;
   /**
    * Whether the joints hold torque, as the firmware last said; null (unknown) from the moment the
    * link is lost until the firmware says again (its watchdog may well have cut it meanwhile).

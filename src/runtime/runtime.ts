@@ -49,6 +49,8 @@ export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 
   readonly by?: RunBy;
   /** Called with the run's memory line (or why memory is off) before the run starts. */
   readonly onMemory?: (info: { memory?: RunMemory; notice?: string }) => void;
+  /** A run that is no episode to recall (a torque switch): the body's memory is neither read nor written. */
+  readonly noMemory?: boolean;
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -102,14 +104,15 @@ export class Runtime {
   /** One run of a duck on `req.robot`; RobotBusy when that robot is already running one. */
   async run(req: RuntimeRunRequest): Promise<RunReport> {
     if (this.stopping) throw new Error('the runtime is stopping');
-    const { robot, onMemory, by: asker, ...rest } = req;
+    const { robot, onMemory, noMemory, by: asker, ...rest } = req;
     const holder: Holder = { by: asker ?? cliUser(), since: new Date(), duck: req.duck.name };
     const by = byText(holder.by);
     // Claimed before anything else, so a second run on the robot is refused before it opens
     // anything; the body opens inside the run, so a port that fails is in its transcript.
     const claim = this.bodies.reserve(robot, holder);
     try {
-      const { store, notice } = await this.memory();
+      const opened = await this.memory();
+      const { store, notice } = noMemory === true ? {} : opened;
       const memory = store !== undefined ? runMemoryFor(store, robot.key, req.duck.name) : undefined;
       onMemory?.({ ...(memory !== undefined ? { memory } : {}), ...(notice !== undefined ? { notice } : {}) });
       let runId = '';

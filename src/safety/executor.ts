@@ -117,7 +117,8 @@ export class Executor {
     const intent = admitIntent(verb, args);
     if (intent === undefined) return this.refuse(verb.name, `${verb.name} is not a verb a body performs`);
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
-    if (this.confirm.has(verb.name)) {
+    // A verb whose arguments make it a stop (torque off) passes its gate unasked, as a stop does.
+    if (this.confirm.has(verb.name) && verb.stops?.(args) !== true) {
       // A person reading the question is not the run's time: the seconds budget waits too.
       this.deps.budgets.pauseClock();
       let decision;

@@ -95,6 +95,11 @@ export interface StartedRun {
   readonly done: Promise<RunReport>;
 }
 
+/** A torque switch's run (ServiceApi.torque): `torque` settles with what the body read back, undefined when the verb did not run. */
+export interface TorqueRun extends StartedRun {
+  readonly torque: Promise<boolean | undefined>;
+}
+
 export interface ServiceApi {
   readonly events: EventBus;
   /** Every member of the fleet, in the config's order. */
@@ -108,8 +113,14 @@ export interface ServiceApi {
   /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */
   answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person', by?: RunBy): boolean;
   health(): Promise<readonly HealthLine[]>;
-  /** Torque on or off (a body that reports `torque`); absent where the service cannot switch it. */
-  torque?(robot: string, on: boolean): Promise<void>;
+  /**
+   * Torque on or off, as a one-step run of the `torque` verb through the executor: on waits for a
+   * person's yes on a real body (`gates`, as a run's), off is never gated and ends a run under way
+   * first, as a stop does. Resolves once its transcript exists. Absent where the service cannot switch it.
+   */
+  torque?(robot: string, on: boolean, gates?: RunOnRequest['gates']): Promise<TorqueRun>;
+  /** The ducks a robot can run by name (starters that fit its body, and the user's own), for a dashboard's list. */
+  ducks?(robot: string): readonly string[];
   /**
    * Every transcript event of the run under way on a robot (or with that run id), those so far
    * first, then each as it happens, until the run ends (`onEnd`). Undefined when no such run is

@@ -22,7 +22,10 @@ import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
-import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
+import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun } from './api.js';
+import { createScriptProvider } from '../pilot/providers/script.js';
+import { runnableDucks } from '../ducks/runnable.js';
+import { torqueDuckName, torqueDuckText, torqueReadBack } from './torque.js';
 import { runWarnings } from '../bodies/policy-warnings.js';
 import { duckOf } from './duck-of.js';
 import { askMemory } from './memory-ask.js';
@@ -127,7 +130,33 @@ export class Service implements ServiceApi {
     return this.board.get(robot.name, robot.key, robot.entry.perRun === true);
   }
 
-  async run(name: string, req: RunOnRequest): Promise<StartedRun> {
+  run(name: string, req: RunOnRequest): Promise<StartedRun> {
+    return this.begin(name, req);
+  }
+
+  /**
+   * Torque on or off (src/service/torque.ts): off ends a run under way first, as a stop does, and
+   * no gate holds it; on waits for `gates` on a real body. What the body read back settles `torque`.
+   */
+  async torque(name: string, on: boolean, gates: RunOnRequest['gates'] = 'ask'): Promise<TorqueRun> {
+    const robot = this.resolve(name);
+    const running = this.current.get(robot.name);
+    if (!on && running !== undefined) {
+      await this.stop(robot.name, 'torque off');
+      await running.started?.done;
+    }
+    const events: TranscriptEvent[] = [];
+    const started = await this.begin(robot.name, { duck: torqueDuckName(on), text: torqueDuckText(on, robot.entry), gates, pilot: createScriptProvider() }, { watch: (e) => events.push(e), keepTorque: on, noMemory: true });
+    return { ...started, torque: started.done.then(() => torqueReadBack(events)) };
+  }
+
+  ducks(name: string): string[] {
+    return runnableDucks(this.resolve(name).entry, this.options.ducksDir);
+  }
+
+  /** A run on request; `watch` hears each of its events as the transcript gets it; `keepTorque` and `noMemory`: see RuntimeRunRequest. */
+  private async begin(name: string, req: RunOnRequest, own: { watch?: (event: TranscriptEvent) => void; keepTorque?: boolean; noMemory?: boolean } = {}): Promise<StartedRun> {
+    if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
     const robot = this.resolve(name);
     await this.waitForStopping(robot.name);
     if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
@@ -163,6 +192,8 @@ export class Service implements ServiceApi {
         gate,
         dryRun,
         signal: current.abort.signal,
+        ...(own.keepTorque === true ? { keepTorque: true } : {}),
+        ...(own.noMemory === true ? { noMemory: true } : {}),
         onMemory: ({ memory: m, notice }) => Object.assign(memory, { ...(notice !== undefined ? { notice } : {}), ...(m !== undefined ? { summary: m.summaryLine } : {}) }),
         onStart: (info) => {
           runId = info.runId;
@@ -176,6 +207,7 @@ export class Service implements ServiceApi {
         },
         onEvent: (event) => {
           current.events.push(event);
+          own.watch?.(event);
           this.events.emit('run:event', { robot: robot.name, runId, event });
           for (const f of current.followers) f.onEvent(event);
         },

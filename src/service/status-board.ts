@@ -77,6 +77,7 @@ export class StatusBoard {
       })),
       on('body:report', (e) => this.change(e.robot, undefined, (s) => {
         if (e.battery_v !== undefined) s.battery_v = e.battery_v;
+        if (e.battery_pct !== undefined) s.battery_pct = e.battery_pct;
         if (e.torque !== undefined) s.torque = e.torque;
         if (e.link !== undefined) s.link = e.link;
       })),

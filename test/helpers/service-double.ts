@@ -11,7 +11,7 @@ import { RobotBusy } from '../../src/runtime/body-pool.js';
 import { EventBus } from '../../src/runtime/events.js';
 import { UnknownRobot } from '../../src/runtime/fleet.js';
 import { byText, type RunBy } from '../../src/runtime/holder.js';
-import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from '../../src/service/api.js';
+import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun } from '../../src/service/api.js';
 import type { Outcome } from '../../src/transcript/events.js';
 
 export type Call = { readonly method: 'run'; readonly robot: string; readonly request: RunOnRequest } | { readonly method: 'stop'; readonly robot?: string } | { readonly method: 'answerGate'; readonly robot: string; readonly answer: boolean; readonly verb?: string } | { readonly method: 'torque'; readonly robot: string; readonly on: boolean };
@@ -129,11 +129,15 @@ export class ServiceDouble implements ServiceApi {
     return Promise.resolve([{ check: 'loop', status: 'ok', detail: '50.0 of 50 Hz · 0 missed' }]);
   }
 
-  torque(robot: string, on: boolean): Promise<void> {
+  /** Switches at once, as a simulator does: the run is done and the read-back is what was asked. */
+  torque(robot: string, on: boolean): Promise<TorqueRun> {
     this.calls.push({ method: 'torque', robot, on });
-    this.status(robot);
+    const key = this.status(robot).key;
     this.update(robot, { torque: on });
-    return Promise.resolve();
+    const runId = `run-${++this.runs}`;
+    const transcriptPath = `/tmp/transcripts/${runId}.jsonl`;
+    const report: RunReport = { runId, transcriptPath, duck: 'torque', robot: key, outcome: { status: 'success', reason: `did torque ${on ? 'on' : 'off'}` }, steps: 1, llmCalls: 2, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun: false };
+    return Promise.resolve({ runId, transcriptPath, robot, key, duck: { name: 'torque', budgets: { steps: 1, llm_calls: 2, seconds: 60 } }, pilot: 'script', dryRun: false, memory: {}, done: Promise.resolve(report), torque: Promise.resolve(on) });
   }
 
   /** A new status for `robot` (what the service emits on any change). */

@@ -1,7 +1,7 @@
 /**
  * The control socket's protocol: newline-delimited JSON, one request a connection. A request is
  * checked by its zod schema before the service hears of it; anything else is answered with an
- * error line. `run` and `follow` stream (a follower may wait for the next run): a run's connection then carries the person's answers to
+ * error line. `run`, `torque` and `follow` stream (a follower may wait for the next run): a run's connection then carries the person's answers to
  * gates and Ctrl-C (`answer`, `abort`) the other way, and, for a run the asker pilots (`drive`:
  * serve-mcp's robot_verb), its calls (`call`), each answered by a `step`.
  */
@@ -49,6 +49,9 @@ export const RunRequestSchema = z
   })
   .strict();
 
+/** Torque on or off (ServiceApi.torque): a run of its own, streamed as `run`'s is, its gate asked of the terminal that sent it. */
+export const TorqueRequestSchema = z.object({ op: z.literal('torque'), robot: name, on: z.boolean(), gates: z.enum(['ask', 'yes', 'deny']).optional() }).strict();
+
 /** The memory a front door tends (MemoryAsk); a note's own limits are the store's to enforce, in one line. */
 export const MemoryAskSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('prompt') }).strict(),
@@ -65,6 +68,7 @@ export const RequestSchema = z.discriminatedUnion('op', [
   // A gate waiting on a robot's run, answered by a person from another terminal (a run MQTT started).
   z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional(), by: RunBySchema.optional() }).strict(),
   RunRequestSchema,
+  TorqueRequestSchema,
   // `wait`: with nothing under way on the robot (on any, without a target), follow its next run.
   z.object({ op: z.literal('follow'), target: name.optional(), wait: z.boolean().optional() }).strict(),
   // Between runs: what the robot's sensors say (nothing moves).
@@ -85,6 +89,7 @@ export const RunInputSchema = z.discriminatedUnion('op', [
 
 export type Request = z.infer<typeof RequestSchema>;
 export type RunRequest = z.infer<typeof RunRequestSchema>;
+export type TorqueRequest = z.infer<typeof TorqueRequestSchema>;
 export type RunInput = z.infer<typeof RunInputSchema>;
 
 export interface ServiceInfo {

@@ -20,6 +20,7 @@ import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { HealthLine } from '../api.js';
 import type { FrontDoor } from '../front-door.js';
+import type { StartedRun } from '../api.js';
 import type { Service } from '../service.js';
 import type { RunReport } from '../../run/start-run.js';
 import type { TranscriptEvent } from '../../transcript/events.js';
@@ -248,6 +249,10 @@ export class ControlSocket implements FrontDoor {
           break;
         case 'run':
           return await this.run(r, socket, send, onInput);
+        case 'torque': {
+          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates);
+          return await this.stream(started, undefined, socket, send, onInput);
+        }
         case 'follow':
           return await this.follow(r.target, r.wait === true, socket, send);
         case 'observe': {
@@ -293,6 +298,11 @@ export class ControlSocket implements FrontDoor {
     const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
     const started = await this.service.run(robot, { ...request, by: askerOf(by), ...(pilot !== undefined ? { pilot } : {}) });
     void started.done.then(() => relay?.end());
+    await this.stream(started, relay, socket, send, onInput);
+  }
+
+  /** A run under way, for the terminal that asked for it: its events, its gates asked there, its end; `relay` when that terminal pilots it. */
+  private async stream(started: StartedRun, relay: RelayPilot | undefined, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
     const { done: _done, ...run } = started;
     send({ type: 'started', run });
     const off = this.relayGates(run, send);
