@@ -5,7 +5,7 @@
  * in-process (cli/quackd.ts).
  */
 import type { CommandTable } from '../commands/index.js';
-import { createLogRoot, withLogs } from '../log.js';
+import { lazyLogRoot, withLogs } from '../log.js';
 import { didYouMean } from '../text/suggest.js';
 import { VERSION } from '../version.js';
 import { EXIT, QuackdError, exitCodeOf } from './errors.js';
@@ -44,7 +44,7 @@ export async function dispatch(commands: CommandTable, argv: readonly string[], 
       return invocation.stdin;
     },
   };
-  return withLogs(() => createLogRoot(env, inv.io.err), () => dispatchVerb(commands, argv.filter((a) => a !== '--debug'), inv, debug));
+  return withLogs(lazyLogRoot(env, inv.io.err), () => dispatchVerb(commands, argv.filter((a) => a !== '--debug'), inv, debug));
 }
 
 async function dispatchVerb(commands: CommandTable, args: readonly string[], invocation: Invocation, debug: boolean): Promise<number> {
