@@ -173,6 +173,11 @@ export function prettyStream(destination: number | NodeJS.WritableStream, env: N
   return pretty(prettyOptions(destination, env));
 }
 
+/** The root of every logger() asked for outside withLogs(): the process's own invocation's (set by the bin's dispatch). */
+export function setProcessLogRoot(root: LogRoot): void {
+  processRoot = root;
+}
+
 /** Runs `work` with `root` (a logger, or a LogRoot made when first needed) as the root of every logger() asked for inside it. */
 export function withLogs<T>(root: Logger | LogRoot, work: () => Promise<T>): Promise<T> {
   return scoped.run('make' in root ? root : { level: root.level, make: () => root }, work);
