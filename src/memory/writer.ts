@@ -10,7 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import { siblingModule, spawnWorker } from '../worker-thread.js';
 import { MemoryRefusal } from './entry.js';
 import { MemoryBusy, StoreError } from './errors.js';
-import { JOB_ABANDONED, JOB_PENDING, type JobReply, type JobResults, type WriteJob } from './writer-jobs.js';
+import { JOB_ABANDONED, JOB_PENDING, type JobReply, type JobResults, type StoreWriter, type WriteJob } from './writer-jobs.js';
 import type { WriterRequest } from './writer-worker.js';
 
 type Request = WriterRequest extends infer R ? (R extends WriterRequest ? Omit<R, 'id'> : never) : never;
@@ -187,7 +187,7 @@ function writerThread(): WriterThread {
 export const writerWorking = (): boolean => thread?.working === true;
 
 /** One store's writes, through the process's writer worker. */
-export class MemoryWriter {
+export class MemoryWriter implements StoreWriter {
   private closed = false;
 
   private constructor(

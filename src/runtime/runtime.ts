@@ -34,6 +34,8 @@ export interface RuntimeConfig {
   readonly robots?: RobotsSection;
   /** The memory directory, or undefined for no memory at all (`--no-memory`). */
   readonly memoryDir?: string;
+  /** Where the store's writes run (src/memory/store.ts): the writer worker unless a one-shot front door says 'inline'. */
+  readonly memoryWrites?: 'worker' | 'inline';
   readonly transcriptsDir: string;
   /** When set, the transcripts this policy lets go are deleted after each run (src/transcript/retention.ts). */
   readonly retention?: RetentionPolicy;
@@ -87,7 +89,7 @@ export class Runtime {
     this.store ??= (async () => {
       let store: MemoryStore | undefined;
       try {
-        store = await openMemoryStore(dir, this.config.now !== undefined ? { now: this.config.now } : {});
+        store = await openMemoryStore(dir, { ...(this.config.now !== undefined ? { now: this.config.now } : {}), ...(this.config.memoryWrites !== undefined ? { writes: this.config.memoryWrites } : {}) });
         const warnings = await store.importLegacy();
         return { store, ...(warnings.length > 0 ? { notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : {}) };
       } catch (err) {

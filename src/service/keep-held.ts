@@ -7,7 +7,7 @@
  * costs a stat every few seconds, never a worker; one that is there but does not open (a firmware
  * that does not answer) is tried less and less often, up to once a minute.
  */
-import type { Logger } from 'pino';
+import type { ModuleLogger } from '../log.js';
 import type { Robot } from '../runtime/fleet.js';
 import type { Runtime } from '../runtime/runtime.js';
 
@@ -35,7 +35,7 @@ export class KeepHeld {
 
   constructor(
     private readonly runtime: Runtime,
-    private readonly log: Logger,
+    private readonly log: ModuleLogger,
   ) {}
 
   /** Opens every held robot's body, side by side, then looks after them. */

@@ -4,11 +4,11 @@
  * reopened, or the robot opened afresh), so `journalctl -u quackd` says when a robot was away.
  * Read from the bus's body reports, which say the link only when it changes.
  */
-import type { Logger } from 'pino';
+import type { ModuleLogger } from '../log.js';
 import type { EventBus } from '../runtime/events.js';
 
 /** Logs each robot's link changes on `log`; returns the function that stops. */
-export function journalLinks(events: EventBus, log: Logger): () => void {
+export function journalLinks(events: EventBus, log: ModuleLogger): () => void {
   const links = new Map<string, 'ok' | 'lost'>();
   return events.on('body:report', ({ robot, link }) => {
     if (link === undefined) return;

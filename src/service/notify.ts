@@ -24,8 +24,7 @@
  * Measured (bench/sd-notify.ts, 2-core x64 VM): a message takes ~6 ms to reach a listener; the
  * control loop runs in its own thread and never waits on any of this.
  */
-import type { Logger } from 'pino';
-import { logger } from '../log.js';
+import { logger, type ModuleLogger } from '../log.js';
 import { notifyHelper, type NotifySender } from './notify-helper.js';
 
 export interface NotifyOptions {
@@ -36,7 +35,7 @@ export interface NotifyOptions {
   readonly pid?: number;
   /** How a message reaches systemd (systemd-notify through notify-helper.ts by default). */
   readonly sender?: NotifySender;
-  readonly log?: Logger;
+  readonly log?: ModuleLogger;
 }
 
 /** STOPPING=1 must not hold up a shutdown that has 5 s in all. */
@@ -58,7 +57,7 @@ const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
 export class SystemdNotify {
   private readonly socket: string | undefined;
-  private readonly log: Logger;
+  private readonly log: ModuleLogger;
   private readonly sender: NotifySender;
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();

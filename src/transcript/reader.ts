@@ -48,7 +48,10 @@ export function listTranscriptIds(dir: string): string[] {
       return { id: basename(e.name, '.jsonl'), born: st.birthtimeMs || st.ctimeMs };
     });
   const second = (id: string) => id.slice(0, 15);
-  return runs.sort((a, b) => second(b.id).localeCompare(second(a.id)) || b.born - a.born || b.id.localeCompare(a.id)).map((r) => r.id);
+  // Compared as code points, not localeCompare: ids are ASCII, and the collator's first use loads
+  // ICU's collation (15 ms on a loaded 2-core VM), which every CLI run paid (retention lists runs).
+  const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return runs.sort((a, b) => byText(second(b.id), second(a.id)) || b.born - a.born || byText(b.id, a.id)).map((r) => r.id);
 }
 
 export function summarize(dir: string, id: string): TranscriptSummary {
