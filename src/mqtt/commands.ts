@@ -1,5 +1,5 @@
 /**
- * Commands that arrive over MQTT: a robot's `set` (`{"run": "find-and-kick"}`, `{"stop": true}`,
+ * Commands that arrive over MQTT: a robot's `set` (`{"run": "find-and-kick"}`, `{"goal": "say hello to the cat"}`, `{"stop": true}`,
  * `{"confirm": "kick", "answer": true}`, `{"torque": false}`) and the bridge's requests
  * (`<base>/bridge/request/<cmd>`). Everything is checked before anything is called: a payload
  * that is not UTF-8 JSON, an unknown command, a wrong type or a duck given as a path is answered
@@ -20,7 +20,10 @@ import { switchTorque } from './torque.js';
 export const MAX_PAYLOAD_BYTES = 4096;
 
 /** A duck by name only (a starter or one in the ducks folder): MQTT never names a file to read. */
-const duckName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'a duck name (letters, digits, - and _), never a path');
+export const DUCK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const duckName = z.string().regex(DUCK_NAME, 'a duck name (letters, digits, - and _), never a path');
+/** An ad-hoc goal in words (`quackd run --goal`). */
+const goal = z.string().trim().min(1, 'a goal in words').max(1000);
 const verbName = z.string().regex(/^[a-z_][a-z0-9_]{0,31}$/, 'a verb name such as kick');
 const robotName = z.string().min(1).max(64);
 const seed = z.int().min(0).max(2 ** 31 - 1);
@@ -29,6 +32,7 @@ const transaction = z.union([z.string().max(128), z.number().finite()]);
 
 export type Command =
   | { readonly kind: 'run'; readonly duck: string; readonly seed?: number }
+  | { readonly kind: 'goal'; readonly goal: string }
   | { readonly kind: 'stop' }
   | { readonly kind: 'confirm'; readonly verb?: string; readonly answer: boolean }
   | { readonly kind: 'torque'; readonly on: boolean }
@@ -49,6 +53,7 @@ export type Parsed<T> = { readonly ok: true; readonly value: T; readonly transac
 
 const SET_SCHEMAS = {
   run: z.object({ run: duckName, seed: seed.optional() }).strict(),
+  goal: z.object({ goal }).strict(),
   stop: z.object({ stop: z.literal(true, { error: 'expected true' }) }).strict(),
   confirm: z.object({ confirm: verbName, answer: z.boolean() }).strict(),
   torque: z.object({ torque: z.boolean() }).strict(),
@@ -113,11 +118,13 @@ export function parseSet(payload: Buffer): Parsed<Command> {
   const command: Command =
     name === 'run'
       ? { kind: 'run', duck: d['run'] as string, ...(d['seed'] !== undefined ? { seed: d['seed'] as number } : {}) }
-      : name === 'stop'
-        ? { kind: 'stop' }
-        : name === 'confirm'
-          ? { kind: 'confirm', verb: d['confirm'] as string, answer: d['answer'] as boolean }
-          : { kind: 'torque', on: d['torque'] as boolean };
+      : name === 'goal'
+        ? { kind: 'goal', goal: d['goal'] as string }
+        : name === 'stop'
+          ? { kind: 'stop' }
+          : name === 'confirm'
+            ? { kind: 'confirm', verb: d['confirm'] as string, answer: d['answer'] as boolean }
+            : { kind: 'torque', on: d['torque'] as boolean };
   return { ok: true, value: command, ...tx };
 }
 
@@ -179,8 +186,10 @@ export async function execute(api: ServiceApi, command: Command, robot: string |
     return robot;
   };
   switch (command.kind) {
-    case 'run': {
-      const started = await api.run(needRobot(), { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}), by });
+    case 'run':
+    case 'goal': {
+      const request = command.kind === 'goal' ? { duck: 'goal', goal: command.goal } : { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}) };
+      const started = await api.run(needRobot(), { ...request, by });
       // The run goes on; its progress is on <robot>/event and its end in <robot>/state.
       void started.done;
       return { runId: started.runId, transcript: started.transcriptPath };

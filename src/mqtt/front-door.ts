@@ -77,7 +77,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const publisher = new Publisher(options.limits);
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
-  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined };
+  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}) };
   let discoveryTopics = new Set<string>();
   let state: MqttLinkState = 'stopped';
   let reason: string | undefined;

@@ -136,7 +136,7 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
     const w = await watch(broker.url, [`${base}/+/set/response`, `${base}/bridge/response/+`]);
     const set = (robot: string, payload: Record<string, unknown>) => w.ask(`${base}/${robot}/set`, payload, `${base}/${robot}/set/response`);
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['kitchen', { dance: true }, /unknown command: expected one of run, stop, confirm, torque/],
+      ['kitchen', { dance: true }, /unknown command: expected one of run, goal, stop, confirm, torque/],
       ['kitchen', { run: 'hello-world', stop: true }, /one command at a time/],
       ['kitchen', { run: '../../etc/passwd' }, /run: .*never a path/],
       ['kitchen', { run: 'x.duck' }, /never a path/],
@@ -148,6 +148,8 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
       ['kitchen', { confirm: 'kick' }, /answer/],
       ['kitchen', { confirm: 'kick', answer: 'yes' }, /answer/],
       ['kitchen', { torque: 'on' }, /torque/],
+      ['kitchen', { goal: '   ' }, /goal: a goal in words/],
+      ['kitchen', { goal: 'x'.repeat(1001) }, /goal: /],
       ['garage', { stop: true }, /unknown robot "garage"/],
       ['kitchen', { run: 'no-such-duck' }, /no duck named/],
     ];
