@@ -24,21 +24,14 @@ export function cpuMs(tid: number = process.pid): number {
   return stat === undefined ? Number.NaN : Number(stat.split(' ')[0]) / 1e6;
 }
 
-/**
- * This process's threads under SCHED_FIFO: the control worker's, once chrt has raised it (its
- * --reset-on-fork keeps every other thread at normal priority). Field 41 of stat is the policy.
- */
-export function fifoThreads(): number[] {
+/** The thread of this process with that name (`comm`): the control worker names its own `quackd-loop`. */
+export function threadNamed(name: string): number | undefined {
   let tids: string[];
   try {
     tids = readdirSync('/proc/self/task');
   } catch {
-    return [];
+    return undefined;
   }
-  return tids.map(Number).filter((tid) => {
-    const stat = read(`/proc/self/task/${tid}/stat`);
-    // The name field may hold spaces: count fields after its closing parenthesis.
-    const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields?.[41 - 3] === '1';
-  });
+  const tid = tids.find((t) => read(`/proc/self/task/${t}/comm`)?.trim() === name);
+  return tid === undefined ? undefined : Number(tid);
 }

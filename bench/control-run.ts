@@ -33,7 +33,8 @@ import type { RunReport } from '../src/run/start-run.js';
 import { createRuntime, type Runtime } from '../src/runtime/runtime.js';
 import { yesGate } from '../src/safety/gate.js';
 import { openaiToolCalls, startLlmServer, type LlmServer, type Reply } from '../test/helpers/llm-server.js';
-import { cpuMs, cpuPressure, fifoThreads, runqueueMs } from './_machine.js';
+import { watchLoop } from './_loop-watch.js';
+import { cpuPressure, runqueueMs } from './_machine.js';
 import { fmt } from './_stats.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, trace: { type: 'boolean', default: false } } });
@@ -97,59 +98,6 @@ async function slowLlm(): Promise<LlmServer> {
   return startLlmServer({ fallback, delayMs: () => THINK_MS.min + random() * (THINK_MS.max - THINK_MS.min) });
 }
 
-interface Watch {
-  /** the loop's last snapshot (at close: its whole life) */
-  final(): ControlStats;
-  readonly falls: number;
-  /** the control worker's thread: ms it ran, ms it waited runnable for a CPU */
-  worker(): { cpu: number; runq: number };
-  stop(): void;
-}
-
-/** Listens to the loop's health on the runtime's bus, and samples its thread's schedstat with each snapshot. */
-function watch(runtime: Runtime): Watch {
-  let last: ControlStats | undefined;
-  let falls = 0;
-  let tid: number | undefined;
-  let first: { cpu: number; runq: number } | undefined;
-  let now = { cpu: Number.NaN, runq: Number.NaN };
-  const sample = () => {
-    tid ??= fifoThreads()[0];
-    if (tid === undefined) return;
-    const s = { cpu: cpuMs(tid), runq: runqueueMs(tid) };
-    // The thread is gone after close: keep the last sample it gave.
-    if (Number.isNaN(s.cpu)) return;
-    first ??= s;
-    now = s;
-  };
-  const offStats = runtime.events.on('control:stats', (e) => {
-    if (e.robot !== ROBOT) return;
-    const changed = last === undefined || e.stats.state !== last.state || e.stats.lateMs.max > last.lateMs.max || e.stats.missed > last.missed || e.stats.overruns > last.overruns;
-    last = e.stats;
-    if (changed) trace(`stats ${e.stats.state.padEnd(8)} ticks ${e.stats.ticks} late p99/max ${fmt(e.stats.lateMs.p99, 2)}/${fmt(e.stats.lateMs.max, 2)} work max ${fmt(e.stats.workMs.max, 2)} missed ${e.stats.missed} overruns ${e.stats.overruns}`);
-    if (e.stats.state !== 'closed') sample();
-  });
-  const offFell = runtime.events.on('control:fell', (e) => {
-    if (e.robot !== ROBOT) return;
-    falls += 1;
-    trace(`fell: tilt ${fmt((e.tiltRad * 180) / Math.PI, 0)}° at tick ${e.tick}`);
-  });
-  return {
-    final: () => {
-      if (last === undefined) throw new Error('the loop published no stats');
-      return last;
-    },
-    get falls() {
-      return falls;
-    },
-    worker: () => ({ cpu: now.cpu - (first?.cpu ?? Number.NaN), runq: now.runq - (first?.runq ?? Number.NaN) }),
-    stop: () => {
-      offStats();
-      offFell();
-    },
-  };
-}
-
 interface CaseResult {
   readonly name: string;
   readonly stats: ControlStats;
@@ -161,7 +109,7 @@ interface CaseResult {
 
 /** Runs `body` with the loop watched and the main thread measured. */
 async function measured(name: string, runtime: Runtime, body: () => Promise<void>): Promise<CaseResult> {
-  const w = watch(runtime);
+  const w = watchLoop(runtime, ROBOT, trace);
   const delay = monitorEventLoopDelay({ resolution: 10 });
   let gcs = 0;
   let gcMax = 0;

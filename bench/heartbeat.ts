@@ -18,6 +18,8 @@
  * the link in this process (its timers firing), and 'runq', how long this process's main thread
  * was ready to run but waiting for a CPU. A wire gap well above 'sent' was lost outside quackd's
  * event loop (the OS scheduling socat or the pty, a neighbour's load); a 'sent' gap is quackd's.
+ * socat and the firmware stand for hardware and run under SCHED_FIFO where allowed
+ * (test/helpers/hardware-priority.ts; the first line says which), so a wire gap is not the relay's.
  *
  *   node --import tsx bench/heartbeat.ts [--seconds S] [--steps N] [--rounds N] [--stall-ms S] [--stall-every N]
  */
@@ -39,6 +41,7 @@ import { startRun } from '../src/run/start-run.js';
 import { yesGate } from '../src/safety/gate.js';
 import { TranscriptWriter } from '../src/transcript/writer.js';
 import { FW_HOST, buildFirmware, missingTools, sleep, waitFor } from '../test/bridge/rig.js';
+import { asHardware, rigScheduling } from '../test/helpers/hardware-priority.js';
 import { runqueueMs } from './_machine.js';
 import { fmt, median, percentile } from './_stats.js';
 
@@ -81,7 +84,7 @@ class TappedLink {
   }
 
   private spawn(cmd: string, args: string[], stdio: ['ignore', 'ignore', number | 'pipe']): ChildProcess {
-    const child = spawn(cmd, args, { stdio });
+    const child = spawn(...asHardware(cmd, args), { stdio });
     live.add(child);
     child.once('exit', () => live.delete(child));
     this.children.push(child);
@@ -284,7 +287,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     stalled.push({ ...(await run(seconds, steps)), stalls: Math.floor(stall.n / stall.every) });
     Object.assign(stall, { ms: 0, every: 0, n: 0 });
   }
-  console.log(`heartbeat: every ${DEFAULT_HEARTBEAT_MS} ms; gaps as socat relayed them to quackd-fw-host (watchdog 200 ms); ${rounds} rounds`);
+  console.log(`heartbeat: every ${DEFAULT_HEARTBEAT_MS} ms; gaps as socat relayed them to quackd-fw-host (watchdog 200 ms); ${rounds} rounds; socat and the firmware ${rigScheduling()}`);
   console.log(`  'loop' is the longest this process's event loop was held (a CPU the OS gave to someone else counts too);`);
   console.log(`  'sent' the largest gap between heartbeats as this process handed them to the link; 'runq' how long its main thread waited for a CPU`);
   const head = `  ${'round  case'.padEnd(52)} ${'beats'.padStart(5)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'max ms'.padStart(7)}  ${'sent ms'.padStart(7)}  ${'loop ms'.padStart(8)}  ${'runq ms'.padStart(7)}`;

@@ -9,7 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const only = process.argv.slice(2);
+// `npm run bench control-load -- --seconds 60`: names pick cases; from the first --flag on, the rest goes to each case picked.
+const args = process.argv.slice(2);
+const flagsAt = args.findIndex((a) => a.startsWith('-'));
+const only = flagsAt === -1 ? args : args.slice(0, flagsAt);
+const passed = flagsAt === -1 ? [] : args.slice(flagsAt);
 const cases = readdirSync(dir)
   .filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !f.startsWith('_'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -19,7 +23,7 @@ console.log(`quackd bench · node ${process.version} · ${process.platform}/${pr
 let failed = 0;
 for (const file of cases) {
   console.log(`\n== ${file}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${file}`], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${file}`, ...passed], { stdio: 'inherit' });
   if (r.status !== 0) failed += 1;
 }
 process.exitCode = failed > 0 ? 1 : 0;

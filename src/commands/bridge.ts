@@ -14,7 +14,7 @@ import { DEFAULT_BAUD, SerialLink, portHint } from '../bridge/serial.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
-const HELP = `usage: quackd bridge probe --port PATH [--baud N] [--pings N] [--json]
+const HELP = `usage: quackd bridge probe --port PATH [--baud N] [--pings N] [--timeout S] [--json]
 
 Say hello to a duck's firmware over serial and report what it says, the frame error
 counters on both ends and the round-trip time (median of N heartbeats). Read-only:
@@ -25,11 +25,14 @@ options:
   --port PATH   the serial device; prefer the stable /dev/serial/by-id/... name
   --baud N      baud rate (default ${DEFAULT_BAUD})
   --pings N     heartbeats to time (default 20)
+  --timeout S   seconds to wait for each answer (default 1; more for a board that is
+                emulated or very busy)
   --json        one JSON object on stdout, for scripts
 
 example: quackd bridge probe --port /dev/serial/by-id/usb-Raspberry_Pi_Pico_E6614103E7-if00`;
 
-const HELLO_TIMEOUT_MS = 1000;
+/** Seconds a probe waits for each answer: a duck's firmware answers within milliseconds. */
+const DEFAULT_TIMEOUT_S = 1;
 
 export interface ProbeReport {
   readonly port: string;
@@ -46,9 +49,9 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }
 
-async function probe(port: string, baud: number, pings: number): Promise<ProbeReport> {
+async function probe(port: string, baud: number, pings: number, timeoutMs: number): Promise<ProbeReport> {
   // As patient with every ping as with hello: on a busy robot one slow answer should not fail the probe.
-  const client = new BridgeClient({ timeoutMs: HELLO_TIMEOUT_MS });
+  const client = new BridgeClient({ timeoutMs });
   let link: SerialLink;
   try {
     link = await SerialLink.open(client, { path: port, baud, reconnect: false });
@@ -58,7 +61,7 @@ async function probe(port: string, baud: number, pings: number): Promise<ProbeRe
     throw err;
   }
   try {
-    const hello = await client.hello(HELLO_TIMEOUT_MS);
+    const hello = await client.hello(timeoutMs);
     const rtts: number[] = [];
     for (let i = 0; i < pings; i++) rtts.push(await client.ping());
     const state = await client.getState();
@@ -122,6 +125,7 @@ export const bridgeCommand: Command = {
       port: { type: 'string' },
       baud: { type: 'string' },
       pings: { type: 'string' },
+      timeout: { type: 'string' },
       json: { type: 'boolean' },
     });
     if (help) {
@@ -141,7 +145,8 @@ export const bridgeCommand: Command = {
     }
     const baud = numberFlag('baud', flags.baud, { int: true, min: 1 }) ?? DEFAULT_BAUD;
     const pings = numberFlag('pings', flags.pings, { int: true, min: 1 }) ?? 20;
-    const report = await probe(port, baud, pings);
+    const timeoutS = numberFlag('timeout', flags.timeout, { min: 0.01 }) ?? DEFAULT_TIMEOUT_S;
+    const report = await probe(port, baud, pings, timeoutS * 1000);
     const errors = linkErrors(report);
     if (flags.json === true) io.line(JSON.stringify({ ...report, link_errors: errors }));
     else print(io, report);

@@ -18,6 +18,7 @@ import { DEFAULT_FALL, type FallSettings } from './fall.js';
 import { specProblem, type Json, type ModuleSpec } from './module-spec.js';
 import type { JointSpec } from './plant.js';
 import { SHARED_SLOTS, STOP, TICKS, type FromWorker, type ToWorker, type WorkerInit } from './protocol.js';
+import { LOOP_PRIORITY } from './realtime.js';
 import type { VerbResult } from './skill.js';
 import type { LoopMode } from './stats.js';
 
@@ -253,7 +254,7 @@ function settings(options: ControlLoopOptions): WorkerInit {
   const fall = { ...DEFAULT_FALL, ...options.fall };
   const skillTimeoutMs = options.skillTimeoutMs ?? 1000;
   const statsEveryMs = options.statsEveryMs ?? 1000;
-  const realtimePriority = options.realtimePriority ?? 10;
+  const realtimePriority = options.realtimePriority ?? LOOP_PRIORITY;
   const bad = [
     !(periodMs >= 1 && periodMs <= 1000) && `periodMs ${periodMs} is not within 1–1000`,
     !(fall.tiltRad > 0 && fall.tiltRad <= Math.PI) && `fall.tiltRad ${fall.tiltRad} is not within (0, π]`,

@@ -10,12 +10,16 @@ import { loadPlant, loadSkill, warmSkill, type Json, type ModuleSpec } from './m
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
-import { raiseThreadPriority } from './realtime.js';
+import { LOCKSTEP_SCHEDULING, LOOP_THREAD_NAME, UNASKED_SCHEDULING, nameThread, raiseThreadPriority } from './realtime.js';
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 
 async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Promise<void> {
   const post = (message: FromWorker) => port.postMessage(message);
+  nameThread(LOOP_THREAD_NAME);
+  // Asked for now and answered while the plant loads: on a busy board chrt itself takes seconds to start.
+  const asked =
+    init.mode === 'lockstep' ? Promise.resolve(LOCKSTEP_SCHEDULING) : init.realtimePriority === false ? Promise.resolve(UNASKED_SCHEDULING) : raiseThreadPriority(init.realtimePriority);
   let plant: Plant;
   try {
     plant = await loadPlant(init.plant);
@@ -41,9 +45,8 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       post({ type: 'warn', message: `plant ${call} failed: ${errorText(err)} (further failures are only counted)` });
     },
   };
+  const scheduling = await asked;
   const core = new ControlCore(plant, init, hooks, clock, stopCounter(shared));
-  const scheduling =
-    init.mode === 'lockstep' ? 'normal (lock-step)' : init.realtimePriority === false ? 'normal (not asked for)' : raiseThreadPriority(init.realtimePriority);
   const publish = () => post({ type: 'stats', stats: { ...core.stats.snapshot(core.state, clock()), scheduling } });
   const deps = { core, periodMs: init.periodMs, shared, statsEveryMs: init.statsEveryMs, publish };
   const driver: Driver = virtual !== undefined ? new LockstepDriver(deps, virtual) : new RealtimeDriver(deps);

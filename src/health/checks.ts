@@ -8,7 +8,8 @@ import { configCheck } from './config.js';
 import { modelCheck } from './model.js';
 import { policiesCheck } from './policies.js';
 import { policyRuntimeCheck } from './policy-runtime.js';
+import { schedulingCheck } from './scheduling.js';
 import { serviceCheck } from './service.js';
 import { storeCheck } from './store.js';
 
-export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, policyRuntimeCheck, policiesCheck, storeCheck, serviceCheck];
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, storeCheck, serviceCheck];

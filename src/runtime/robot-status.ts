@@ -18,8 +18,8 @@ export interface RobotStatus {
   /** A confirmation gate waiting for a person: the step line it asks about, since when (ISO). */
   readonly gate?: { readonly question: string; readonly verb: string; readonly since: string };
   readonly lastOutcome?: Outcome & { readonly runId: string; readonly duck: string; readonly endedAt: string };
-  /** The control loop's last published health, for bodies that have one. */
-  readonly loop?: { readonly hz: number; readonly periodMs: number; readonly missed: number; readonly overruns: number; readonly state: string };
+  /** The control loop's last published health, for bodies that have one; `scheduling`: what its thread runs under (`SCHED_FIFO 10`, or `normal (why)`). */
+  readonly loop?: { readonly hz: number; readonly periodMs: number; readonly missed: number; readonly overruns: number; readonly state: string; readonly scheduling: string };
   /** The duck is down: when it fell (ISO) and how far it tilted, in a verb, its settle or between verbs; gone once it stands again. */
   readonly fell?: { readonly at: string; readonly tilt_deg: number };
   /** What the body last reported of itself (battery, torque, link), when it reports such things. */

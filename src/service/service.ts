@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { BodyError, type BodyKey, type Observation } from '../bodies/body.js';
+import { fifoRefused } from '../control/realtime.js';
 import { InputError, RuntimeError } from '../errors.js';
 import { logger } from '../log.js';
 import { readScript } from '../ducks/script.js';
@@ -379,7 +380,10 @@ export class Service implements ServiceApi {
       if (s.loop !== undefined) {
         const nominal = 1000 / s.loop.periodMs;
         const steady = s.loop.state !== 'fallen' && s.loop.hz >= nominal * 0.9;
-        lines.push({ check: `loop ${robot}`, status: steady ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''}`, robot });
+        // Refused SCHED_FIFO, a busy board makes the loop late (README: the loop on a busy board): worth a look.
+        const refused = fifoRefused(s.loop.scheduling);
+        const scheduling = s.loop.scheduling.replace(/^normal/, 'normal priority');
+        lines.push({ check: `loop ${robot}`, status: steady && !refused ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''} · ${scheduling}`, robot });
       }
       if (!perRun) lines.push({ ...this.linkHealth(s), check: `link ${robot}`, robot });
       if (s.battery_v !== undefined) lines.push({ check: `battery ${robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V`, robot });

@@ -59,11 +59,19 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
     assert.match(r.stderr, /^quackd: bridge probe: --port is required/);
   });
 
-  it('a silent port times out with a hint about the baud rate', async () => {
+  it('a silent port times out (--timeout S, default 1 s) with a hint about the baud rate', async () => {
     await rig.killFirmware();
     const r = await probe(['bridge', 'probe', '--port', rig.hostPath]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /^quackd: no answer from the firmware on .*: no answer to hello within 1000 ms \(is it running quackd-fw, at 1000000 baud \(--baud\)\?\)\n$/);
+
+    // --timeout: how long each answer may take, for a board that is emulated or very busy.
+    const patient = await probe(['bridge', 'probe', '--port', rig.hostPath, '--timeout', '1.5']);
+    assert.equal(patient.code, 3);
+    assert.match(patient.stderr, /: no answer to hello within 1500 ms /);
+    const zero = await probe(['bridge', 'probe', '--port', rig.hostPath, '--timeout', '0']);
+    assert.equal(zero.code, 2);
+    assert.match(zero.stderr, /^quackd: --timeout: "0" is not a number ≥ 0\.01\n/);
   });
 });
 

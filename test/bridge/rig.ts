@@ -1,11 +1,13 @@
 /**
  * The bridge test rig: builds the host firmware with make, makes a real pty pair with socat and
  * runs quackd-fw-host on one end, so tests talk to the firmware exactly as quackd talks to a duck.
- * Every child process it starts is killed by cleanup() and, as a last resort, when the test
- * process exits, even if a test failed half-way.
+ * Both stand for hardware and run under SCHED_FIFO where allowed (test/helpers/hardware-priority.ts),
+ * so a machine's load delays quackd, never the duck. Every child process it starts is killed by
+ * cleanup() and, as a last resort, when the test process exits, even if a test failed half-way.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -13,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
 import { BridgeClient } from '../../src/bridge/client.js';
 import { SerialLink } from '../../src/bridge/serial.js';
+import { asHardware } from '../helpers/hardware-priority.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const FW_DIR = join(REPO, 'firmware-bridge');
@@ -22,6 +25,19 @@ const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
+
+/**
+ * Killed when the test process exits, and never what keeps it from exiting: a rig a failed test
+ * left behind (its body would not open, so its cleanup never ran) once held a test file open for
+ * over an hour after its last test, waiting on its own children.
+ */
+function watched(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  child.unref();
+  (child.stderr as Socket | null)?.unref();
+  return child;
+}
 
 function onPath(tool: string): boolean {
   try {
@@ -59,6 +75,8 @@ export async function waitFor(what: string, check: () => boolean, timeoutMs = 50
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  // Held while a test waits for it: an unreferenced child alone would let the process exit first.
+  child.ref();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
@@ -87,17 +105,13 @@ export class Rig {
   }
 
   async startLink(): Promise<void> {
-    const child = spawn('socat', [`pty,raw,echo=0,link=${this.hostPath}`, `pty,raw,echo=0,link=${this.fwPath}`], { stdio: 'ignore' });
-    live.add(child);
-    child.once('exit', () => live.delete(child));
+    const child = watched(spawn(...asHardware('socat', [`pty,raw,echo=0,link=${this.hostPath}`, `pty,raw,echo=0,link=${this.fwPath}`]), { stdio: 'ignore' }));
     this.socat = child;
     await waitFor('socat pty links', () => existsSync(this.hostPath) && existsSync(this.fwPath));
   }
 
   async startFirmware(args: readonly string[] = []): Promise<void> {
-    const child = spawn(FW_HOST, ['--port', this.fwPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    live.add(child);
-    child.once('exit', () => live.delete(child));
+    const child = watched(spawn(...asHardware(FW_HOST, ['--port', this.fwPath, ...args]), { stdio: ['ignore', 'ignore', 'pipe'] }));
     let ready = false;
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (s: string) => {

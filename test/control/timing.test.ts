@@ -5,7 +5,9 @@
  * Counts and orderings only: timing figures are bench/control.ts's business.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { loopSchedulingHere } from '../../src/control/realtime.js';
 import type { ControlStats } from '../../src/control/stats.js';
 import type { PlantLog } from './kinematic-plant.js';
 import { sleep, skill, startRig, type Rig } from './rig.js';
@@ -100,5 +102,18 @@ describe('real-time pacing', () => {
     assert.equal(last?.state, 'closed');
     assert.ok((last?.ticks ?? 0) > first.stats.ticks, 'the last snapshot counts every tick');
     assert.ok((last?.lateMs.max ?? -1) >= 0, 'lateness is measured');
+  });
+
+  it('its thread is named quackd-loop and runs under what the loop says: SCHED_FIFO 10 where this process may ask for it', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
+    const rig = await startRig(t);
+    const loops = readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'quackd-loop');
+    assert.equal(loops.length, 1, 'one thread named quackd-loop');
+    // stat's fields 40 and 41, rt_priority and policy, counted from the 3rd: the name before may hold spaces.
+    const stat = readFileSync(`/proc/self/task/${loops[0] ?? ''}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [priority, policy] = [fields[40 - 3], fields[41 - 3]];
+    const expected = await loopSchedulingHere();
+    assert.equal(rig.loop.scheduling, expected);
+    assert.deepEqual([policy, priority], expected === 'SCHED_FIFO 10' ? ['1', '10'] : ['0', '0'], `policy and priority for ${expected}`);
   });
 });

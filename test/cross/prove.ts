@@ -35,6 +35,14 @@ You are a Microduck in a living room. A ball is somewhere in the room.
 2. turn to face it.
 `;
 
+/**
+ * Seconds for each probe answer and each health check: emulated, the bundle's Node runs several
+ * times slower than on the board, and far slower again when other work shares this machine's CPUs
+ * (CI with four busy processes: `bridge probe`'s 1 s hello and `health`'s 10 s per check were
+ * missed). Generous here only: the products' defaults are for a real board.
+ */
+const EMULATED_TIMEOUT_S = 120;
+
 export interface Expect {
   readonly machine: 'AArch64' | 'ARM';
   /** `quackd health`'s policy runtime line for the MuJoCo duck. */
@@ -97,7 +105,7 @@ export function proveBundle(target: Target, expect: Expect): void {
       // 10 Hz, not 50: an emulated reader is several times slower, and a stream it cannot keep up
       // with overflows the pty mid-frame (a CRC error, which probe rightly reports with exit 3).
       rig = await Rig.start(['--state-hz', '10']);
-      const r = await quackd('bridge', 'probe', '--port', rig.hostPath, '--pings', '3');
+      const r = await quackd('bridge', 'probe', '--port', rig.hostPath, '--pings', '3', '--timeout', String(EMULATED_TIMEOUT_S));
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /firmware {2}quackd-fw 0\.1\.0 on host · protocol 1/);
       assert.match(r.stdout, /rtt +median \d+\.\d\d ms over 3 pings/);
@@ -110,7 +118,7 @@ export function proveBundle(target: Target, expect: Expect): void {
     });
 
     it('health names the ONNX runtime that runs the policies', async () => {
-      const r = await quackd('health', '--robot', 'microduck:mujoco');
+      const r = await quackd('health', '--robot', 'microduck:mujoco', '--timeout', String(EMULATED_TIMEOUT_S));
       assert.match(r.stdout, expect.runtime);
       assert.match(r.stdout, /^policies +ok +all 5 slots load/m);
     });

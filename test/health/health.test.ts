@@ -8,20 +8,25 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
+import { fifoRefused, loopSchedulingHere } from '../../src/control/realtime.js';
 import { bundledPolicyDir } from '../../src/policy/bundled.js';
 import { DATA_FILE } from '../../src/memory/store.js';
-import { childEnv } from '../helpers/cli.js';
+import { MAIN, assertFreshBuild, childEnv } from '../helpers/cli.js';
 import { quackd } from '../helpers/quackd.js';
+import { needsRoot } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 import { zeroRange } from '../memory/damage.js';
 import { policyFolder } from '../policy/policy-folders.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHECKS = ['config', 'model', 'policy runtime', 'policies', 'store', 'service'];
+const CHECKS = ['config', 'model', 'policy runtime', 'policies', 'scheduling', 'store', 'service'];
+/** What this user may give the control loop, as the loop asks for it (the scheduling line's verdict). */
+const SCHEDULING = fifoRefused(await loopSchedulingHere()) ? 'warn' : 'ok';
 
 interface Row {
   readonly check: string;
@@ -62,7 +67,7 @@ describe('quackd health', () => {
       assert.equal(r.code, 0, r.stderr);
       const rs = rows(r.stdout);
       assert.deepEqual(rs.map((x) => x.check), CHECKS);
-      assert.deepEqual(rs.map((x) => x.status), ['ok', 'ok', 'ok', 'ok', 'ok', 'warn']);
+      assert.deepEqual(rs.map((x) => x.status), ['ok', 'ok', 'ok', 'ok', robot === 'microduck:sim2d' ? 'ok' : SCHEDULING, 'ok', 'warn']);
       assert.match(byName(rs, 'config').detail, new RegExp(`config\\.yaml \\(absent: built-in defaults\\) · robot ${robot}$`));
       assert.match(byName(rs, 'store').detail, /^none yet in .*memory: the first run creates it$/);
       assert.equal(byName(rs, 'service').detail, 'not running');
@@ -74,6 +79,23 @@ describe('quackd health', () => {
     // The simulator runs none: nothing to load, and it says so rather than loading onnxruntime.
     const sim = rows((await quackd(['health'], { env })).stdout);
     assert.equal(byName(sim, 'policy runtime').detail, 'none needed: microduck:sim2d runs no policies');
+    assert.equal(byName(sim, 'scheduling').detail, 'none needed: microduck:sim2d runs no control loop');
+  });
+
+  it('scheduling: SCHED_FIFO 10 for the control loop where the user may ask for it; normal priority, with chrt\'s words and a warning, where not', { skip: needsRoot('to take CAP_SYS_NICE away (setpriv)') }, async () => {
+    assertFreshBuild();
+    const { env } = home();
+    const allowed = rows((await quackd(['health', '--robot', 'microduck:jsonrpc'], { env })).stdout);
+    assert.deepEqual(byName(allowed, 'scheduling'), { check: 'scheduling', status: 'ok', detail: 'SCHED_FIFO 10 for the control loop' });
+    // As a user without CAP_SYS_NICE or an RLIMIT_RTPRIO runs it: the built CLI, under prlimit and setpriv.
+    const { stdout } = await promisify(execFile)('prlimit', ['--rtprio=0:0', 'setpriv', '--bounding-set', '-sys_nice', process.execPath, MAIN, 'health', '--robot', 'microduck:jsonrpc'], {
+      env: childEnv({ ...env, NO_COLOR: '1' }),
+    }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    assert.deepEqual(byName(rows(stdout), 'scheduling'), {
+      check: 'scheduling',
+      status: 'warn',
+      detail: "normal priority (chrt: failed to set pid 0's policy: Operation not permitted) for the control loop: ticks may come late on a busy board",
+    });
   });
 
   it('counts what the robot remembers, and changes nothing in the store', async () => {
@@ -149,7 +171,24 @@ describe('quackd health', () => {
     assert.equal(typo.stderr.trim().split('\n').length, 1);
     assert.equal((await quackd(['health', 'now'], { env })).code, 2);
     assert.match((await quackd(['--help'])).stdout, /^ {2}health +check /m);
-    assert.match((await quackd(['health', '--help'])).stdout, /usage: quackd health \[--robot NAME\|KEY\] \[--json\]/);
+    assert.match((await quackd(['health', '--help'])).stdout, /usage: quackd health \[--robot NAME\|KEY\] \[--timeout S\] \[--json\]/);
+    assert.equal((await quackd(['health', '--timeout', '0'], { env })).code, 2);
+  });
+
+  it('--timeout is how long each check may take: a service that accepts and never answers fails on it, the rest report', async (t) => {
+    const { env, dir } = home();
+    const stuck = createServer(() => undefined);
+    await new Promise<void>((resolve) => stuck.listen(join(dir, 'quackd.sock'), resolve));
+    t.after(() => {
+      stuck.close();
+    });
+    const started = performance.now();
+    const r = await quackd(['health', '--timeout', '0.4'], { env });
+    assert.ok(performance.now() - started < 5000, 'the service line waited its 0.4 s, not the default 10 s');
+    assert.equal(r.code, 1, r.stdout);
+    const rs = rows(r.stdout);
+    assert.deepEqual(byName(rs, 'service'), { check: 'service', status: 'fail', detail: 'no answer within 0.4 s' });
+    assert.equal(byName(rs, 'store').status, 'ok');
   });
 
   it('where onnxruntime-node cannot load, the runtime line says WebAssembly and why; the policies load on it', async () => {

@@ -7,7 +7,7 @@ export function skipOutsideCi(reason: string | undefined): string | undefined {
   return process.env['CI'] === 'true' ? undefined : reason;
 }
 
-/** For the tests that mount a small tmpfs to fill a disk for real. */
-export function needsRoot(): string | undefined {
-  return skipOutsideCi(process.getuid?.() === 0 ? undefined : 'needs root to mount a small tmpfs');
+/** For the tests that need root: to mount a small tmpfs and fill a disk for real, to take a privilege away. */
+export function needsRoot(what = 'to mount a small tmpfs'): string | undefined {
+  return skipOutsideCi(process.getuid?.() === 0 ? undefined : `needs root ${what}`);
 }

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loopSchedulingHere } from '../../src/control/realtime.js';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import type { RobotStatus, StartedRun } from '../../src/service/api.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
@@ -48,6 +49,9 @@ describe('the service holding a serial robot', { skip: missingTools() }, () => {
     const lines = await serving!.service.health();
     const check = (name: string) => lines.find((l) => l.check === name);
     assert.equal(check('link bench')?.status, 'ok');
+    // It says what its thread runs under: SCHED_FIFO 10 where this process may ask for it (CI runs as root).
+    const scheduling = await loopSchedulingHere();
+    assert.ok((check('loop bench')?.detail ?? '').endsWith(` · ${scheduling.replace(/^normal/, 'normal priority')}`), check('loop bench')?.detail);
     assert.match(check('loop bench')?.detail ?? '', /^\d+\.\d of 50 Hz · \d+ missed/);
     assert.match(check('battery bench')?.detail ?? '', /^\d+\.\d\d V$/);
     assert.equal(check('link den'), undefined, 'a simulator has no link');

@@ -1,0 +1,45 @@
+/**
+ * The rig's stand-ins for hardware (quackd-fw-host, the duck's microcontroller, and the socat pty
+ * relay, its USB link) run under SCHED_FIFO where this user may ask for it (root, CAP_SYS_NICE or
+ * an RLIMIT_RTPRIO; CI runs as root). A microcontroller has a CPU of its own and a USB link is
+ * never starved by the host's load; at normal priority on a loaded machine socat was seen passing
+ * no byte for 200–370 ms and then a burst of heartbeats quackd had written on time, and the
+ * firmware's watchdog cut torque. Under SCHED_FIFO the rig waits for nothing, so a test that fails
+ * under load fails on quackd's account.
+ *
+ * Priority 20: above quackd's control loop (10), which the far end never waits on, and below the
+ * kernel's interrupt threads (50). `--reset-on-fork`: nothing they might start inherits it. Under
+ * CI the priority is required (a rig that may be starved would make a load test meaningless);
+ * elsewhere they run at normal priority and `rigScheduling()` says why.
+ */
+import { spawnSync } from 'node:child_process';
+
+export const RIG_PRIORITY = 20;
+
+let verdict: { readonly ok: boolean; readonly why: string } | undefined;
+
+function probe(): { readonly ok: boolean; readonly why: string } {
+  if (process.platform !== 'linux') return { ok: false, why: 'SCHED_FIFO is asked for on Linux only' };
+  const r = spawnSync('chrt', ['--fifo', '--reset-on-fork', String(RIG_PRIORITY), 'true'], { encoding: 'utf8', timeout: 5000 });
+  if (r.status === 0) return { ok: true, why: '' };
+  const said = r.error?.message ?? r.stderr.trim().split('\n')[0] ?? '';
+  return { ok: false, why: `chrt: ${said === '' ? `exit ${r.status ?? r.signal ?? '?'}` : said}` };
+}
+
+/** What the rig's firmware and relay run under: `SCHED_FIFO 20`, or `normal (why)`. */
+export function rigScheduling(): string {
+  verdict ??= probe();
+  return verdict.ok ? `SCHED_FIFO ${RIG_PRIORITY}` : `normal (${verdict.why})`;
+}
+
+/**
+ * The command and arguments to spawn for a piece of the rig that stands for hardware: under
+ * `chrt --fifo 20` when allowed (chrt execs it, so the child's pid is the program's own and
+ * signals reach it as before), as given otherwise. Throws under CI when it is not allowed.
+ */
+export function asHardware(command: string, args: readonly string[]): [string, string[]] {
+  verdict ??= probe();
+  if (verdict.ok) return ['chrt', ['--fifo', '--reset-on-fork', String(RIG_PRIORITY), command, ...args]];
+  if (process.env['CI'] === 'true') throw new Error(`the test rig needs SCHED_FIFO for ${command} under CI (${verdict.why}); run as root`);
+  return [command, [...args]];
+}
