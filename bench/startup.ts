@@ -94,7 +94,8 @@ try {
   for (const c of cases) {
     const s = samples.get(c.name) ?? [];
     const ratio = median(s) / floor;
-    const goal = c.command !== undefined ? GOALS[c.command] : undefined;
+    // The goals are for quackd as installed; the folder's shell script is there for comparison.
+    const goal = c.command !== undefined && !c.name.startsWith('bin/') ? GOALS[c.command] : undefined;
     const verdict = goal !== undefined ? `  (goal ≤ ${goal}×: ${ratio <= goal ? 'met' : 'MISSED'})` : '';
     console.log(`  ${c.name.padEnd(26)} median ${fmt(median(s)).padStart(6)}  p90 ${fmt(percentile(s, 90)).padStart(6)}  ${fmt(ratio, 2)}× node${verdict}`);
   }
