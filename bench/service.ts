@@ -1,6 +1,6 @@
 /**
  * Bench: `quackd serve` as a Pi would run it (issue 11). Every service here is a process of its
- * own, built from dist/, with a temp QUACKD_HOME and config; the bench only watches it from
+ * own, from dist/ (the bundle, as a robot's), with a temp QUACKD_HOME and config; the bench only watches it from
  * outside (/proc/<pid>, the control socket through the CLI, an MQTT subscriber process).
  *   rss     VmRSS (and the peak, VmHWM) once it says ready, and again after a walk, for
  *           (a) a simulated fleet (sim2d robots), (b) the real duck: microduck:jsonrpc on the host
@@ -30,15 +30,16 @@
  *   node --import tsx bench/service.ts [--seconds S] [--walk W] [--settle T]     (S 60, W 30, T 10 by default; npm run build first)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ControlStats } from '../src/control/stats.js';
 import { missingTools, Rig } from '../test/bridge/rig.js';
 import { closedPort, openaiToolCalls, startLlmServer, type LlmServer } from '../test/helpers/llm-server.js';
+import { bundle } from '../cross/bundle.js';
 import { bareLoop, onnxFloor, rssMb, type Floor } from './_floor.js';
 import { cpuPressure } from './_machine.js';
 import { fmt } from './_stats.js';
@@ -51,29 +52,22 @@ if (!(SETTLE_S >= 0)) throw new Error(`--settle ${values.settle ?? ''}: give a n
 if (!(SECONDS >= 1)) throw new Error(`--seconds ${values.seconds ?? ''}: give a number of seconds ≥ 1`);
 if (!(WALK_S >= 2)) throw new Error(`--walk ${values.walk ?? ''}: give a number of seconds ≥ 2`);
 
-const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
-const MAIN = join(DIST, 'main.js');
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ROBOT = 'duck';
 const FLEET = 4;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * serve's own composition (src/service/lifecycle.ts with serve.ts's front doors: MQTT, the
- * summary, sd_notify), from dist/; it also says `ready` and each control:stats on stdout.
+ * The serve+MQTT child (bench/service-child.ts), bundled with quackd's code as dist is, in a
+ * folder of its own with this repository's node_modules: `node <script>` runs it.
  */
-const CHILD = `
-import { dirname } from 'node:path';
-import { startService } from ${JSON.stringify(pathToFileURL(join(DIST, 'service/lifecycle.js')).href)};
-import { stopOnSignals } from ${JSON.stringify(pathToFileURL(join(DIST, 'service/signals.js')).href)};
-import { serveDoors } from ${JSON.stringify(pathToFileURL(join(DIST, 'commands/serve.js')).href)};
-const env = { QUACKD_HOME: process.env.QUACKD_HOME };
-const doors = serveDoors(env);
-const serving = await startService({ env, doors });
-serving.service.events.on('control:stats', (e) => process.stdout.write(JSON.stringify({ robot: e.robot, stats: e.stats }) + '\\n'));
-process.stdout.write('ready\\n');
-await stopOnSignals((signal) => serving.stop(signal));
-process.exit(0);
-`;
+async function buildChild(): Promise<{ script: string; remove(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'quackd-bench-service-child-'));
+  await bundle(dir, [{ in: fileURLToPath(new URL('./service-child.ts', import.meta.url)), out: 'serve-mqtt' }]);
+  symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'));
+  return { script: join(dir, 'lib/serve-mqtt.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+const CHILD = await buildChild();
 
 type Kind = 'serve' | 'serve+mqtt';
 
@@ -95,10 +89,7 @@ async function serve(kind: Kind, config: string): Promise<Served> {
   const home = mkdtempSync(join(tmpdir(), 'quackd-bench-service-'));
   writeFileSync(join(home, 'config.yaml'), config);
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: home };
-  // A file, not --eval: the control worker inherits the process's exec arguments.
-  const script = join(home, 'serve-mqtt.mjs');
-  if (kind === 'serve+mqtt') writeFileSync(script, CHILD);
-  const args = kind === 'serve' ? [MAIN, 'serve'] : [script];
+  const args = kind === 'serve' ? [MAIN, 'serve'] : [CHILD.script];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stats: Served['stats'] = [];
   let log = '';
@@ -213,7 +204,7 @@ const say = (line: string) => console.log(line);
 const tools = missingTools();
 const llm = await walker();
 const rig = tools === undefined ? await Rig.start() : undefined;
-console.log(`quackd serve from dist/, ${FLEET} sim2d robots for the fleet · idle windows ${SECONDS} s after ${SETTLE_S} s settling, walks ${WALK_S} s · cpu pressure before: ${cpuPressure()}`);
+console.log(`quackd serve from dist/ (the bundle), ${FLEET} sim2d robots for the fleet · idle windows ${SECONDS} s after ${SETTLE_S} s settling, walks ${WALK_S} s · cpu pressure before: ${cpuPressure()}`);
 
 /** A baseline process, measured and stopped. */
 async function measured<T>(floor: Promise<Floor>, measure: (f: Floor) => Promise<T>): Promise<T> {
@@ -338,4 +329,5 @@ try {
 } finally {
   await rig?.cleanup();
   await llm.close();
+  CHILD.remove();
 }

@@ -1,18 +1,23 @@
 /**
- * Bundles quackd's TypeScript into a handful of ES modules with esbuild, so a robot's `quackd`
- * starts without walking node_modules (a Pi Zero 2 W pays about a second for every 100 ms here).
+ * Bundles quackd's TypeScript into a handful of ES modules with esbuild, so `quackd` starts
+ * without walking node_modules (a Pi Zero 2 W pays about a second for every 100 ms here). One
+ * bundle, two places: a robot's bundle (cross/build.sh) and dist/, what `npm run build` makes and
+ * `npm install` (from a clone, or -g) runs; both are what the tests run.
  *
  *   node --import tsx cross/bundle.ts OUT_DIR      (npm run bundle -- OUT_DIR)
+ *   node --import tsx cross/bundle.ts --dist       (npm run build)
  *
- * OUT_DIR/lib gets the bundle; OUT_DIR/package.json the version. The packages with native or
- * WebAssembly parts stay outside (EXTERNAL): build.sh ships them in OUT_DIR/node_modules, built
- * for the target.
+ * OUT_DIR/lib gets the bundle; OUT_DIR/package.json the version. dist/ gets what lib/ gets, beside
+ * the repository's package.json. The packages with native or WebAssembly parts stay outside
+ * (EXTERNAL): build.sh ships them in OUT_DIR/node_modules, built for the target; dist finds them
+ * in the repository's (or the global install's) node_modules.
  *
  * quackd finds its files beside its modules (`new URL('./starters/', import.meta.url)`, a worker
  * or a control plant started by its module's URL). esbuild puts every output in lib/ with no
- * folders, so each source file's `import.meta.url` becomes the URL its module has in dist
- * (lib/ducks/find.js): the starters, the policies and package.json then sit where dist has them,
- * and each module started by URL gets a one-line file at its dist path that re-exports its entry.
+ * folders, so each source file's `import.meta.url` becomes the URL its module would have in a
+ * one-file-per-module layout (lib/ducks/find.js): the starters, the policies and package.json then
+ * sit where that layout has them, and each module started by URL gets a one-line file at its path
+ * that re-exports its entry.
  */
 import { build, type Plugin } from 'esbuild';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,11 +108,11 @@ export interface BundleResult {
 
 /**
  * The launcher (cross/launcher.ts) as one CommonJS file, lib/quackd.cjs, the bin: the socket
- * clients and the dispatcher bundled in, every other verb left to lib/quackd.js. Its own copies of
+ * clients and the dispatcher bundled in, every other verb left to lib/main.js. Its own copies of
  * those few modules never meet the ES modules' ones: a process runs one or the other. In
  * CommonJS a module's `import.meta.url` is this file's URL, taken from `__filename`.
  */
-function buildLauncher(lib: string) {
+function buildLauncher(lib: string, sourcemap: boolean) {
   return build({
     entryPoints: [join(REPO, 'cross/launcher.ts')],
     outfile: join(lib, 'quackd.cjs'),
@@ -120,6 +125,7 @@ function buildLauncher(lib: string) {
     banner: { js: '#!/usr/bin/env node\n"use strict"; const __quackdUrl = require("node:url").pathToFileURL(__filename).href;' },
     minify: true,
     keepNames: true,
+    sourcemap,
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
@@ -127,12 +133,16 @@ function buildLauncher(lib: string) {
   });
 }
 
-export async function bundle(out: string): Promise<BundleResult> {
-  const lib = join(out, 'lib');
+/**
+ * The bundle into `lib` (emptied first). `sourcemap`: a .map beside each file, which the
+ * launcher turns on for `--debug`, so a stack trace names the TypeScript's lines (dist's; a
+ * robot's bundle goes without, for its size).
+ */
+async function buildLib(lib: string, sourcemap: boolean, extra: readonly Entry[] = []): Promise<BundleResult> {
   rmSync(lib, { recursive: true, force: true });
-  const launcher = await buildLauncher(lib);
+  const launcher = await buildLauncher(lib, sourcemap);
   const result = await build({
-    entryPoints: [{ in: join(SRC, 'main.ts'), out: 'quackd' }, ...STARTED_BY_URL.map((m) => ({ in: join(SRC, `${m}.ts`), out: flat(m) }))],
+    entryPoints: [{ in: join(SRC, 'main.ts'), out: 'main' }, ...STARTED_BY_URL.map((m) => ({ in: join(SRC, `${m}.ts`), out: flat(m) })), ...extra],
     outdir: lib,
     bundle: true,
     splitting: true,
@@ -146,6 +156,7 @@ export async function bundle(out: string): Promise<BundleResult> {
     // Less to parse at every start; keepNames keeps the names errors and logs print.
     minify: true,
     keepNames: true,
+    sourcemap,
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
@@ -162,18 +173,36 @@ export async function bundle(out: string): Promise<BundleResult> {
   writeFileSync(join(lib, 'service/build.js'), '// src/service/build.ts reads the time of this file: when the bundle was built.\n');
   cpSync(join(SRC, 'ducks/starters'), join(lib, 'ducks/starters'), { recursive: true });
   cpSync(join(SRC, 'policy/bundled'), join(lib, 'policy/bundled'), { recursive: true });
+  const outputs = [...Object.entries(result.metafile.outputs), ...Object.entries(launcher.metafile.outputs)].filter(([file]) => !file.endsWith('.map'));
+  return { files: outputs.length, bytes: outputs.reduce((n, [, o]) => n + o.bytes, 0) };
+}
+
+/** An entry point of one's own, bundled with quackd's (a bench's child, which imports src/ modules): lib/<out>.js. */
+export interface Entry {
+  readonly in: string;
+  readonly out: string;
+}
+
+/** A robot's bundle: OUT/lib and OUT/package.json (the version, and `type: module` for lib/). */
+export async function bundle(out: string, extra: readonly Entry[] = []): Promise<BundleResult> {
+  const result = await buildLib(join(out, 'lib'), false, extra);
   const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string; license: string; description: string };
   writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license, type: 'module', private: true }, null, 2)}\n`);
-  const outputs = [...Object.values(result.metafile.outputs), ...Object.values(launcher.metafile.outputs)];
-  return { files: outputs.length, bytes: outputs.reduce((n, o) => n + o.bytes, 0) };
+  return result;
+}
+
+/** dist/: the same bundle, with source maps, beside the repository's package.json (package.json's bin is dist/quackd.cjs). */
+export function buildDist(dist: string = join(REPO, 'dist')): Promise<BundleResult> {
+  return buildLib(dist, true);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = process.argv[2];
-  if (out === undefined) {
-    console.error('usage: node --import tsx cross/bundle.ts OUT_DIR');
+  if (out === undefined || out === '-h' || out === '--help') {
+    console.error('usage: node --import tsx cross/bundle.ts OUT_DIR | --dist');
     process.exit(2);
   }
-  const r = await bundle(out);
-  console.log(`bundled: ${r.files} modules, ${(r.bytes / 1e6).toFixed(1)} MB in ${join(out, 'lib')}`);
+  const into = out === '--dist' ? join(REPO, 'dist') : join(out, 'lib');
+  const r = out === '--dist' ? await buildDist() : await bundle(out);
+  console.log(`bundled: ${r.files} modules, ${(r.bytes / 1e6).toFixed(1)} MB in ${into}`);
 }

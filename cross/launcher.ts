@@ -1,7 +1,7 @@
 /**
- * The bundle's bin, lib/quackd.cjs (cross/bundle.ts builds it as one CommonJS file). A socket
- * client (`quackd status`, `stop`, `confirm`) or `--version` runs from this file alone; any other
- * verb loads the bundle's ES modules (lib/quackd.js, src/main.ts). Why two ways in: node spends
+ * The bundle's bin, lib/quackd.cjs and dist/quackd.cjs (cross/bundle.ts builds it as one CommonJS
+ * file). A socket client (`quackd status`, `stop`, `confirm`) or `--version` runs from this file
+ * alone; any other verb loads the bundle's ES modules (main.js beside it, src/main.ts). Why two ways in: node spends
  * most of a short command's time loading ES modules (resolving each one, and each `import` of
  * node's own modules builds a facade that reads all its exports: node:fs's loads its streams).
  * One CommonJS file skips all of that: `quackd status` starts in 1.33× `node -e ""` here
@@ -16,7 +16,9 @@ if (verb === '--version' || verb === '-v' || (verb !== undefined && Object.hasOw
     startBin((argv, invocation) => dispatch(socketClients, argv, invocation));
   });
 } else {
+  // A stack trace under --debug names the TypeScript's lines where the bundle has its maps (dist/).
+  if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
   // Not bundled: a specifier esbuild cannot read stays an import() of the file beside this one.
-  const main: string = new URL('./quackd.js', import.meta.url).href;
+  const main: string = new URL('./main.js', import.meta.url).href;
   void import(main);
 }

@@ -144,7 +144,7 @@ if [ "$in_bundle" -eq 1 ]; then
 fi
 
 if [ -z "$root" ] && ! PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin command -v quackd >/dev/null; then
-  echo "install.sh: quackd is not in /usr/local/bin or /usr/bin, where the service looks (sudo npm install -g quackd)" >&2
+  echo "install.sh: quackd is not in /usr/local/bin or /usr/bin, where the service looks (from a clone: npm ci && npm pack && sudo npm install -g --ignore-scripts ./quackd-*.tgz)" >&2
 fi
 
 if [ "$use_systemctl" -eq 1 ]; then

@@ -1,5 +1,5 @@
 /**
- * The thin layer: the built bin (`node dist/main.js`) as a user starts it. Everything else about
+ * The thin layer: the built bin (`node dist/quackd.cjs`) as a user starts it. Everything else about
  * the commands is tested in-process (test/helpers/quackd.ts); this checks what only a real
  * process shows: the exit code the shell sees, the streams, the version, a whole run end to end.
  */

@@ -68,6 +68,11 @@ describe('the bundled code, run here', () => {
       const confirm = await quackd(home, 'confirm', 'den', 'yes');
       assert.equal(confirm.code, 1, confirm.stderr);
       assert.match(confirm.stderr, /^quackd: .*den.*\n$/);
+      // A run through the service: its episode is written by the service's memory writer worker.
+      const run = await quackd(home, 'run', 'hello-world', '--robot', 'den');
+      assert.equal(run.code, 0, run.stderr);
+      const show = await quackd(home, 'memory', 'show', '--robot', 'den');
+      assert.match(show.stdout, /^microduck:sim2d: 0 notes, 1 earlier run/);
     } finally {
       service.kill('SIGTERM');
       await served;
@@ -101,7 +106,7 @@ describe('the bundled code, run here', () => {
     assert.match(r.stderr, /^quackd: .*config\.yaml:2: service\.gate_timeout_s: .*number/);
   });
 
-  it('runs a starter (found beside its module) with the memory writer worker, and shows the episode', async () => {
+  it('runs a starter (found beside its module) and shows the episode it wrote', async () => {
     const home = tempDir();
     const run = await quackd(home, 'run', 'hello-world');
     assert.equal(run.code, 0, run.stderr);

@@ -1,6 +1,7 @@
 /**
- * Runs the built CLI (`node dist/main.js`) as a child process, the way a user does, with its own
- * QUACKD_HOME. `npm test` builds dist before the tests run.
+ * Runs the built CLI (`node dist/quackd.cjs`, package.json's bin: the launcher, which loads
+ * dist/main.js for every verb but the socket clients) as a child process, the way a user does,
+ * with its own QUACKD_HOME. `npm test` builds dist before the tests run.
  */
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -8,7 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../dist/quackd.cjs', import.meta.url));
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 function newestMtime(dir: string): number {

@@ -1,6 +1,6 @@
 /**
  * The MCP SDK's own client against quackd's server: over stdio it spawns the built CLI
- * (`node dist/main.js serve-mcp …`) as a desktop client does; the helpers read what a tool
+ * (`node dist/quackd.cjs serve-mcp …`) as a desktop client does; the helpers read what a tool
  * answered and a run's transcript. A test closes every server it starts (close() is idempotent).
  */
 import { readFileSync } from 'node:fs';
