@@ -115,13 +115,15 @@ describe('quackd serve for dashboards: two held Microducks, mosquitto, mosquitto
       }
       console.log(`# still's state published ${stillStates.length} times in ${WINDOW_S} s`);
 
-      // Draining: the battery went out as it fell, each step at least the deadband.
+      // Draining: the battery went out as it fell, each step at least the deadband. A state may go
+      // out for another field with the battery where it was (its loop's rate on a loaded machine).
       const volts = subDraining
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => json(l)['battery_v'] as number);
       assert.ok(volts.length >= 1, `the draining battery was published: ${subDraining}`);
-      for (let i = 1; i < volts.length; i++) assert.ok((volts[i - 1] ?? 0) - (volts[i] ?? 0) >= 0.05 - 1e-9, `battery steps ${volts.join(' → ')}`);
+      const changes = volts.filter((v, i) => i === 0 || v !== volts[i - 1]);
+      for (let i = 1; i < changes.length; i++) assert.ok((changes[i - 1] ?? 0) - (changes[i] ?? 0) >= 0.05 - 1e-9, `battery steps ${volts.join(' → ')}`);
     });
 
     await t.test('bridge/info is retained (mosquitto_sub --retained-only): version, broker, config, robots', async () => {
