@@ -80,6 +80,8 @@ export class ControlCore {
   private idle: Verb | undefined;
   private stopSeen: bigint;
   private lastIndex = -1;
+  /** the last tick's slot on the loop's schedule: how long a verb ran, missed ticks included */
+  private lastSlot = 0;
   private wake: (() => void) | undefined;
   private closed = false;
 
@@ -144,6 +146,7 @@ export class ControlCore {
   tick(t: TickTiming): void | Promise<void> {
     const began = performance.now();
     this.lastIndex = t.index;
+    this.lastSlot = t.slot;
     this.consumeStop(t.index);
     const frame = this.read();
     if (frame === undefined) {
@@ -304,6 +307,6 @@ export class ControlCore {
     } catch {
       // The verb is over either way; a skill that cannot tidy up must not take the loop with it.
     }
-    this.hooks.verbEnded(verb.id, result);
+    this.hooks.verbEnded(verb.id, verb.started ? { ...result, ranMs: (this.lastSlot - verb.startSlot) * this.settings.periodMs } : result);
   }
 }

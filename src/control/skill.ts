@@ -35,18 +35,21 @@ export type FailReason = 'fell' | 'fallen' | 'skill' | 'timeout';
 
 /**
  * How a verb ended. `endTick` is the index of the tick it ended on (-1: its skill could not be
- * made); `ticks` how many ticks its skill ran.
+ * made); `ticks` how many ticks its skill ran; `ranMs` the time from its first tick to its last
+ * on the loop's schedule, missed ticks included (a loaded machine skips ticks, the gait's time
+ * goes on): absent when its skill never ran.
  */
 export type VerbResult =
-  | { readonly outcome: 'done'; readonly ticks: number; readonly endTick: number }
+  | { readonly outcome: 'done'; readonly ticks: number; readonly endTick: number; readonly ranMs?: number }
   | {
       readonly outcome: 'stopped';
       readonly ticks: number;
       readonly endTick: number;
+      readonly ranMs?: number;
       /** stop(): the index of the first tick to start after it was called (endTick ≤ this) */
       readonly requestedTick?: number;
     }
-  | { readonly outcome: 'failed'; readonly reason: FailReason; readonly message: string; readonly ticks: number; readonly endTick: number };
+  | { readonly outcome: 'failed'; readonly reason: FailReason; readonly message: string; readonly ticks: number; readonly endTick: number; readonly ranMs?: number };
 
 /** One line, as a verb result reads: `done`, `stopped`, `failed — fell`. */
 export function describeVerb(result: VerbResult): string {

@@ -64,14 +64,20 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   };
 
   let closing = false;
+  /** Verbs whose skill is still being made: a close meanwhile ends them, or their callers would wait on a worker gone. */
+  const loading = new Set<number>();
   port.on('message', (message: ToWorker) => {
     if (message.type === 'run') {
+      loading.add(message.id);
       loadSkill(message.skill, context).then(
         (skill) => {
+          if (!loading.delete(message.id)) return;
           core.begin(message.id, skill, message.stopSeq);
           driver.kick();
         },
-        (err: unknown) => post({ type: 'verb', id: message.id, result: { outcome: 'failed', reason: 'skill', message: `skill: ${errorText(err)}`, ticks: 0, endTick: -1 } }),
+        (err: unknown) => {
+          if (loading.delete(message.id)) post({ type: 'verb', id: message.id, result: { outcome: 'failed', reason: 'skill', message: `skill: ${errorText(err)}`, ticks: 0, endTick: -1 } });
+        },
       );
     } else if (message.type === 'idle') {
       void setIdle(message.skill);
@@ -87,6 +93,8 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       post({ type: 'sensed', id: message.id, world });
     } else if (!closing) {
       closing = true;
+      for (const id of loading) post({ type: 'verb', id, result: { outcome: 'stopped', ticks: 0, endTick: -1 } });
+      loading.clear();
       core.close();
       void driver.stop().then(() => {
         publish();

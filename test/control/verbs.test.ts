@@ -16,7 +16,7 @@ describe('verbs', () => {
     // Joints announce 1 rad/s (0.02 rad a tick); the ramp asks for 5 rad/s on joint 0 for 400 ms.
     const rig = await startRig(t, {}, { mode: 'lockstep' });
     const result = await rig.loop.run(skill({ kind: 'ramp', velocity: 5, durationMs: 400 }));
-    assert.deepEqual(result, { outcome: 'done', ticks: 21, endTick: 21 });
+    assert.deepEqual(result, { outcome: 'done', ticks: 21, endTick: 21, ranMs: 400 });
     const { sends } = await rig.log();
     const j0 = sends.map((s) => s.targets[0] ?? Number.NaN);
     for (let i = 1; i < j0.length; i += 1) assert.ok(Math.abs((j0[i] ?? 0) - (j0[i - 1] ?? 0)) <= 0.02 + 1e-12, `send ${i} jumped`);
@@ -54,7 +54,7 @@ describe('verbs', () => {
 
   it('has built-in skills: hold for a time, go to a pose (and fail when it is out of reach)', async (t) => {
     const rig = await startRig(t, { start: [0.1, 0.2, 0.3], maxVelocity: 2 }, { mode: 'lockstep' });
-    assert.deepEqual(await rig.loop.run(holdSkill(100)), { outcome: 'done', ticks: 6, endTick: 6 });
+    assert.deepEqual(await rig.loop.run(holdSkill(100)), { outcome: 'done', ticks: 6, endTick: 6, ranMs: 100 });
     // 0.3 rad at 2 rad/s (0.04 a tick), the joints following at 5 rad/s: reached on the 9th tick.
     assert.equal((await rig.loop.run(poseSkill([0.4, 0.2, 0.3]))).outcome, 'done');
     const unreachable = await rig.loop.run(poseSkill([2, 0.2, 0.3], { timeoutMs: 400 }));
@@ -77,7 +77,7 @@ describe('verbs', () => {
 
   it('waits for an async skill, and fails one that takes longer than its timeout', async (t) => {
     const rig = await startRig(t, {}, { mode: 'lockstep', skillTimeoutMs: 200 });
-    assert.deepEqual(await rig.loop.run(skill({ kind: 'async', delayMs: 1, ticks: 5 })), { outcome: 'done', ticks: 6, endTick: 6 });
+    assert.deepEqual(await rig.loop.run(skill({ kind: 'async', delayMs: 1, ticks: 5 })), { outcome: 'done', ticks: 6, endTick: 6, ranMs: 100 });
     const slow = await rig.loop.run(skill({ kind: 'async', delayMs: 5000 }));
     assert.equal(describeVerb(slow), 'failed — skill gave no targets within 200 ms');
   });
@@ -89,5 +89,15 @@ describe('verbs', () => {
     await rig.loop.close();
     assert.equal((await running).outcome, 'stopped');
     await assert.rejects(rig.loop.run(skill({ kind: 'ramp' })), /closed/);
+  });
+
+  // Its skill is still being made (a module import, slow on a loaded machine) when the close comes:
+  // seen in CI as a rejection, 'the control loop stopped', where the caller is owed an ending.
+  it('ends a verb whose skill is still loading as stopped when the loop closes', async (t) => {
+    const rig = await startRig(t, {}, { mode: 'realtime' });
+    const running = rig.loop.run(skill({ kind: 'ramp', velocity: 0.1 }));
+    await rig.loop.close();
+    const r = await running;
+    assert.deepEqual([r.outcome, r.ticks], ['stopped', 0]);
   });
 });

@@ -30,7 +30,7 @@ let bases = 0;
 
 const json = (payload: string) => JSON.parse(payload) as Record<string, unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const loop = (hz: number, missed = 0): NonNullable<RobotStatus['loop']> => ({ hz, periodMs: 20, missed, overruns: 0, state: 'holding' });
+const loop = (hz: number, missed = 0): NonNullable<RobotStatus['loop']> => ({ hz, periodMs: 20, missed, overruns: 0, state: 'holding', scheduling: 'SCHED_FIFO 10' });
 
 async function rig(options: MqttDoorOptions = {}, section: Exclude<MqttSection, boolean> = {}) {
   const base = `qd${process.pid}_${++bases}`;

@@ -44,6 +44,6 @@ async function settle(client: Pick<BridgeLink, 'torque'>, then: AfterFall): Prom
 export async function fallResult(what: string, result: Extract<LoopResult, { outcome: 'failed' }>, periodMs: number, tiltDeg: number, client: Pick<BridgeLink, 'torque'>, then: AfterFall): Promise<VerbResult> {
   const safe = await settle(client, then);
   const tilt = `tilted ${Math.round(tiltDeg)}°`;
-  const how = result.reason === 'fell' ? `fell after ${((result.ticks * periodMs) / 1000).toFixed(1)} s (${tilt})` : `${result.message} (${tilt}): stand it up first`;
+  const how = result.reason === 'fell' ? `fell after ${((result.ranMs ?? result.ticks * periodMs) / 1000).toFixed(1)} s (${tilt})` : `${result.message} (${tilt}): stand it up first`;
   return { ok: false, summary: `${what}: failed — ${how}; ${safe.text}`, data: { fell: true, tilt_deg: Math.round(tiltDeg), ...safe.data } };
 }

@@ -459,7 +459,7 @@ export class JsonRpcBody implements Body {
 
 /** How long a verb's policy ran, in seconds to a tenth: its ticks on the loop's grid. */
 function ranSeconds(result: LoopResult): number {
-  return Math.round((result.ticks * PERIOD_MS) / 100) / 10;
+  return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
 }
 
 /** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */
