@@ -67,7 +67,7 @@ export function proveBundle(target: Target, expect: Expect): void {
       assert.match(built.buildOutput, new RegExp(`all \\d+ binaries are ${expect.machine}\\n`));
       assert.match(built.buildOutput, new RegExp(`built .*/quackd-${VERSION}-${target}\\.tar\\.gz: \\d+ MB \\(\\d+ MB unpacked\\)`));
       const listed = execFileSync('tar', ['-tzf', built.tarball], { encoding: 'utf8', maxBuffer: 64 << 20 }).split('\n');
-      for (const part of ['bin/quackd', 'node/bin/node', 'lib/quackd.cjs', 'lib/quackd.js', 'lib/ducks/starters/hello-world.duck', 'lib/policy/bundled/walk/policy.onnx', 'systemd/install.sh', 'systemd/quackd.service']) {
+      for (const part of ['bin/quackd', 'node/bin/node', 'lib/quackd.cjs', 'lib/main.js', 'lib/ducks/starters/hello-world.duck', 'lib/policy/bundled/walk/policy.onnx', 'systemd/install.sh', 'systemd/quackd.service']) {
         assert.ok(listed.includes(`quackd-${VERSION}-${target}/${part}`), `${part} is in the tarball`);
       }
     });
