@@ -156,11 +156,13 @@ describe('microduck:jsonrpc: one opener at a time', { skip: missingTools() }, ()
       let holder: ChildProcess | undefined;
       const held = runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath, '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], {
         env: { QUACKD_HOME: tempDir('quackd-lock-'), OPENAI_API_KEY: 'test-key' },
-        timeoutMs: 30_000,
+        // It is killed below; the limit only keeps a hung one from outliving the test.
+        timeoutMs: 120_000,
         onSpawn: (child) => (holder = child),
       });
-      // It holds the port once it asks the model what to do.
-      await waitFor('the first run to ask its model', () => server.requests.length > 0, 15_000);
+      // It holds the port once it asks the model what to do. A fresh process opening the duck (its
+      // control worker, five policy sessions) took over 15 s at load 13; the lock is what is tested.
+      await waitFor('the first run to ask its model', () => server.requests.length > 0, 60_000);
       const second = await runCli(['run', 'hello-world', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir('quackd-lock-') } });
       assert.equal(second.code, 3, second.stdout + second.stderr);
       refusedRun(second.stdout, rig.hostPath);
