@@ -50,6 +50,8 @@ export interface BusCounters extends DecoderCounters {
   retries: number;
   /** Well-formed replies nobody was waiting for (a late one, another id). */
   unexpected: number;
+  /** Attempts that met a damaged reply (bad checksum, noise, cut short), retried or not: the line's health. */
+  damaged: number;
 }
 
 export interface ServoBusEvents {
@@ -81,7 +83,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly decoder: PacketDecoder;
-  private readonly extra = { timeouts: 0, garbled: 0, retries: 0, unexpected: 0 };
+  private readonly extra = { timeouts: 0, garbled: 0, retries: 0, unexpected: 0, damaged: 0 };
   private stream: Duplex | undefined;
   private pull: (() => void) | undefined;
   private waiting: Waiting | undefined;
@@ -239,6 +241,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       const finish = (err?: Error): void => {
         clearTimeout(timer);
         clearInterval(poller);
+        if (waiting.damaged) this.extra.damaged++;
         this.waiting = undefined;
         this.abort = undefined;
         if (err !== undefined) reject(err);
@@ -260,6 +263,8 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
         }
         const silent = ids.filter((id) => !replies.has(id));
         const answered = ids.filter((id) => replies.has(id));
+        // Half a packet still waiting at the deadline is a reply cut short, not silence.
+        if (this.decoder.pending > 0) waiting.damaged = true;
         finish(waiting.damaged ? new ServoGarbledError(silent, instruction, answered) : new ServoTimeoutError(silent, instruction, silenceMs, answered));
       };
       this.waiting = waiting;

@@ -187,6 +187,10 @@ export class DynamixelDecoder implements PacketDecoder {
     return packets;
   }
 
+  get pending(): number {
+    return this.q.length;
+  }
+
   reset(): number {
     return this.q.clear();
   }

@@ -124,6 +124,10 @@ export class FeetechDecoder implements PacketDecoder {
     return packets;
   }
 
+  get pending(): number {
+    return this.q.length;
+  }
+
   reset(): number {
     return this.q.clear();
   }

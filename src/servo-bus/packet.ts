@@ -40,6 +40,8 @@ export const emptyDecoderCounters = (): DecoderCounters => ({ ok: 0, checksum: 0
 export interface PacketDecoder {
   readonly counters: DecoderCounters;
   push(chunk: Uint8Array): RawPacket[];
+  /** Bytes held towards a packet not yet whole: a reply still arriving, or one cut short. */
+  readonly pending: number;
   /** Forget a partial packet (a new transaction starts: stale bytes belong to nobody). Returns how many bytes it dropped. */
   reset(): number;
 }
