@@ -10,3 +10,24 @@ export interface LinkUser {
   detach(reason?: Error): void;
   feed(chunk: Uint8Array): void;
 }
+
+export interface StreamListeners {
+  data(chunk: Buffer): void;
+  close(): void;
+  error(err: Error): void;
+}
+
+/** Listens to a stream's data, close and error; the function returned stops listening. */
+export function listenTo(stream: Duplex, on: StreamListeners): () => void {
+  const data = (chunk: Buffer): void => on.data(chunk);
+  const close = (): void => on.close();
+  const error = (err: Error): void => on.error(err);
+  stream.on('data', data);
+  stream.on('close', close);
+  stream.on('error', error);
+  return () => {
+    stream.off('data', data);
+    stream.off('close', close);
+    stream.off('error', error);
+  };
+}

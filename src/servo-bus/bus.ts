@@ -13,6 +13,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
+import { listenTo } from '../bridge/link-user.js';
 import { BusLostError, ServoGarbledError, ServoRefusedError, ServoTimeoutError } from './errors.js';
 import { BROADCAST_ID, MAX_SERVO_ID, type DecoderCounters, type PacketDecoder, type RawPacket } from './packet.js';
 import type { InstructionName, ServoProtocol } from './protocol.js';
@@ -90,9 +91,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   private abort: ((reason: Error) => void) | undefined;
   /** Transactions run one after another: the tail of the queue. */
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly onData = (chunk: Buffer): void => this.receive(chunk);
-  private readonly onClose = (): void => this.detach(new BusLostError('the bus link closed'));
-  private readonly onError = (err: Error): void => this.detach(new BusLostError(`the bus link failed: ${err.message}`));
+  private unlisten: (() => void) | undefined;
 
   constructor(options: ServoBusOptions) {
     super();
@@ -113,9 +112,11 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
     this.stream = stream;
     this.pull = pull;
     this.decoder.reset();
-    stream.on('data', this.onData);
-    stream.on('close', this.onClose);
-    stream.on('error', this.onError);
+    this.unlisten = listenTo(stream, {
+      data: (chunk) => this.receive(chunk),
+      close: () => this.detach(new BusLostError('the bus link closed')),
+      error: (err) => this.detach(new BusLostError(`the bus link failed: ${err.message}`)),
+    });
     this.emit('attached');
   }
 
@@ -125,9 +126,8 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
     if (stream === undefined) return;
     this.stream = undefined;
     this.pull = undefined;
-    stream.off('data', this.onData);
-    stream.off('close', this.onClose);
-    stream.off('error', this.onError);
+    this.unlisten?.();
+    this.unlisten = undefined;
     this.abort?.(reason instanceof BusLostError ? reason : new BusLostError(reason.message));
     this.emit('detached', reason);
   }

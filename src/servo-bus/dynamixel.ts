@@ -6,7 +6,7 @@
  * packet is instruction 0x55 with the error byte first. Pure: no I/O, no timers; the decoder
  * resynchronises on the next header after noise, a torn packet or a wrong CRC.
  */
-import { BROADCAST_ID, ByteQueue, emptyDecoderCounters, type DecoderCounters, type PacketDecoder, type RawPacket } from './packet.js';
+import { BROADCAST_ID, StreamDecoder, type Framing } from './packet.js';
 
 export const DYNAMIXEL = {
   ping: 0x01,
@@ -147,51 +147,27 @@ export function dynamixelSyncWrite(address: number, length: number, entries: Rea
 /** A status packet, the servo's side: for the simulator and the tests. */
 export const dynamixelStatus = (id: number, error: number, data: ArrayLike<number> = []): Uint8Array => dynamixelPacket(id, DYNAMIXEL.status, [error, ...Array.from(data)]);
 
-export class DynamixelDecoder implements PacketDecoder {
-  readonly counters: DecoderCounters = emptyDecoderCounters();
-  private readonly q = new ByteQueue();
+const FRAMING: Framing = {
+  header: [0xff, 0xff, 0xfd],
+  sizeKnownAt: 7,
+  total: (at) => {
+    const id = at(4);
+    const len = at(5) | (at(6) << 8);
+    return at(3) !== 0x00 || id === 0xfd || id === 0xff || len < 3 || len > MAX_LEN ? undefined : len + 7;
+  },
+  intact: (frame) => {
+    const crc = crc16(frame.subarray(0, frame.length - 2));
+    return frame[frame.length - 2] === (crc & 0xff) && frame[frame.length - 1] === crc >> 8;
+  },
+  packet: (frame) => {
+    const body = unstuff(frame.subarray(7, frame.length - 2));
+    return { id: frame[4] ?? 0, code: body[0] ?? 0, params: body.slice(1) };
+  },
+};
 
-  push(chunk: Uint8Array): RawPacket[] {
-    this.q.append(chunk);
-    const packets: RawPacket[] = [];
-    const q = this.q;
-    for (;;) {
-      let at = 0;
-      while (at + 2 < q.length && !(q.at(at) === 0xff && q.at(at + 1) === 0xff && q.at(at + 2) === 0xfd)) at++;
-      if (at > 0) {
-        this.counters.skipped += at;
-        q.drop(at);
-      }
-      if (q.length < 7) break;
-      const id = q.at(4);
-      const len = q.at(5) | (q.at(6) << 8);
-      if (q.at(3) !== 0x00 || id === 0xfd || id === 0xff || len < 3 || len > MAX_LEN) {
-        this.counters.skipped++;
-        q.drop(1);
-        continue;
-      }
-      const total = len + 7;
-      if (q.length < total) break;
-      const frame = q.view(0, total);
-      const crc = crc16(frame.subarray(0, total - 2));
-      if ((frame[total - 2] ?? 0) !== (crc & 0xff) || (frame[total - 1] ?? 0) !== crc >> 8) {
-        this.counters.checksum++;
-        q.drop(3);
-        continue;
-      }
-      this.counters.ok++;
-      const body = unstuff(frame.subarray(7, total - 2));
-      packets.push({ id, code: body[0] ?? 0, params: body.slice(1) });
-      q.drop(total);
-    }
-    return packets;
-  }
-
-  get pending(): number {
-    return this.q.length;
-  }
-
-  reset(): number {
-    return this.q.clear();
+/** Status packets (or, for the simulator, instructions) out of the bytes as they arrive. */
+export class DynamixelDecoder extends StreamDecoder {
+  constructor() {
+    super(FRAMING);
   }
 }

@@ -5,7 +5,7 @@
  * instruction was. Pure: no I/O, no timers. The decoder resynchronises on the next `FF FF`
  * after noise, a torn packet or a wrong checksum, as FTServo's rxPacket does.
  */
-import { BROADCAST_ID, ByteQueue, emptyDecoderCounters, type DecoderCounters, type PacketDecoder, type RawPacket } from './packet.js';
+import { BROADCAST_ID, StreamDecoder, type Framing } from './packet.js';
 
 export const FEETECH = {
   ping: 0x01,
@@ -83,52 +83,18 @@ export function feetechSyncWrite(address: number, length: number, entries: Reado
 /** A status packet with `data` for the simulator and the tests: the servo's side of the frame. */
 export const feetechStatus = (id: number, error: number, data: ArrayLike<number> = []): Uint8Array => feetechPacket(id, error, data);
 
-export class FeetechDecoder implements PacketDecoder {
-  readonly counters: DecoderCounters = emptyDecoderCounters();
-  private readonly q = new ByteQueue();
+const FRAMING: Framing = {
+  header: [HEADER, HEADER],
+  sizeKnownAt: 4,
+  // FF FF FF: the header's first byte was noise (or a preamble); an id of 255 cannot be.
+  total: (at) => (at(2) > BROADCAST_ID || at(3) < 2 || at(3) > MAX_LEN ? undefined : at(3) + 4),
+  intact: (frame) => checksum(frame.subarray(2, frame.length - 1)) === frame[frame.length - 1],
+  packet: (frame) => ({ id: frame[2] ?? 0, code: frame[4] ?? 0, params: frame.slice(5, frame.length - 1) }),
+};
 
-  push(chunk: Uint8Array): RawPacket[] {
-    this.q.append(chunk);
-    const packets: RawPacket[] = [];
-    const q = this.q;
-    for (;;) {
-      // Find FF FF; a lone trailing FF may be the start of the next header.
-      let at = 0;
-      while (at + 1 < q.length && !(q.at(at) === HEADER && q.at(at + 1) === HEADER)) at++;
-      if (at > 0) {
-        this.counters.skipped += at;
-        q.drop(at);
-      }
-      if (q.length < 4) break;
-      const id = q.at(2);
-      const len = q.at(3);
-      // FF FF FF: the header's first byte was noise (or a preamble); an id of 255 cannot be.
-      if (id > BROADCAST_ID || len < 2 || len > MAX_LEN) {
-        this.counters.skipped++;
-        q.drop(1);
-        continue;
-      }
-      const total = len + 4;
-      if (q.length < total) break;
-      const frame = q.view(0, total);
-      if (checksum(frame.subarray(2, total - 1)) !== frame[total - 1]) {
-        // Drop the header only: the real next packet may start inside what this one claimed.
-        this.counters.checksum++;
-        q.drop(2);
-        continue;
-      }
-      this.counters.ok++;
-      packets.push({ id, code: frame[4] ?? 0, params: frame.slice(5, total - 1) });
-      q.drop(total);
-    }
-    return packets;
-  }
-
-  get pending(): number {
-    return this.q.length;
-  }
-
-  reset(): number {
-    return this.q.clear();
+/** Status packets (or, for the simulator, instructions) out of the bytes as they arrive. */
+export class FeetechDecoder extends StreamDecoder {
+  constructor() {
+    super(FRAMING);
   }
 }

@@ -60,9 +60,12 @@ export interface ServoModel {
 const reg = (address: number, size: 1 | 2 | 4, unit = 1, sign: Sign = 'unsigned'): Register => ({ address, size, sign, unit });
 const TURN = 2 * Math.PI;
 
-/** STS series (STS3215, STS3032, STS3250 …): 4096 counts a turn, speed in counts/s, sign-magnitude. */
-function stsRegisters(): ServoRegisters {
-  const count = TURN / 4096;
+/**
+ * The Feetech memory table, STS and SCS alike but for the position's resolution and where the
+ * EEPROM lock sits: STS 4096 counts a turn (speed in counts/s), SCS 1024 over 300°. Signed
+ * registers are sign-magnitude.
+ */
+function feetechRegisters(count: number, lockAt: number): ServoRegisters {
   return {
     firmware: reg(0, 2),
     modelNumber: reg(3, 2),
@@ -74,27 +77,12 @@ function stsRegisters(): ServoRegisters {
     positionOffset: reg(31, 2, count, { signBit: 11 }),
     torqueEnable: reg(40, 1),
     goalPosition: reg(42, 2, count, { signBit: 15 }),
-    lock: reg(55, 1),
+    lock: reg(lockAt, 1),
     presentPosition: reg(56, 2, count, { signBit: 15 }),
     presentVelocity: reg(58, 2, count, { signBit: 15 }),
     presentLoad: reg(60, 2, 0.001, { signBit: 10 }),
     presentVoltage: reg(62, 1, 0.1),
     presentTemperature: reg(63, 1),
-  };
-}
-
-/** SCS series (SCS0009 …): 1024 counts over 300°, big-endian words. */
-function scsRegisters(): ServoRegisters {
-  const count = (300 / 360) * (TURN / 1024);
-  return {
-    ...stsRegisters(),
-    minPositionLimit: reg(9, 2, count),
-    maxPositionLimit: reg(11, 2, count),
-    positionOffset: reg(31, 2, count, { signBit: 11 }),
-    goalPosition: reg(42, 2, count, { signBit: 15 }),
-    lock: reg(48, 1),
-    presentPosition: reg(56, 2, count, { signBit: 15 }),
-    presentVelocity: reg(58, 2, count, { signBit: 15 }),
   };
 }
 
@@ -122,8 +110,8 @@ function xRegisters(): ServoRegisters {
   };
 }
 
-const sts = (number: number, name: string): ServoModel => ({ protocol: 'feetech', number, name, byteOrder: 'le', countsPerTurn: 4096, loadIs: 'load', registers: stsRegisters() });
-const scs = (number: number, name: string): ServoModel => ({ protocol: 'feetech', number, name, byteOrder: 'be', countsPerTurn: 1024, loadIs: 'load', registers: scsRegisters() });
+const sts = (number: number, name: string): ServoModel => ({ protocol: 'feetech', number, name, byteOrder: 'le', countsPerTurn: 4096, loadIs: 'load', registers: feetechRegisters(TURN / 4096, 55) });
+const scs = (number: number, name: string): ServoModel => ({ protocol: 'feetech', number, name, byteOrder: 'be', countsPerTurn: 1024, loadIs: 'load', registers: feetechRegisters((300 / 360) * (TURN / 1024), 48) });
 /** XL330 and XC330 report Present Current (1 mA a count) at 126; XL430 and XM430 Present Load (0.1 % a count) there. */
 const x = (number: number, name: string, loadIs: 'load' | 'current'): ServoModel => ({ protocol: 'dynamixel', number, name, byteOrder: 'le', countsPerTurn: 4096, loadIs, registers: xRegisters() });
 

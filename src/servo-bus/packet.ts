@@ -52,7 +52,7 @@ export function hex(bytes: Uint8Array): string {
 }
 
 /** A growable byte buffer for the decoders: append at the end, consume from the front. */
-export class ByteQueue {
+class ByteQueue {
   private buf = new Uint8Array(512);
   private start = 0;
   private end = 0;
@@ -91,5 +91,73 @@ export class ByteQueue {
     const n = this.length;
     this.start = this.end = 0;
     return n;
+  }
+}
+
+/** How one protocol frames a packet: all the shared streaming decoder needs to know. */
+export interface Framing {
+  readonly header: readonly number[];
+  /** Bytes from the header's start needed before total() can answer. */
+  readonly sizeKnownAt: number;
+  /** The whole packet's length from its first bytes, or undefined when they cannot start one (noise). */
+  total(first: (i: number) => number): number | undefined;
+  /** Its checksum or CRC matches. */
+  intact(frame: Uint8Array): boolean;
+  /** The packet inside a whole, intact frame. */
+  packet(frame: Uint8Array): RawPacket;
+}
+
+/**
+ * The streaming decoder both protocols share: push chunks split anywhere, get back the packets
+ * they completed. After noise, an impossible length or a bad checksum it drops what cannot be a
+ * packet's start and looks for the next header, which may lie inside what the bad one claimed.
+ */
+export class StreamDecoder implements PacketDecoder {
+  readonly counters: DecoderCounters = emptyDecoderCounters();
+  private readonly q = new ByteQueue();
+
+  constructor(private readonly framing: Framing) {}
+
+  get pending(): number {
+    return this.q.length;
+  }
+
+  push(chunk: Uint8Array): RawPacket[] {
+    const { q, framing: f } = this;
+    const h = f.header;
+    q.append(chunk);
+    const packets: RawPacket[] = [];
+    for (;;) {
+      // Find the header; a partial one at the end may be completed by the next chunk.
+      let at = 0;
+      while (at + h.length <= q.length && !h.every((b, i) => q.at(at + i) === b)) at++;
+      if (at > 0) {
+        this.counters.skipped += at;
+        q.drop(at);
+      }
+      if (q.length < f.sizeKnownAt) break;
+      const total = f.total((i) => q.at(i));
+      if (total === undefined) {
+        this.counters.skipped++;
+        q.drop(1);
+        continue;
+      }
+      if (q.length < total) break;
+      const frame = q.view(0, total);
+      if (!f.intact(frame)) {
+        // Drop the header only: the real next packet may start inside what this one claimed.
+        this.counters.checksum++;
+        q.drop(h.length);
+        continue;
+      }
+      this.counters.ok++;
+      packets.push(f.packet(frame));
+      q.drop(total);
+    }
+    return packets;
+  }
+
+  reset(): number {
+    return this.q.clear();
   }
 }
