@@ -10,7 +10,7 @@ import type { Output } from '../cli/output.js';
 import { BridgeError } from '../bridge/errors.js';
 import { SerialLink, portHint } from '../bridge/serial.js';
 import { DEFAULT_BUS_BAUD, ServoBus } from '../servo-bus/bus.js';
-import { ServoBusError } from '../servo-bus/errors.js';
+import { BusLostError, ServoBusError } from '../servo-bus/errors.js';
 import { MAX_SERVO_ID, PROTOCOLS, type ProtocolName } from '../servo-bus/packet.js';
 import { protocolNamed } from '../servo-bus/protocol.js';
 import { parseIdRange, scanBus, type ScanResult } from '../servo-bus/scan.js';
@@ -83,6 +83,7 @@ async function scan(port: string, protocol: ProtocolName, baud: number, ids: rea
       seconds: (performance.now() - started) / 1000,
     };
   } catch (err) {
+    if (err instanceof BusLostError) throw new RuntimeError(`${err.message} during the scan`, 'is the adapter still plugged in?');
     if (err instanceof ServoBusError) throw new RuntimeError(`${err.message} on ${port}`, err.hint);
     throw err;
   } finally {

@@ -6,7 +6,7 @@
  */
 import type { ServoBus } from './bus.js';
 import { dynamixelHardwareErrors } from './dynamixel.js';
-import { ServoGarbledError, ServoTimeoutError } from './errors.js';
+import { BusLostError, ServoBusError, ServoGarbledError, ServoTimeoutError } from './errors.js';
 import { feetechModelFromBytes, modelByNumber } from './models.js';
 
 export interface FoundServo {
@@ -63,14 +63,20 @@ async function identify(bus: ServoBus, id: number, ping: Uint8Array, alarms: rea
     const model = (ping[0] ?? 0) | ((ping[1] ?? 0) << 8);
     const found = modelByNumber('dynamixel', model);
     const hardware = found?.registers.hardwareError;
-    // The alert bit says only that something is wrong; the register says what.
-    const words = alarms.length > 0 && hardware !== undefined ? dynamixelHardwareErrors((await bus.read(id, hardware.address, 1, retry)).data[0] ?? 0) : [];
+    // The alert bit says only that something is wrong; the register says what (when it can be read).
+    const words = alarms.length > 0 && hardware !== undefined ? await bus.read(id, hardware.address, 1, retry).then((r) => dynamixelHardwareErrors(r.data[0] ?? 0), unreadable) : [];
     return { id, model, name: found?.name, firmware: String(ping[2] ?? 0), alarms: words.length > 0 ? words : alarms };
   }
   const head = await bus.read(id, 0, 5, retry);
   const d = head.data;
   const { number, model } = feetechModelFromBytes(d[3] ?? 0, d[4] ?? 0);
   return { id, model: number, name: model?.name, firmware: `${d[0] ?? 0}.${d[1] ?? 0}`, alarms: [...new Set([...alarms, ...head.alarms])] };
+}
+
+/** A detail that could not be read leaves the servo listed without it; a lost link still ends the scan. */
+function unreadable(err: unknown): string[] {
+  if (err instanceof BusLostError || !(err instanceof ServoBusError)) throw err;
+  return [];
 }
 
 /** `1-14`, `7`, `1,3,10-12` → the ids, each within 0..max. Throws RangeError saying what is wrong. */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { MAIN, assertFreshBuild, childEnv, outputOf, runCli } from '../helpers/cli.js';
@@ -93,6 +93,12 @@ describe('quackd bus scan', { skip: noSocat }, () => {
     assert.match(r.stdout, /\n +id +model +name +firmware +alarms\n +1 +777 +STS3215 +3\.10 +—\n/);
     assert.match(r.stdout, /\n +4 +777 +STS3215 +3\.10 +overload\n/);
     assert.match(r.stdout, /\n5 servos answered \(5 ids pinged in \d+\.\d s\)\n$/);
+    // README shows this table: the same columns, the same widths
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const shown = readme.slice(readme.indexOf('$ quackd bus scan')).split('\n');
+    const printed = r.stdout.split('\n');
+    assert.equal(shown[2], printed[1], 'the column header');
+    assert.equal(shown[3], printed[2], 'a servo line');
   });
 
   it('a garbled reply is asked again: the servo is listed, and the damage is a warning and exit 3', async () => {
@@ -155,6 +161,19 @@ describe('quackd bus scan', { skip: noSocat }, () => {
     assert.match(r.stderr, /^quackd: no feetech servo answered on \S+ at 1000000 baud \(ids 0–3\) \(is it powered\? try --protocol dynamixel, or --baud 57600 \(Feetech ships at 1000000, Dynamixel X at 57600\)\)\n$/);
   });
 
+  it('an adapter pulled mid-scan ends it in one line, exit 3', async () => {
+    start(duck);
+    const scanning = runCli(['bus', 'scan', '--port', pty.near], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 30_000 });
+    await new Promise((r) => setTimeout(r, 1500));
+    sim?.close();
+    sim = undefined;
+    await pty.unplug();
+    const r = await scanning;
+    await pty.open();
+    assert.equal(r.code, 3, r.stdout);
+    assert.match(r.stderr, /^quackd: serial link to \S+ lost during the scan \(is the adapter still plugged in\?\)\n$/);
+  });
+
   it('bad flags are usage errors, exit 2', async () => {
     const proto = await scan(['--protocol', 'dynamixle']);
     assert.equal(proto.code, 2);
@@ -166,6 +185,14 @@ describe('quackd bus scan', { skip: noSocat }, () => {
 });
 
 describe('quackd bus scan: the port', () => {
+  it('--help says what it does, that it never writes, and shows an example', async () => {
+    const r = await runCli(['bus', '--help'], { env: { QUACKD_HOME: tempDir() } });
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^usage: quackd bus scan --port PATH/);
+    assert.match(r.stdout, /never a write/);
+    assert.match(r.stdout, /\nexample: quackd bus scan --port /);
+  });
+
   it('a missing port is one line and exit 3', async () => {
     const r = await runCli(['bus', 'scan', '--port', '/dev/serial/by-id/no-such-bus'], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 3);
