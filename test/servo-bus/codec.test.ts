@@ -34,6 +34,7 @@ describe('Dynamixel Protocol 2.0 codec', () => {
 
   const instructions: readonly (readonly [string, Uint8Array, string])[] = [
     [`${E_MANUAL_2} 5.1 Ping: to ID 1`, dynamixelPing(1), 'FF FF FD 00 01 03 00 01 19 4E'],
+    [`${E_MANUAL_2} 5.1 Ping: to everyone (broadcast)`, dynamixelPing(0xfe), 'FF FF FD 00 FE 03 00 01 31 42'],
     [`${E_MANUAL_2} 5.2 Read: Present Position (132, 4 bytes) of ID 1`, dynamixelRead(1, 132, 4), 'FF FF FD 00 01 07 00 02 84 00 04 00 1D 15'],
     [`${E_MANUAL_2} 5.3 Write: Goal Position (116) 512 to ID 1`, dynamixelWrite(1, 116, le32(512)), 'FF FF FD 00 01 09 00 03 74 00 00 02 00 00 CA 89'],
     [`${E_MANUAL_2} 5.11 Sync Read: Present Position of IDs 1 and 2`, dynamixelSyncRead([1, 2], 132, 4), 'FF FF FD 00 FE 09 00 82 84 00 04 00 01 02 CE FA'],
@@ -83,13 +84,21 @@ describe('Dynamixel Protocol 2.0 codec', () => {
   });
 });
 
+/**
+ * Feetech's "Communication Protocol Manual" (FT-SCS, as Seeed hosts it:
+ * files.seeedstudio.com/wiki/robotics/Actuator/feetech/Communication_Protocol_Manual.pdf). Its
+ * frame is ROBOTIS Protocol 1.0's, so the ROBOTIS manuals' examples hold too; they fill in what
+ * Feetech does not print (a one-byte read, a sync write).
+ */
+const FEETECH_MANUAL = 'Feetech Communication Protocol Manual';
+
 describe('Feetech STS/SCS codec', () => {
   const instructions: readonly (readonly [string, Uint8Array, string])[] = [
-    // The frame is ROBOTIS Protocol 1.0's, which Feetech's protocol manual keeps; its ping example is the same bytes.
-    ['RX-28 manual 4-4 PING, example 3 (Feetech protocol manual: the same ping)', feetechPing(1), 'FF FF 01 02 01 FB'],
-    ["Feetech protocol manual, READ: ID 1's present position (0x38, 2 bytes)", feetechRead(1, 0x38, 2), 'FF FF 01 04 02 38 02 BE'],
+    [`${FEETECH_MANUAL} PING: ID 1 (the RX-28 manual's 4-4 example 3 is the same bytes)`, feetechPing(1), 'FF FF 01 02 01 FB'],
+    [`${FEETECH_MANUAL} 4.2 READ: ID 1's present position (0x38, 2 bytes)`, feetechRead(1, 0x38, 2), 'FF FF 01 04 02 38 02 BE'],
     ['ROBOTIS Protocol 1.0 e-manual, READ: internal temperature (0x2B, 1 byte) of ID 1', feetechRead(1, 0x2b, 1), 'FF FF 01 04 02 2B 01 CC'],
-    ['Feetech protocol manual, WRITE: ID 1 to position 2048, time 0, speed 1000 (0x2A, 6 bytes)', feetechWrite(1, 0x2a, [0x00, 0x08, 0x00, 0x00, 0xe8, 0x03]), 'FF FF 01 09 03 2A 00 08 00 00 E8 03 D5'],
+    [`${FEETECH_MANUAL} 4.3 WRITE example 3: ID 1 to every servo on the bus (broadcast, address 5)`, feetechWrite(0xfe, 0x05, [0x01]), 'FF FF FE 04 03 05 01 F4'],
+    [`${FEETECH_MANUAL} 4.3 WRITE example 4: ID 1 to position 2048, time 0, speed 1000 (0x2A, 6 bytes)`, feetechWrite(1, 0x2a, [0x00, 0x08, 0x00, 0x00, 0xe8, 0x03]), 'FF FF 01 09 03 2A 00 08 00 00 E8 03 D5'],
     [
       'ROBOTIS Protocol 1.0 e-manual, SYNC WRITE: position and speed (0x1E, 4 bytes) to IDs 0–3',
       feetechSyncWrite(0x1e, 4, [
@@ -108,8 +117,8 @@ describe('Feetech STS/SCS codec', () => {
   }
 
   const statuses: readonly (readonly [string, string, number, number, string])[] = [
-    ['RX-28 manual 4-4 PING, example 3: ID 1 answers', 'FF FF 01 02 00 FC', 1, 0, ''],
-    ['Feetech protocol manual, READ: ID 1 at position 0x0518', 'FF FF 01 04 00 18 05 DD', 1, 0, '18 05'],
+    [`${FEETECH_MANUAL} PING, and 4.3 WRITE example 4: ID 1 answers, no error`, 'FF FF 01 02 00 FC', 1, 0, ''],
+    [`${FEETECH_MANUAL} 4.2 READ: ID 1 at position 0x0518`, 'FF FF 01 04 00 18 05 DD', 1, 0, '18 05'],
     ['ROBOTIS Protocol 1.0 e-manual, READ: ID 1 at 32 °C', 'FF FF 01 03 00 20 DB', 1, 0, '20'],
   ];
   for (const [where, wire, id, error, data] of statuses) {
