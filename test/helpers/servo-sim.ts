@@ -35,6 +35,11 @@ export interface ServoSimOptions {
   readonly baud?: number;
   /** Each servo's wait before it answers, in µs (Return Delay Time; default 0). */
   readonly returnDelayUs?: number;
+  /**
+   * Called after a write or sync write changed a servo's table: where a twin hooks in (a goal
+   * position written drives its joint; what it reads back goes into the table with table(id)).
+   */
+  readonly onWrite?: (id: number, address: number, data: Uint8Array) => void;
 }
 
 export interface ReceivedInstruction {
@@ -67,6 +72,7 @@ export class ServoSim {
   private readonly decoder: PacketDecoder;
   private readonly byteMs: number;
   private readonly delayMs: number;
+  private readonly onWrite: ServoSimOptions['onWrite'];
   private write: ((bytes: Uint8Array) => void) | undefined;
   private input: Readable | undefined;
   private closeFd: (() => void) | undefined;
@@ -80,6 +86,7 @@ export class ServoSim {
     this.decoder = this.protocol.decoder();
     this.byteMs = options.baud !== undefined ? 10_000 / options.baud : 0;
     this.delayMs = (options.returnDelayUs ?? 0) / 1000;
+    this.onWrite = options.onWrite;
     for (const spec of options.servos) this.servos.set(spec.id, makeServo(options.protocol, spec));
   }
 
@@ -180,7 +187,7 @@ export class ServoSim {
         return;
       case 'write':
         for (const s of targets) {
-          s.table.set(p.params.subarray(dxl ? 2 : 1), word(0));
+          this.store(s, word(0), p.params.subarray(dxl ? 2 : 1));
           if (!broadcast) this.reply(s, []);
         }
         return;
@@ -195,7 +202,8 @@ export class ServoSim {
       case 'sync write': {
         const [address, length] = [word(0), word(dxl ? 2 : 1)];
         for (let at = head; at + 1 + length <= p.params.length; at += 1 + length) {
-          this.servos.get(p.params[at] ?? -1)?.table.set(p.params.subarray(at + 1, at + 1 + length), address);
+          const s = this.servos.get(p.params[at] ?? -1);
+          if (s !== undefined) this.store(s, address, p.params.subarray(at + 1, at + 1 + length));
         }
         return;
       }
@@ -203,6 +211,11 @@ export class ServoSim {
         // reg write, action, reboot and the rest: recorded, not acted on
         return;
     }
+  }
+
+  private store(s: Servo, address: number, data: Uint8Array): void {
+    s.table.set(data, address);
+    this.onWrite?.(s.id, address, data);
   }
 
   private reply(s: Servo, data: ArrayLike<number>): void {

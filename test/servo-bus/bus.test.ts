@@ -148,6 +148,44 @@ describe('ServoBus, Feetech', () => {
   });
 });
 
+describe('the simulator as a rig', () => {
+  it('paces its replies at the baud rate: a sync read takes at least its wire time', async () => {
+    const toSim = new PassThrough();
+    const toBus = new PassThrough();
+    const baud = 115_200;
+    const ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+    const sim = new ServoSim({ protocol: 'feetech', baud, servos: ids.map(STS) });
+    sim.attach(toSim, (bytes) => toBus.write(bytes));
+    const p = protocolNamed('feetech');
+    const bus = new ServoBus({ protocol: p, baud, timeoutMs: 100 });
+    bus.attach(Duplex.from({ readable: toBus, writable: toSim }));
+    open.push({ bus, sim, sent: [] });
+    const wire = ((p.syncRead(ids, 56, 4).length + ids.length * p.statusBytes(4)) * 10 * 1000) / baud;
+    const start = performance.now();
+    await bus.syncRead(ids, 56, 4);
+    assert.ok(performance.now() - start >= wire * 0.99, `${(performance.now() - start).toFixed(2)} ms for ${wire.toFixed(2)} ms of wire`);
+  });
+
+  it('tells a listener what was written, where a twin hooks in', async () => {
+    const toSim = new PassThrough();
+    const toBus = new PassThrough();
+    const written: [number, number, number[]][] = [];
+    const sim = new ServoSim({ protocol: 'feetech', servos: [STS(1), STS(2)], onWrite: (id, address, data) => written.push([id, address, [...data]]) });
+    sim.attach(toSim, (bytes) => toBus.write(bytes));
+    const bus = new ServoBus({ protocol: protocolNamed('feetech'), timeoutMs: 20 });
+    bus.attach(Duplex.from({ readable: toBus, writable: toSim }));
+    open.push({ bus, sim, sent: [] });
+    await bus.write(1, 40, [1]);
+    await bus.syncWrite(42, { 1: [0x10, 0x08], 2: [0x20, 0x08] });
+    await bus.ping(1);
+    assert.deepEqual(written, [
+      [1, 40, [1]],
+      [1, 42, [0x10, 0x08]],
+      [2, 42, [0x20, 0x08]],
+    ]);
+  });
+});
+
 describe('ServoBus, Dynamixel', () => {
   it("pings with the model number and firmware in the reply", async () => {
     const { bus } = wire('dynamixel', [XL(3)]);
