@@ -9,7 +9,15 @@
  * instruction, so a late reply never answers the next one.
  *
  * A body reads all its joints with one syncRead and writes all its targets with one syncWrite a
- * tick. The stream can be swapped (attach/detach) when a port comes back, as the bridge's client.
+ * tick. The stream can be swapped (attach/detach) when a port comes back, as the bridge's client;
+ * any serial edge that takes a LinkUser opens it (serial.ts on the main thread, tty.ts in the
+ * control worker, whose reads the bus polls while it waits):
+ *
+ *   const bus = new ServoBus({ protocol: feetech, timeoutMs: 5, retries: 0 });
+ *   const link = await TtyLink.open(bus, { path, baud: 1_000_000 });
+ *   const r = modelByName('STS3215')!.registers;
+ *   const joints = await bus.syncRead(ids, r.presentPosition.address, 4);   // position + speed
+ *   await bus.syncWrite(r.goalPosition.address, new Map(ids.map((id, i) => [id, encodeRegister(r.goalPosition, goals[i]!)])));
  */
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
@@ -138,11 +146,11 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   }
 
   /** Is servo `id` there? Dynamixel's reply carries model number (2 bytes, LE) and firmware; Feetech's carries nothing. */
-  ping(id: number, options?: CallOptions): Promise<ServoReply> {
+  async ping(id: number, options?: CallOptions): Promise<ServoReply> {
     return this.one('ping', id, this.protocol.ping(id), 0, options);
   }
 
-  read(id: number, address: number, length: number, options?: CallOptions): Promise<ServoReply> {
+  async read(id: number, address: number, length: number, options?: CallOptions): Promise<ServoReply> {
     return this.one('read', id, this.protocol.read(id, address, length), length, options);
   }
 
@@ -161,8 +169,9 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   }
 
   /** Each servo's own bytes at `address`, in one instruction that nothing answers. Every entry must be the same length. */
-  syncWrite(address: number, entries: ReadonlyMap<number, ArrayLike<number>> | Readonly<Record<number, ArrayLike<number>>>): Promise<undefined> {
+  async syncWrite(address: number, entries: ReadonlyMap<number, ArrayLike<number>> | Readonly<Record<number, ArrayLike<number>>>): Promise<undefined> {
     const list = entries instanceof Map ? [...(entries as ReadonlyMap<number, ArrayLike<number>>)] : Object.entries(entries).map(([id, d]) => [Number(id), d] as const);
+    if (list.length === 0) throw new RangeError('a sync write needs at least one servo');
     checkIds(list.map(([id]) => id));
     const length = list[0]?.[1].length ?? 0;
     return this.send(this.protocol.syncWrite(address, length, list));
