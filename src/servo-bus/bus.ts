@@ -72,7 +72,13 @@ export const DEFAULT_BUS_TIMEOUT_MS = 10;
 export const DEFAULT_BUS_BAUD = 1_000_000;
 /** A polled link (the control worker's tty) is read this often while a transaction waits. */
 const POLL_MS = 1;
-/** A deadline timer this late means quackd's own loop stalled, not the bus: look once more before calling a servo silent. */
+/**
+ * Timers run before the event loop reads its file descriptors, so an answer that came in time may
+ * still sit unread when the deadline fires, the more so when this process was not scheduled for a
+ * while (a loaded machine). Before a servo is called silent the loop gets a few more turns to read
+ * it: IO_GRACE_MS, or up to 50 ms when the timer itself fired STALL_LATE_MS late (the loop stalled).
+ */
+const IO_GRACE_MS = 3;
 const STALL_LATE_MS = 25;
 
 /** Wire time of `bytes` at `baud`, 8N1 (ten bits a byte), in ms. */
@@ -266,8 +272,9 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       const expire = (graced: boolean): void => {
         this.pull?.();
         if (this.waiting !== waiting) return;
-        if (!graced && performance.now() - deadline > STALL_LATE_MS) {
-          timer = setTimeout(() => expire(true), Math.min(50, budgetMs));
+        if (!graced) {
+          const stalled = performance.now() - deadline > STALL_LATE_MS;
+          timer = setTimeout(() => expire(true), stalled ? Math.min(50, budgetMs) : IO_GRACE_MS);
           return;
         }
         const silent = ids.filter((id) => !replies.has(id));

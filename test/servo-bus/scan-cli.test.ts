@@ -28,9 +28,10 @@ const noSocat = skipOutsideCi(onPath('socat') ? undefined : 'needs socat (apt-ge
 describe('quackd bus scan', { skip: noSocat }, () => {
   let pty: PtyPair;
   let sim: ServoSim | undefined;
-  // A patient --timeout: on a loaded machine the simulator, socat or the CLI may be slow to turn a
-  // reply round, and a servo missed for that is not what these tests are about.
-  const scan = (args: readonly string[]) => runCli(['bus', 'scan', '--port', pty.near, '--timeout', '150', ...args], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 60_000 });
+  // A patient --timeout: the simulator answers from this test process, which a loaded machine may
+  // not schedule for a while (the CLI's own side of that race is the bus's I/O grace), and a servo
+  // missed for that is not what these tests are about.
+  const scan = (args: readonly string[]) => runCli(['bus', 'scan', '--port', pty.near, '--timeout', '300', ...args], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 60_000 });
   const start = (options: ServoSimOptions): ServoSim => {
     sim = ServoSim.open(pty.far, options);
     return sim;
