@@ -8,6 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
+import { listenTo } from './link-user.js';
 import { checkState } from './wire-check.js';
 import { LinkLostError, RequestTimeoutError, RpcError, BridgeError } from './errors.js';
 import { FrameDecoder, encodeFrame, type FrameCounters } from './frame.js';
@@ -80,9 +81,7 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
   private pull: (() => void) | undefined;
   private nextId = 1;
   private latest: { state: BridgeState; at: number } | undefined;
-  private readonly onData = (chunk: Buffer): void => this.receive(chunk);
-  private readonly onClose = (): void => this.detach(new LinkLostError('the link closed'));
-  private readonly onError = (err: Error): void => this.detach(new LinkLostError(`the link failed: ${err.message}`));
+  private unlisten: (() => void) | undefined;
 
   constructor(options: BridgeClientOptions = {}) {
     super();
@@ -103,9 +102,11 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     this.stream = stream;
     this.pull = pull;
     this.decoder.reset();
-    stream.on('data', this.onData);
-    stream.on('close', this.onClose);
-    stream.on('error', this.onError);
+    this.unlisten = listenTo(stream, {
+      data: (chunk) => this.receive(chunk),
+      close: () => this.detach(new LinkLostError('the link closed')),
+      error: (err) => this.detach(new LinkLostError(`the link failed: ${err.message}`)),
+    });
     this.startHeartbeat();
     this.emit('attached');
   }
@@ -116,9 +117,8 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     if (stream === undefined) return;
     this.stream = undefined;
     this.pull = undefined;
-    stream.off('data', this.onData);
-    stream.off('close', this.onClose);
-    stream.off('error', this.onError);
+    this.unlisten?.();
+    this.unlisten = undefined;
     this.stopHeartbeat();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);

@@ -1,14 +1,14 @@
 /**
  * The serial edge: the only module that imports `serialport`. Opens a port by path (prefer the
- * stable /dev/serial/by-id/... names), hands the stream to a BridgeClient, and when the port
- * vanishes (unplugged, socat gone) fails the client's waiting requests and keeps trying to reopen
- * the same path until it comes back or the link is closed.
+ * stable /dev/serial/by-id/... names), hands the stream to its user (a BridgeClient, or a servo
+ * bus: link-user.ts), and when the port vanishes (unplugged, socat gone) fails the user's waiting
+ * requests and keeps trying to reopen the same path until it comes back or the link is closed.
  */
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
-import type { BridgeClient } from './client.js';
+import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
 import { DEFAULT_BAUD } from './protocol.js';
 import { Reopener } from './reopen.js';
@@ -96,7 +96,7 @@ export class SerialLink extends EventEmitter<SerialLinkEvents> {
   private readonly reopener: Reopener<SerialPort>;
 
   private constructor(
-    private readonly client: BridgeClient,
+    private readonly client: LinkUser,
     readonly path: string,
     readonly baud: number,
     private readonly reconnect: boolean,
@@ -110,7 +110,7 @@ export class SerialLink extends EventEmitter<SerialLinkEvents> {
   }
 
   /** Open the port and attach it to the client. Throws PortError with a hint when it is missing. */
-  static async open(client: BridgeClient, options: SerialLinkOptions): Promise<SerialLink> {
+  static async open(client: LinkUser, options: SerialLinkOptions): Promise<SerialLink> {
     const link = new SerialLink(client, options.path, options.baud ?? DEFAULT_BAUD, options.reconnect ?? true, options.retryMs ?? 200);
     if (!existsSync(options.path)) {
       throw new PortError(`serial port ${options.path} not found`, await portHint());

@@ -19,7 +19,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Duplex, Readable } from 'node:stream';
 import { WriteStream } from 'node:tty';
-import type { BridgeClient } from './client.js';
+import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
 import { lockPort } from './port-lock.js';
 import { Reopener } from './reopen.js';
@@ -134,7 +134,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
   private fallback: NodeJS.Timeout | undefined;
 
   private constructor(
-    private readonly client: BridgeClient,
+    private readonly client: LinkUser,
     readonly path: string,
     baud: number,
     private readonly reconnect: boolean,
@@ -152,7 +152,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
   }
 
   /** Opens `path` and attaches it to the client. Rejects with a PortError with a hint. */
-  static async open(client: BridgeClient, options: TtyLinkOptions): Promise<TtyLink> {
+  static async open(client: LinkUser, options: TtyLinkOptions): Promise<TtyLink> {
     const { path, baud } = options;
     if (!existsSync(path)) {
       const ports = portsHere();

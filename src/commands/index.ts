@@ -23,4 +23,5 @@ export const commands: CommandTable = {
   ...socketClients,
   logs: { summary: "the running service's log (journalctl -u quackd under systemd)", load: async () => (await import('./logs.js')).logsCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
+  bus: { summary: 'check the wiring of a Feetech or Dynamixel servo bus (scan: who answers, model, firmware); never writes', load: async () => (await import('./bus.js')).busCommand },
 };

@@ -1,14 +1,12 @@
 /**
- * The bridge test rig: builds the host firmware with make, makes a real pty pair with socat and
- * runs quackd-fw-host on one end, so tests talk to the firmware exactly as quackd talks to a duck.
- * Both stand for hardware and run under SCHED_FIFO where allowed (test/helpers/hardware-priority.ts),
- * so a machine's load delays quackd, never the duck. Every child process it starts is killed by
- * cleanup() and, as a last resort, when the test process exits, even if a test failed half-way.
+ * The bridge test rig: builds the host firmware with make, makes a real pty pair with socat
+ * (pty-pair.ts) and runs quackd-fw-host on one end, so tests talk to the firmware exactly as quackd
+ * talks to a duck. Both stand for hardware and run under SCHED_FIFO where allowed
+ * (test/helpers/hardware-priority.ts), so a machine's load delays quackd, never the duck. Every
+ * child process it starts is killed by cleanup() and, as a last resort, when the test process
+ * exits, even if a test failed half-way.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,37 +14,13 @@ import { JsonRpcBody, greet } from '../../src/bodies/microduck/jsonrpc/jsonrpc-b
 import { BridgeClient } from '../../src/bridge/client.js';
 import { SerialLink } from '../../src/bridge/serial.js';
 import { asHardware } from '../helpers/hardware-priority.js';
+import { PtyPair, exited, live, onPath, waitFor } from '../helpers/pty-pair.js';
+
+export { sleep, waitFor } from '../helpers/pty-pair.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const FW_DIR = join(REPO, 'firmware-bridge');
 export const FW_HOST = join(FW_DIR, 'build', 'quackd-fw-host');
-
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
-/**
- * Killed when the test process exits, and never what keeps it from exiting: a rig a failed test
- * left behind (its body would not open, so its cleanup never ran) once held a test file open for
- * over an hour after its last test, waiting on its own children.
- */
-function watched(child: ChildProcess): ChildProcess {
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  child.unref();
-  (child.stderr as Socket | null)?.unref();
-  return child;
-}
-
-function onPath(tool: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Why the pty tests cannot run here, or undefined when they can (CI installs all three). */
 export function missingTools(): string | undefined {
@@ -63,30 +37,13 @@ export function buildFirmware(): void {
   built = true;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-export async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  // Held while a test waits for it: an unreferenced child alone would let the process exit first.
-  child.ref();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 export class Rig {
-  readonly dir = mkdtempSync(join(tmpdir(), 'quackd-bridge-'));
+  private readonly pty = new PtyPair('quackd-bridge-', { near: 'host', far: 'fw' });
+  readonly dir = this.pty.dir;
   /** The end quackd opens. */
-  readonly hostPath = join(this.dir, 'host');
+  readonly hostPath = this.pty.near;
   /** The end the firmware opens. */
-  readonly fwPath = join(this.dir, 'fw');
-  private socat: ChildProcess | undefined;
+  readonly fwPath = this.pty.far;
   private firmware: ChildProcess | undefined;
   private fwLog = '';
 
@@ -105,13 +62,11 @@ export class Rig {
   }
 
   async startLink(): Promise<void> {
-    const child = watched(spawn(...asHardware('socat', [`pty,raw,echo=0,link=${this.hostPath}`, `pty,raw,echo=0,link=${this.fwPath}`]), { stdio: 'ignore' }));
-    this.socat = child;
-    await waitFor('socat pty links', () => existsSync(this.hostPath) && existsSync(this.fwPath));
+    await this.pty.open();
   }
 
   async startFirmware(args: readonly string[] = []): Promise<void> {
-    const child = watched(spawn(...asHardware(FW_HOST, ['--port', this.fwPath, ...args]), { stdio: ['ignore', 'ignore', 'pipe'] }));
+    const child = live(spawn(...asHardware(FW_HOST, ['--port', this.fwPath, ...args]), { stdio: ['ignore', 'ignore', 'pipe'] }));
     let ready = false;
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (s: string) => {
@@ -138,14 +93,8 @@ export class Rig {
    * as a duck on its own battery does).
    */
   async unplug(options: { readonly keepFirmware?: boolean } = {}): Promise<void> {
-    const child = this.socat;
-    this.socat = undefined;
-    if (child !== undefined) {
-      child.kill('SIGTERM');
-      await exited(child);
-    }
+    await this.pty.unplug();
     if (options.keepFirmware !== true) await this.killFirmware();
-    await waitFor('the pty links to go', () => !existsSync(this.hostPath));
   }
 
   /** A signal to the firmware (SIGUSR1 starts its next `--tilt-at USR1:…` step). */
@@ -156,11 +105,11 @@ export class Rig {
 
   /** Freeze the pty relay (SIGSTOP socat): nothing crosses either way until resumeLink(). */
   pauseLink(): void {
-    this.socat?.kill('SIGSTOP');
+    this.pty.pause();
   }
 
   resumeLink(): void {
-    this.socat?.kill('SIGCONT');
+    this.pty.resume();
   }
 
   firmwareLog(): string {
@@ -169,13 +118,7 @@ export class Rig {
 
   async cleanup(): Promise<void> {
     await this.killFirmware();
-    const socat = this.socat;
-    this.socat = undefined;
-    if (socat !== undefined) {
-      socat.kill('SIGKILL');
-      await exited(socat);
-    }
-    rmSync(this.dir, { recursive: true, force: true });
+    await this.pty.close();
   }
 }
 
