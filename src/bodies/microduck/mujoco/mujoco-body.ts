@@ -223,14 +223,16 @@ export class MujocoBody implements Body {
     const { before, after } = driven;
     const along = (after.trunk.x - before.trunk.x) * Math.cos(before.trunk.yaw) + (after.trunk.y - before.trunk.y) * Math.sin(before.trunk.yaw);
     this.walked += Math.abs(along);
+    // A gait veers as it goes (the bundled walk up to 25° in a short walk): the yaw its IMU felt, so a pilot's reckoning can follow.
+    const veer = { turned_deg: turnedDeg(before.trunk.yaw, after.trunk.yaw, 0) };
     const what = `walked ${along.toFixed(2)} m`;
     const failed = this.failed(driven, what);
-    if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent } };
+    if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent, ...veer } };
     const short = Math.abs(along) < Math.abs(metres) * 0.8;
     // The policy skill ends a walk whose way is blocked; sim2d words it the same way.
     const blockedBy = short ? (metres >= 0 ? after.proximity.ahead : after.proximity.behind) : null;
-    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...sent, ...this.viewData(after) } };
-    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}, ${c.text}; ${this.view(after)}`, data: { walked_m: round2(along), ...sent, ...this.viewData(after) } };
+    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...veer, ...sent, ...this.viewData(after) } };
+    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}, ${c.text}; ${this.view(after)}`, data: { walked_m: round2(along), ...veer, ...sent, ...this.viewData(after) } };
   }
 
   /** `rate` in degrees per second, as the verb takes it. */
