@@ -77,14 +77,15 @@ function jsonlBackend(entries: readonly Entry[]): Backend {
 }
 
 /**
- * better-sqlite3 is an optional dependency (its native build may need a download from outside
- * npm): without it the SQLite baseline is skipped, and the bench says so.
+ * better-sqlite3 is this bench's alone, so not a dependency of quackd: its install compiles SQLite
+ * from source where no prebuilt binary can be fetched from outside npm (4.5 of a first install's
+ * 6.5 minutes). Without it the SQLite baseline is skipped, and the bench says how to add it.
  */
 async function loadSqlite(): Promise<typeof BetterSqlite3 | undefined> {
   try {
     return (await import('better-sqlite3')).default;
   } catch (err) {
-    console.log(`SQLite baseline skipped: better-sqlite3 cannot be loaded (${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''})`);
+    console.log(`SQLite baseline skipped: better-sqlite3 cannot be loaded (${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}); 'npm install --no-save better-sqlite3' adds it for the bench`);
     return undefined;
   }
 }

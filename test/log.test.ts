@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { stripColor } from '../src/cli/fit.js';
-import { createLogger, prettyStream, terminalLine } from '../src/log.js';
+import { createLogger, logger, prettyStream, tapLogs, terminalLine, withLogs } from '../src/log.js';
+import { registerSecret } from '../src/secrets.js';
 import { quackd } from './helpers/quackd.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -55,5 +56,27 @@ describe('debug logs', () => {
     assert.equal(off.code, 0, off.stderr);
     assert.match(off.stdout, /^OK success — I quacked hello\./m);
     assert.equal(off.stderr, '');
+  });
+});
+
+describe('tapLogs (what MQTT publishes on bridge/logging)', () => {
+  it("hands over each line of the invocation's loggers, redacted, until stopped; a tap that logs does not feed itself", async () => {
+    registerSecret('tap-secret-24680');
+    const out = new PassThrough();
+    const other = createLogger('info', new PassThrough());
+    const seen: string[] = [];
+    await withLogs(createLogger('info', out), async () => {
+      const stop = tapLogs((line) => {
+        seen.push(line);
+        logger('tap').info('logged from inside the tap');
+      });
+      logger('bridge').info({ key: 'tap-secret-24680' }, 'link back');
+      await withLogs(other, async () => logger('mcp').info('another invocation'));
+      stop();
+      logger('bridge').info('after the tap stopped');
+    });
+    assert.equal(seen.length, 1, seen.join(''));
+    const record = JSON.parse(seen[0] ?? '{}') as Record<string, unknown>;
+    assert.deepEqual([record['module'], record['msg'], record['key']], ['bridge', 'link back', '[redacted]']);
   });
 });

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Slot } from '../policy/slots.js';
 import type { Body, BodyKey, BodyOptions } from './body.js';
-import { JSONRPC_VERBS, REFUSED, jsonRpcSettings } from './microduck/jsonrpc/settings.js';
+import { JSONRPC_VERBS, REFUSED, jsonRpcSettings, portPresent } from './microduck/jsonrpc/settings.js';
 import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
 import { twinTimingWarning } from './microduck/mujoco/timing.js';
 import type { ManifestFile } from '../policy/manifest.js';
@@ -33,6 +33,11 @@ export interface BodyEntry {
    * than held open by the runtime across runs (a serial link).
    */
   readonly perRun?: boolean;
+  /**
+   * Whether a held body's device is here now (its serial port exists), asked cheaply and often by
+   * the service, which opens a held body that is not open again only once it is. Absent: always.
+   */
+  readonly present?: (settings: Readonly<Record<string, unknown>>) => boolean;
   /** Driven by skill policies in the control loop: has policy slots (src/policy/slots.ts). */
   readonly policies?: boolean;
   /** What in this body's settings differs from how a slot's policy was trained (one line), or undefined: health, `policy list` and a run's first lines say it. */
@@ -65,8 +70,8 @@ const entries: readonly BodyEntry[] = [
   {
     key: 'microduck:sim2d',
     description: 'Microduck in a deterministic 2D living room (walls, a sofa, a ball)',
-    verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack'],
-    metrics: ['ball_displaced_m', 'quacks', 'tilt_deg'],
+    verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque'],
+    metrics: ['ball_displaced_m', 'quacks', 'tilt_deg', 'torque'],
     seeded: true,
     settings: z.object({}).strict(),
     perRun: true,
@@ -95,6 +100,7 @@ const entries: readonly BodyEntry[] = [
     pending: REFUSED,
     policies: true,
     settings: jsonRpcSettings,
+    present: portPresent,
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },
   {

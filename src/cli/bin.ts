@@ -19,6 +19,7 @@ export function startBin(run: (argv: readonly string[], invocation: Invocation) 
   void run(process.argv.slice(2), {
     io: createOutput(process.stdout, process.stderr, process.env),
     env: process.env,
+    ownsProcess: true,
     // Touched only by a command that reads it: process.stdin builds a stream (and loads node's
     // file streams) on first use, most of what `quackd status` would spend beyond node itself.
     get stdin() {

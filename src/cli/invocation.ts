@@ -11,4 +11,6 @@ export interface Invocation {
   /** Every setting a command reads from the environment comes from here, never from process.env. */
   readonly env: NodeJS.ProcessEnv;
   readonly stdin: Readable & { readonly isTTY?: boolean };
+  /** The invocation is the process's own (the bin's): its logs are the process's, with no scope of their own. */
+  readonly ownsProcess?: boolean;
 }

@@ -2,7 +2,7 @@
  * The terminal view of a run: a header, one line a step, one outcome line. It only listens to
  * the run's events; it decides nothing.
  */
-import { fitLine } from '../cli/fit.js';
+import { ellipsize, fitLine, oneLine, visibleWidth } from '../cli/fit.js';
 import { printable, type Output } from '../cli/output.js';
 import { plural } from '../text/plural.js';
 import type { Duck } from '../ducks/duck.js';
@@ -57,13 +57,17 @@ function pilotWait(io: Output): { start(): void; clear(): void } {
   };
 }
 
-/** Returns the event listener that prints step lines. */
-export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
+/**
+ * Returns the event listener that prints step lines. `asks`: this terminal asked the run's gates
+ * (a follower's did not: a question answered elsewhere leaves its own lines alone).
+ */
+export function stepPrinter(io: Output, { asks = true }: { asks?: boolean } = {}): (event: TranscriptEvent) => void {
   const wait = pilotWait(io);
   // Pad before colouring (escape codes have width 0), and show model text only as printable().
   const plain = (x: string): string => x;
-  const row = (n: string, text: string, result: string, paint: { text?: (x: string) => string; result?: (x: string) => string } = {}): void =>
-    io.line(fitLine(`${n.padStart(3)}  ${(paint.text ?? plain)(printable(text).padEnd(LABEL_WIDTH))} ${(paint.result ?? plain)(printable(result))}`, io.width(), RESULT_COLUMN));
+  const cells = (n: string, text: string, result: string, paint: { text?: (x: string) => string; result?: (x: string) => string } = {}): string =>
+    `${n.padStart(3)}  ${(paint.text ?? plain)(printable(text).padEnd(LABEL_WIDTH))} ${(paint.result ?? plain)(printable(result))}`;
+  const row = (...args: Parameters<typeof cells>): void => io.line(fitLine(cells(...args), io.width(), RESULT_COLUMN));
   return (e) => {
     if (e.type === 'request') return wait.start();
     wait.clear();
@@ -72,9 +76,19 @@ export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
         // A pilot that answers in prose only still shows up, so a person sees why nothing moves.
         if (e.toolCalls.length === 0) row('', 'pilot', `(no verb called${e.text.trim() !== '' ? `: "${clip(e.text.trim(), 60)}"` : ''})`, { result: io.yellow });
         break;
-      case 'verb_result':
-        row(e.step === undefined ? '' : String(e.step), e.label, dryRunOnce(e.label, e.summary, e.invented), e.ok ? {} : { result: io.yellow });
+      case 'verb_result': {
+        const n = e.step === undefined ? '' : String(e.step);
+        const result = dryRunOnce(e.label, e.summary, e.invented);
+        const paint = e.ok ? {} : { result: io.yellow };
+        const width = io.width();
+        // What memory answered is data for the pilot, often many lines long: on a terminal too
+        // narrow for it, one line that says how much and where to read it.
+        const hits = e.data?.['hits'];
+        if (e.verb === 'recall' && typeof hits === 'number' && width !== undefined && visibleWidth(cells(n, e.label, result)) > width) {
+          io.line(rowInOneLine(n, e.label, hits === 0 ? 'nothing matches' : `${plural(hits, 'match', 'matches')}: see quackd transcript show`, width));
+        } else row(n, e.label, result, paint);
         break;
+      }
       case 'refused':
         // A refused call spends no step, so it gets no step number.
         row('', e.name, `(refused: ${e.reason})`, { result: io.yellow });
@@ -84,7 +98,7 @@ export function stepPrinter(io: Output): (event: TranscriptEvent) => void {
         // The question (`  5  kick right — confirm? [y/N] y`, asked on stderr) is on screen
         // already; the step line that follows takes its place, so the verb shows once. Only when
         // both streams are this terminal: else the line above is not the question.
-        else if (e.how === 'tty' && io.interactive && (io.err as { isTTY?: boolean }).isTTY === true) io.out.write('\u001b[1A\r\u001b[2K');
+        else if (asks && e.how === 'tty' && io.interactive && (io.err as { isTTY?: boolean }).isTTY === true) io.out.write('\u001b[1A\r\u001b[2K');
         break;
       case 'budget':
         row('', 'budget', `${e.budget} ${e.used}/${e.limit}`, { text: io.dim, result: io.dim });
@@ -104,6 +118,13 @@ const GATE_DENIED: Readonly<Record<GateHow, string>> = {
   person: '(denied)',
   timeout: '(not confirmed: nobody answered in time)',
 };
+
+/** A step's line in `width` columns: its label cut short, not its result, when one must give way. */
+function rowInOneLine(n: string, label: string, result: string, width: number): string {
+  const lead = `${n.padStart(3)}  `;
+  const room = Math.max(10, width - lead.length - 1 - result.length);
+  return oneLine(`${lead}${ellipsize(printable(label), room).padEnd(Math.min(LABEL_WIDTH, room))} ${result}`, width);
+}
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -7,9 +7,10 @@
 import type { Readable } from 'node:stream';
 import type { Budgets } from '../ducks/duck.js';
 import type { RunReport } from '../run/start-run.js';
+import { cliUser } from '../runtime/holder.js';
 import { ttyGate } from '../safety/gate.js';
 import { openService, replyError } from '../service/socket/client.js';
-import type { Reply, RunRequest } from '../service/socket/protocol.js';
+import type { Reply, RunRequest, TorqueRequest } from '../service/socket/protocol.js';
 import { RuntimeError } from './errors.js';
 import type { Output } from './output.js';
 import { printHeader, printWarnings, stepPrinter } from './run-printer.js';
@@ -31,10 +32,15 @@ export interface ServiceRun {
   readonly script?: boolean;
 }
 
+type Stdin = Readable & { readonly isTTY?: boolean };
+
+/** Who answers a gate of a run through the service: --yes opens it; without a terminal here to ask on it stays shut, as in a local run. */
+export function serviceGates(yes: boolean, stdin: Stdin): 'yes' | 'ask' | 'deny' {
+  return yes ? 'yes' : stdin.isTTY === true ? 'ask' : 'deny';
+}
+
 /** The run's report, or undefined when no service answers (the caller runs it here). */
-export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS.ProcessEnv, stdin: Readable & { readonly isTTY?: boolean }): Promise<{ report: RunReport; signalCode: number | undefined } | undefined> {
-  // Without a terminal nobody can answer a gate here: it stays shut, as in a local run (--yes opens it).
-  const asking = stdin.isTTY === true;
+export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS.ProcessEnv, stdin: Stdin): Promise<{ report: RunReport; signalCode: number | undefined } | undefined> {
   const request: RunRequest = {
     op: 'run',
     robot: run.robot,
@@ -44,10 +50,20 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
     ...(run.seed !== undefined ? { seed: run.seed } : {}),
     ...(Object.keys(run.budgets).length > 0 ? { budgets: run.budgets } : {}),
     dryRun: run.dryRun,
-    gates: run.yes ? 'yes' : asking ? 'ask' : 'deny',
+    gates: serviceGates(run.yes, stdin),
     ...(run.script === true ? { script: true as const } : {}),
+    by: cliUser(),
   };
-  const print = run.json ? undefined : stepPrinter(io);
+  return followThroughService(request, run.json, io, env, stdin);
+}
+
+/**
+ * A run the service starts for `request` (a run, a torque switch), shown here as a local run is:
+ * its header, its steps, its gates asked on this terminal; undefined when no service answers.
+ */
+export async function followThroughService(request: RunRequest | TorqueRequest, json: boolean, io: Output, env: NodeJS.ProcessEnv, stdin: Stdin): Promise<{ report: RunReport; signalCode: number | undefined } | undefined> {
+  const asking = request.gates === 'ask' && stdin.isTTY === true;
+  const print = json ? undefined : stepPrinter(io);
   let report: RunReport | undefined;
   let failure: Reply | undefined;
   // A question open on this terminal, closed when the gate is answered elsewhere (MQTT) or the run stops.
@@ -58,10 +74,10 @@ export async function runThroughService(run: ServiceRun, io: Output, env: NodeJS
       switch (reply.type) {
         case 'started':
           // As a local run says them: a notice on stderr under --json, the memory line only on screen.
-          if (run.json && reply.run.memory.notice !== undefined) io.err.write(`quackd: ${reply.run.memory.notice}\n`);
-          if (!run.json) for (const line of [reply.run.memory.notice, reply.run.memory.summary]) if (line !== undefined) io.line(io.dim(line));
-          if (!run.json) printHeader(io, reply.run.duck, robotLabel(reply.run.robot, reply.run.key), reply.run.pilot, reply.run.dryRun);
-          printWarnings(io, reply.run.warnings ?? [], run.json);
+          if (json && reply.run.memory.notice !== undefined) io.err.write(`quackd: ${reply.run.memory.notice}\n`);
+          if (!json) for (const line of [reply.run.memory.notice, reply.run.memory.summary]) if (line !== undefined) io.line(io.dim(line));
+          if (!json) printHeader(io, reply.run.duck, robotLabel(reply.run.robot, reply.run.key), reply.run.pilot, reply.run.dryRun);
+          printWarnings(io, reply.run.warnings ?? [], json);
           break;
         case 'event':
           if (reply.event.type === 'gate') question?.abort();

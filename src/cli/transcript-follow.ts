@@ -10,7 +10,8 @@ import type { Reply } from '../service/socket/protocol.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { resolveTranscriptId } from '../transcript/reader.js';
 import { pilotLabel } from '../pilot/providers/provider.js';
-import type { Output } from './output.js';
+import { fitLine } from './fit.js';
+import { printable, type Output } from './output.js';
 import { robotLabel } from '../runtime/fleet.js';
 import { printHeader, printOutcome, stepPrinter } from './run-printer.js';
 
@@ -18,7 +19,8 @@ const POLL_MS = 200;
 
 /** Prints a run's events as `quackd run` does: the header from its start, the outcome from its end. */
 export function followPrinter(io: Output, json: boolean): (event: TranscriptEvent, runId: string) => void {
-  const steps = stepPrinter(io);
+  // The gates were asked elsewhere: the run's own terminal, a dashboard, `quackd confirm`.
+  const steps = stepPrinter(io, { asks: false });
   let dryRun = false;
   return (e, runId) => {
     if (json) return io.line(JSON.stringify(e));
@@ -34,14 +36,27 @@ export function followPrinter(io: Output, json: boolean): (event: TranscriptEven
   };
 }
 
-/** Follows the service's run on `target` (a robot or a run id; any run when undefined); false when no service runs. */
+/**
+ * A gate of the followed run waits for a person: the question as the run's terminal asks it, and
+ * how to answer from here.
+ */
+function printWaitingGate(io: Output, robot: string, question: string): void {
+  io.line(fitLine(`${printable(question)} — ${io.yellow(`waiting for a yes or no: quackd confirm ${robot} yes|no`)}`, io.width(), 5));
+}
+
+/**
+ * Follows the service's run on `target` (a robot or a run id; any run when undefined); with
+ * nothing under way on a robot, its next run. False when no service runs.
+ */
 export async function followThroughService(io: Output, env: NodeJS.ProcessEnv, target: string | undefined, json: boolean, signal: AbortSignal): Promise<boolean> {
   const print = followPrinter(io, json);
-  let runId = '';
+  let run: { runId: string; robot: string } | undefined;
   let failure: Extract<Reply, { type: 'error' }> | undefined;
-  const connection = await openService(env, { op: 'follow', ...(target !== undefined ? { target } : {}) }, (reply) => {
-    if (reply.type === 'started') runId = reply.run.runId;
-    else if (reply.type === 'event') print(reply.event, runId);
+  const connection = await openService(env, { op: 'follow', wait: true, ...(target !== undefined ? { target } : {}) }, (reply) => {
+    if (reply.type === 'waiting' && !json) io.line(io.dim(`waiting for the next run${reply.robot !== undefined ? ` on ${printable(reply.robot)}` : ''} · Ctrl-C to stop`));
+    else if (reply.type === 'started') run = reply.run;
+    else if (reply.type === 'event') print(reply.event, run?.runId ?? '');
+    else if (reply.type === 'gate' && !json) printWaitingGate(io, run?.robot ?? '', reply.question);
     else if (reply.type === 'error') failure = reply;
   });
   if (connection === undefined) return false;

@@ -1,6 +1,7 @@
 /**
  * A transcript for people: one line an event, local times, frames drawn in ASCII on request.
  */
+import { fitLine, oneLine } from '../cli/fit.js';
 import { printable, type Output } from '../cli/output.js';
 import { robotLabel } from '../runtime/fleet.js';
 import type { TranscriptLine } from '../transcript/events.js';
@@ -49,9 +50,16 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
   }
 }
 
+/** Each event on its lines, the time first; on a terminal a long one wraps under its text, whole words only. */
 export function printTranscript(io: Output, lines: readonly TranscriptLine[], frames: boolean): void {
   for (const l of lines) {
     if (l.type === 'start') io.line(io.dim(`run ${l.run} · ${day(l.t)}`));
-    for (const [i, text] of describe(l, frames).entries()) io.line(`${i === 0 ? io.dim(clock(l.t)) : '        '} ${printable(text)}`);
+    const time = clock(l.t);
+    const indent = time.length + 1;
+    for (const [i, text] of describe(l, frames).entries()) {
+      const line = `${i === 0 ? io.dim(time) : ' '.repeat(time.length)} ${printable(text)}`;
+      // A frame is a picture: cut at the edge rather than wrapped.
+      io.line(l.type === 'frame' ? oneLine(line, io.width()) : fitLine(line, io.width(), indent));
+    }
   }
 }

@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { parseFlags } from '../cli/args.js';
 import { EXIT, QuackdError, UsageError } from '../cli/errors.js';
+import { fitLine } from '../cli/fit.js';
 import { printable } from '../cli/output.js';
 import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
@@ -119,8 +120,10 @@ export const configCommand: Command = {
       io.line(JSON.stringify(report));
       return problem === undefined ? EXIT.ok : EXIT.usage;
     }
-    const row = (k: string, v: string, from?: string): void => io.line(`  ${k.padEnd(12)} ${v}${from !== undefined ? io.dim(`  (${from})`) : ''}`);
-    io.line(`config file  ${file.path}${io.dim(file.exists ? `  (${report.configFile.from})` : '  (absent: built-in defaults)')}`);
+    // On a terminal a long value wraps under its value column, between words.
+    const say = (text: string, indent: number): void => io.line(fitLine(text, io.width(), indent));
+    const row = (k: string, v: string, from?: string): void => say(`  ${k.padEnd(12)} ${v}${from !== undefined ? io.dim(`  (${from})`) : ''}`, 15);
+    say(`config file  ${file.path}${io.dim(file.exists ? `  (${report.configFile.from})` : '  (absent: built-in defaults)')}`, 13);
     io.line('paths');
     const p = report.paths;
     row('data', p.data.value, p.data.from);
@@ -131,14 +134,14 @@ export const configCommand: Command = {
     row('runs kept', `newest ${kept.keepRuns} per robot and the last ${kept.keepDays} day${kept.keepDays === 1 ? '' : 's'}`, report.transcriptsKept.from);
     const w = report.memoryWaitS.value;
     row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
-    io.line(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`);
+    say(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`, 13);
     for (const r of report.robots) {
       const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(settingText(v.value))}${io.dim(` (${v.from})`)}`);
       row(printable(r.name), `${r.body}${settings.length > 0 ? `  ${settings.join(', ')}` : ''}${r.missing !== undefined ? io.yellow(`  needs ${r.missing}: give --${r.missing} to a run`) : ''}`);
     }
     const m = report.mqtt;
-    io.line(`mqtt         ${m.value}${io.dim(`  (${m.from})`)}`);
-    if (m.problem !== undefined) io.line(`  ${io.yellow(`${printable(m.problem)}: quackd serve would go on without MQTT`)}`);
+    say(`mqtt         ${m.value}${io.dim(`  (${m.from})`)}`, 13);
+    if (m.problem !== undefined) say(`  ${io.yellow(`${printable(m.problem)}: quackd serve would go on without MQTT`)}`, 2);
     io.line('pilot');
     const pi = report.pilot;
     row('provider', pi.provider.value, pi.provider.from);
@@ -149,7 +152,7 @@ export const configCommand: Command = {
     row('key file', pi.keyFile.value ?? '-', pi.keyFile.from);
     row('api key', pi.apiKey);
     if (problem !== undefined) {
-      io.line(`${io.red(io.fail)} a run would stop here: ${problem}`);
+      say(`${io.red(io.fail)} a run would stop here: ${problem}`, 2);
       return EXIT.usage;
     }
     io.line(`${io.green(io.ok)} config is valid`);

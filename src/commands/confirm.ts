@@ -7,6 +7,7 @@ import { parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { printable } from '../cli/output.js';
+import { cliUser } from '../runtime/holder.js';
 import { askService, noService, replyError } from '../service/socket/client.js';
 import type { Command } from './command.js';
 
@@ -31,7 +32,7 @@ export const confirmCommand: Command = {
     if (robot === undefined || word === undefined || rest.length > 0) throw new UsageError('confirm: name the robot and say yes or no', 'e.g. quackd confirm kitchen-duck yes');
     const answer = ANSWERS[word.toLowerCase()];
     if (answer === undefined) throw new UsageError(`confirm: "${printable(word)}" is not yes or no`);
-    const reply = await askService(env, { op: 'confirm', robot, answer, ...(flags.verb !== undefined ? { verb: flags.verb } : {}) });
+    const reply = await askService(env, { op: 'confirm', robot, answer, ...(flags.verb !== undefined ? { verb: flags.verb } : {}), by: cliUser() });
     if (reply === undefined) throw noService(env);
     if (reply.type === 'error') throw replyError(reply);
     if (reply.type !== 'confirmed') throw replyError({ type: 'error', kind: 'runtime', message: `quackd serve answered ${reply.type} to confirm` });

@@ -6,24 +6,16 @@
  * is one. Memory is left alone: one verb a person asked for is not an episode to recall.
  */
 import { numberFlag, parseFlags } from '../cli/args.js';
-import { EXIT, InputError, UsageError } from '../cli/errors.js';
+import { InputError, UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
-import { printHeader, stepPrinter } from '../cli/run-printer.js';
 import { runThroughService } from '../cli/service-run.js';
-import { onStopSignals } from '../cli/signals.js';
-import { DEFAULT_BODY, findBody, type BodyEntry } from '../bodies/index.js';
-import { loadConfigFile } from '../config/file.js';
-import { checkDuckForBody, checkVerbForBody } from '../ducks/check.js';
-import { parseDuck } from '../ducks/parse.js';
-import { readCall, readScript } from '../ducks/script.js';
-import { createScriptProvider } from '../pilot/providers/script.js';
-import { authorlessGates } from '../safety/motion.js';
-import { chooseGate } from '../safety/gate.js';
+import { DEFAULT_BODY, type BodyEntry } from '../bodies/index.js';
+import { checkVerbForBody } from '../ducks/check.js';
+import { readCall } from '../ducks/script.js';
+import { oneVerbDuckText } from '../ducks/one-verb.js';
 import { everyVerb } from '../verbs/registry.js';
-import { askService } from '../service/socket/client.js';
-import { robotLabel } from '../runtime/fleet.js';
 import type { Command } from './command.js';
-import { exitCodeFor, localRuntime, printReport, resolveRobot } from './run.js';
+import { finish, linkSettings, playHere, refuseLinkFlags, serviceBody } from './one-verb.js';
 
 const flags = {
   robot: { type: 'string' },
@@ -69,22 +61,7 @@ examples:
 
 /** The one-line duck `line` is, as a .duck's text: the body's gate on the verb when it moves a real body. */
 function doDuckText(verb: string, line: string, body: BodyEntry | undefined, seconds: number): string {
-  // An unknown body (a fleet name the service knows) gets the gate: a yes too many is safe.
-  const confirm = authorlessGates(body ?? {}, [verb]);
-  return [
-    '---',
-    'description: one verb from the command line (quackd do)',
-    `verbs: [${verb}]`,
-    ...(confirm.length > 0 ? [`confirm: [${confirm.join(', ')}]`] : []),
-    `budgets: { steps: 1, llm_calls: 2, seconds: ${seconds} }`,
-    '---',
-    '# quackd do',
-    '',
-    'One verb a person asked for at the command line, played as written.',
-    '',
-    `1. ${line}`,
-    '',
-  ].join('\n');
+  return oneVerbDuckText('the command line (quackd do)', verb, line, body, seconds);
 }
 
 /** The verb and its arguments as one script line; checked against the body and the verb's schema by checkLine(). */
@@ -101,15 +78,6 @@ function checkLine(verb: string, line: string, body: BodyEntry | undefined): voi
   if (body !== undefined) checkVerbForBody('do:', verb, body, true);
   const call = readCall(line, body?.verbs ?? everyVerb.names());
   if ('error' in call) throw new InputError(`do: "${line}": ${call.error}`, 'e.g. quackd do walk 1.0, quackd do turn degrees=90');
-}
-
-/** The body `name` is on a running service: its fleet's robot, else a body key; undefined when not known here. */
-async function serviceBody(name: string, env: NodeJS.ProcessEnv): Promise<{ body: BodyEntry | undefined; pid: number } | undefined> {
-  const status = await askService(env, { op: 'status' });
-  if (status === undefined) return undefined;
-  if (status.type !== 'status') return { body: findBody(name), pid: 0 };
-  const held = status.status.robots.find((r) => r.robot === name || r.key === name);
-  return { body: findBody(held?.key ?? name), pid: status.status.service.pid };
 }
 
 export const doCommand: Command = {
@@ -131,47 +99,18 @@ export const doCommand: Command = {
 
     const service = f.local === true ? undefined : await serviceBody(name, env);
     if (service !== undefined) {
-      const local = (['port', 'baud'] as const).find((k) => f[k] !== undefined);
-      if (local !== undefined) throw new UsageError(`do: --${local} is for a run in this process, and quackd serve (pid ${service.pid}) holds its robots' links`, 'add --local to run here instead');
+      refuseLinkFlags('do', f, service.pid);
       checkLine(verb, line, service.body);
       const text = doDuckText(verb, line, service.body, seconds);
       const run = await runThroughService({ robot: name, duck: 'do', text, ...(seed !== undefined ? { seed } : {}), budgets: {}, dryRun, yes: f.yes === true, json, script: true }, io, env, stdin);
-      if (run !== undefined) {
-        printReport(io, run.report, json);
-        return run.report.outcome.status === 'interrupted' ? (run.signalCode ?? EXIT.interrupted) : exitCodeFor(run.report);
-      }
+      if (run !== undefined) return finish(io, run.report, json, run.signalCode);
     }
 
-    const config = await loadConfigFile(env);
-    const runtime = localRuntime(config.config, { 'no-memory': true }, env);
-    try {
-      const settings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
-      const robot = resolveRobot(runtime, name, undefined, settings, 'do');
-      checkLine(verb, line, robot.entry);
-      if (seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`do: --seed picks a simulator's layout; ${robot.name} has none`);
-      const duck = parseDuck(doDuckText(verb, line, robot.entry, seconds), 'do', 'do');
-      checkDuckForBody(duck, robot.entry);
-      readScript(duck);
-      const stop = onStopSignals();
-      try {
-        const report = await runtime.run({
-          duck,
-          robot,
-          seed: seed ?? 7,
-          provider: createScriptProvider(),
-          gate: chooseGate({ yes: f.yes === true, stdin, stdout: io.err }),
-          dryRun,
-          signal: stop.signal,
-          ...(json ? {} : { onEvent: stepPrinter(io), onMemory: () => printHeader(io, duck, robotLabel(robot.name, robot.key), 'script', dryRun) }),
-        });
-        printReport(io, report, json);
-        return report.outcome.status === 'interrupted' ? (stop.exitCode() ?? EXIT.interrupted) : exitCodeFor(report);
-      } finally {
-        stop.dispose();
-      }
-    } finally {
-      await runtime.stop();
-    }
+    const duckText = (body: BodyEntry): string => {
+      checkLine(verb, line, body);
+      return doDuckText(verb, line, body, seconds);
+    };
+    return playHere({ command: 'do', robot: name, duckText, ...(seed !== undefined ? { seed } : {}), settings: linkSettings(f), dryRun, yes: f.yes === true, json }, invocation);
   },
 };
 

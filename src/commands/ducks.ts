@@ -1,7 +1,7 @@
 /** `quackd ducks`: the bundled starters and the user's own ducks. */
 import { parseFlags } from '../cli/args.js';
 import { EXIT } from '../cli/errors.js';
-import { fitLine } from '../cli/fit.js';
+import { fitTable } from '../cli/fit.js';
 import { userDucksDir } from '../config/paths.js';
 import { listDucks } from '../ducks/find.js';
 import type { Command } from './command.js';
@@ -26,9 +26,8 @@ export const ducksCommand: Command = {
       return Promise.resolve(EXIT.ok);
     }
     const origin = (d: (typeof ducks)[number]): string => (d.shadows === 'starter' ? 'yours (wins over the starter)' : d.origin);
-    const width = Math.max(...ducks.map((d) => d.name.length));
-    const originWidth = Math.max(...ducks.map((d) => origin(d).length));
-    for (const d of ducks) io.line(fitLine(`${d.name.padEnd(width)}  ${io.dim(origin(d).padEnd(originWidth))}  ${d.title}`, io.width(), width + originWidth + 4));
+    // The name is what `run` takes: never cut; where it comes from may be.
+    for (const line of fitTable(ducks.map((d) => [d.name, origin(d), d.title]), [{}, { min: 7, paint: io.dim }, {}], io.width())) io.line(line);
     return Promise.resolve(EXIT.ok);
   },
 };

@@ -10,6 +10,7 @@ export type { CommandEntry, CommandTable } from './command.js';
 export const commands: CommandTable = {
   run: { summary: 'run a .duck on a body (default: the Microduck simulator)', load: async () => (await import('./run.js')).runCommand },
   do: { summary: 'do one verb on a robot (quackd do walk 1.0): a one-step run through the safety executor, no model asked', load: async () => (await import('./do.js')).doCommand },
+  torque: { summary: "switch a robot's motors on (asked first on a real body) or off (a stop, never asked)", load: async () => (await import('./torque.js')).torqueCommand },
   ducks: { summary: 'list the bundled starter ducks and your own', load: async () => (await import('./ducks.js')).ducksCommand },
   transcript: { summary: 'list and show run transcripts', load: async () => (await import('./transcript.js')).transcriptCommand },
   memory: { summary: "show, search and tend a robot's memory (notes and earlier runs)", load: async () => (await import('./memory.js')).memoryCommand },

@@ -138,7 +138,7 @@ export function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: strin
 
 export function printReport(io: Output, report: RunReport, json: boolean): void {
   if (json) {
-    io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
+    io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robotName ?? report.robot, body: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
   } else {
     printOutcome(io, report);
   }
@@ -191,10 +191,13 @@ export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
   }
 }
 
-/** The runtime of a run in this process. Memory is per body; a store that cannot be opened turns memory off for a run, never the run. */
+/**
+ * The runtime of a run in this process. Memory is per body; a store that cannot be opened turns
+ * memory off for a run, never the run. Its writes run on this thread: the process ends with the
+ * run, and starting the writer worker cost a third of a second before the first step.
+ */
 export function localRuntime(config: ConfigFile, f: RunFlags, env: NodeJS.ProcessEnv): Runtime {
-  // Memory is per body; a store that cannot be opened turns memory off for this run, never the run.
-  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env) }) });
+  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env), memoryWrites: 'inline' }) });
 }
 
 /** The pilot the flags, the environment and the config file name; a flag that would change nothing is refused. */

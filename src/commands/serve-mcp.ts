@@ -10,7 +10,7 @@ import type { Invocation } from '../cli/invocation.js';
 import { onStopSignals } from '../cli/signals.js';
 import { readKeyFile } from '../config/api-key.js';
 import { registerSecret } from '../secrets.js';
-import { SESSION_IDLE_S } from '../mcp/http-limits.js';
+import { RUN_HOLD_S, SESSION_IDLE_S } from '../mcp/http-limits.js';
 import type { Command } from './command.js';
 
 const flags = {
@@ -45,7 +45,8 @@ options:
   --token-file FILE    the bearer token, in a 0600 file (or QUACKD_MCP_TOKEN; --token TOKEN
                        works too, but other users see it in ps)
   --session-idle S     close an HTTP session with no request open for S seconds (default
-                       ${SESSION_IDLE_S}): a client that vanished without closing it frees its robot
+                       ${SESSION_IDLE_S}); its runs stop after ${RUN_HOLD_S} s of it (or S). A client that hangs up
+                       without closing its session frees its robot at once
   --duck NAME|PATH     what robot_verb may do: that duck's verbs, budgets and gates (default: a
                        built-in one: the body's verbs, as --goal has them, 6 steps, 12 calls,
                        300 s, and every verb that moves behind a person's yes on a real robot)

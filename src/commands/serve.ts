@@ -8,9 +8,11 @@ import type { Invocation } from '../cli/invocation.js';
 import { dirname } from 'node:path';
 import { configPath, withConfigFlag, type ConfigFile } from '../config/file.js';
 import { createLogRoot, logger, withLogs } from '../log.js';
+import { publicConfig } from '../mqtt/bridge-info.js';
 import { mqttServiceDoor } from '../mqtt/service-door.js';
 import { startService } from '../service/lifecycle.js';
 import { notifyDoor } from '../service/notify-door.js';
+import { RestartRequest } from '../service/restart.js';
 import { stopOnSignals } from '../service/signals.js';
 import { summaryDoor } from '../service/summary.js';
 import type { FrontDoor } from '../service/front-door.js';
@@ -39,9 +41,10 @@ examples:
  * the runs and before the store closes (MQTT says offline while the store is open). sd_notify is
  * last: READY=1 once everything else serves.
  */
-export function serveDoors(env: NodeJS.ProcessEnv): (service: unknown, config: ConfigFile) => FrontDoor[] {
+export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest): (service: unknown, config: ConfigFile) => FrontDoor[] {
   return (_service, config) => {
-    const mqtt = mqttServiceDoor(config.mqtt, dirname(configPath(env)));
+    const file = configPath(env);
+    const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, ...(restart !== undefined ? { restart } : {}) });
     return [...(mqtt !== undefined ? [mqtt] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
   };
 }
@@ -56,8 +59,10 @@ export const serveCommand: Command = {
     // A service's log is its record: info by default, where a command stays at warn.
     const root = createLogRoot({ ...env, QUACKD_LOG_LEVEL: env['QUACKD_LOG_LEVEL'] ?? 'info' }, io.err);
     return withLogs(root, async () => {
-      const serving = await startService({ env, doors: serveDoors(env) });
-      return stopOnSignals((signal) => serving.stop(signal));
+      // MQTT's bridge/request/restart: the same stop as SIGTERM, then the exit code systemd restarts on.
+      const restart = new RestartRequest(env);
+      const serving = await startService({ env, doors: serveDoors(env, restart) });
+      return stopOnSignals((why) => serving.stop(why), undefined, restart);
     });
   },
 };

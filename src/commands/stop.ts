@@ -3,6 +3,7 @@ import { parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { printable } from '../cli/output.js';
+import { cliUser } from '../runtime/holder.js';
 import { askService, noService, replyError } from '../service/socket/client.js';
 import type { Command } from './command.js';
 
@@ -24,7 +25,7 @@ export const stopCommand: Command = {
     const { flags, positionals } = parseFlags('stop', argv, { json: { type: 'boolean' } });
     if (positionals.length > 1) throw new UsageError('stop: one robot, or none for all of them');
     const robot = positionals[0];
-    const reply = await askService(env, { op: 'stop', ...(robot !== undefined ? { robot } : {}) });
+    const reply = await askService(env, { op: 'stop', ...(robot !== undefined ? { robot } : {}), by: cliUser() });
     if (reply === undefined) throw noService(env);
     if (reply.type === 'error') throw replyError(reply);
     if (reply.type !== 'stopped') throw replyError({ type: 'error', kind: 'runtime', message: `quackd serve answered ${reply.type} to stop` });

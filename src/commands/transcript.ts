@@ -1,7 +1,7 @@
 /** `quackd transcript list | show [ID|last]`: a run's record, for people and scripts. */
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
-import { fitLine } from '../cli/fit.js';
+import { fitTable } from '../cli/fit.js';
 import { printable } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
 import { printTranscript } from '../cli/transcript-format.js';
@@ -25,8 +25,9 @@ Transcripts live in ~/.quackd/transcripts (QUACKD_HOME moves them), one JSONL fi
 'list' shows the newest 20 runs (--limit N for more or fewer, --all for every one) and says how
 many there are when it shows fewer. 'show' takes a run id, a unique prefix of one, or 'last'
 (the default). 'follow' shows a run as it happens, as 'quackd run' shows it: through the running
-quackd serve its run on ROBOT (or with that run id; any run when none is named), else the
-transcript ID (default: last) read as it grows, until the run ends or Ctrl-C. 'prune' deletes
+quackd serve its run on ROBOT (or with that run id; any run when none is named), waiting for the
+next one when none is under way, with the gates it waits on and how to answer them; else the
+transcript ID (default: last) read as it grows; until the run ends or Ctrl-C. 'prune' deletes
 the runs the retention policy lets go: it keeps each robot's newest N runs and every run of the
 last D days (transcripts.keep_runs and keep_days in the config; 200 and 30 by default);
 --dry-run lists what would go and deletes nothing.
@@ -65,12 +66,9 @@ export const transcriptCommand: Command = {
       if (f.json === true) io.line(JSON.stringify(rows));
       else if (rows.length === 0) io.line(io.dim('no transcripts yet'));
       else {
-        const idWidth = Math.max(...rows.map((r) => r.id.length));
-        const bodyWidth = Math.max(...rows.map((r) => (r.body ?? '').length));
-        for (const r of rows) {
-          const outcome = `${r.outcome ?? 'unfinished'}${r.dryRun === true ? ' (dry)' : ''}`;
-          io.line(fitLine(`${r.id.padEnd(idWidth)}  ${outcome.padEnd(17)} ${(r.body ?? '').padEnd(bodyWidth)}  ${io.dim(printable(r.reason ?? ''))}`, io.width(), idWidth + 2 + 18 + bodyWidth + 2));
-        }
+        // The id is what 'show' takes: never cut. The robot may be; the reason wraps, or goes under its run.
+        const cells = rows.map((r) => [r.id, `${r.outcome ?? 'unfinished'}${r.dryRun === true ? ' (dry)' : ''}`, printable(r.robot ?? r.body ?? ''), printable(r.reason ?? '')]);
+        for (const line of fitTable(cells, [{}, {}, { min: 8 }, { min: 30, paint: io.dim }], io.width())) io.line(line);
         // Said after the table only: --json stays a plain array for scripts.
         if (rows.length < ids.length) io.line(io.dim(`showing ${rows.length} of ${ids.length}; --all or --limit N`));
       }

@@ -7,6 +7,7 @@
 import type { Observation } from '../bodies/body.js';
 import type { RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
+import type { RunBy } from '../runtime/holder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus, StartedRun } from '../service/api.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import type { TranscriptSummary } from '../transcript/reader.js';
@@ -20,6 +21,8 @@ export interface RunAsk {
   readonly drive?: { readonly client: string };
   /** `ask`: each confirmation gate goes to onGate; `deny`: every gate stays shut (nobody can be asked). */
   readonly gates: 'ask' | 'deny';
+  /** Who asks: this MCP session (the robot's holder while the run goes on, and who answers its gates). */
+  readonly by: RunBy;
   /** Every transcript event of the run, in order. */
   readonly onEvent?: (event: TranscriptEvent) => void;
   /** A gate waits for a person; `answer` settles it (after the service's gate timeout it is "not confirmed" anyway). */
@@ -51,7 +54,7 @@ export interface Backend {
   robots(): Promise<readonly RobotStatus[]>;
   /** One robot by fleet name or body key; UnknownRobot when it is neither. */
   status(robot: string): Promise<RobotStatus>;
-  observe(robot: string): Promise<Observed>;
+  observe(robot: string, by: RunBy): Promise<Observed>;
   memory(robot: string, ask: MemoryAsk): Promise<MemoryAnswer>;
   start(ask: RunAsk): Promise<RunHandle>;
   transcripts(limit: number): Promise<readonly TranscriptSummary[]>;

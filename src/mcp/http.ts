@@ -2,12 +2,19 @@
  * serve-mcp over Streamable HTTP, at `/mcp`. Bound to 127.0.0.1 unless told otherwise; any other
  * address needs a bearer token, or the server refuses to start. With a token, a request without
  * it (or with another) is answered 401 before the MCP layer sees it. On loopback the Host header
- * must name the loopback (a web page cannot reach the robots through DNS rebinding). Each MCP
- * session gets its own server (its own robot_verb sessions), ended when the client closes it, or
- * when it has had no request open for the idle time: a client that crashed or lost its network
- * never says goodbye, and its session would otherwise hold a robot's run and its memory until the
- * server stops. A connected client keeps its event stream (a GET) open, so it never looks idle;
- * one that comes back after expiry gets 404 and, as the MCP spec asks, starts a new session.
+ * must name the loopback (a web page cannot reach the robots through DNS rebinding).
+ *
+ * Each MCP session gets its own server (its own robot_verb sessions). It ends when the client
+ * says goodbye (DELETE), or at once when the client hangs up: most clients never send the DELETE
+ * (the SDK's `client.close()`, the MCP Inspector's CLI after its one request, a process that
+ * exited) but drop their streams, so a stream the server had not finished that closes, leaving
+ * none open, is the client gone; its runs stop, as a terminal's hang-up stops a run over the
+ * control socket. A client whose network merely cut a stream finds its session gone (404) and,
+ * as the MCP spec asks, starts a new one: a robot should stop when the line to whoever drives it
+ * goes dead. A client that opens no event stream (a script of single POSTs) gives no such sign:
+ * after `holdS` with no request open its runs stop (the next call says how the last session
+ * ended and starts a new one), and after the idle time the session itself is closed. A connected
+ * SDK client keeps its event stream (a GET) open, so it never looks quiet.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -17,7 +24,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RuntimeError } from '../errors.js';
 import { logger } from '../log.js';
 import { checkExposure, isLoopback } from './exposure.js';
-import { MAX_BODY, SESSION_IDLE_S } from './http-limits.js';
+import { MAX_BODY, RUN_HOLD_S, SESSION_IDLE_S } from './http-limits.js';
 import type { BuiltServer } from './server.js';
 
 const PATH = '/mcp';
@@ -29,8 +36,10 @@ export interface HttpOptions {
   readonly token?: string;
   /** Seconds a session may have no request open before it is closed (default SESSION_IDLE_S). */
   readonly idleS?: number;
-  /** A server for each new MCP session. */
-  readonly connect: () => BuiltServer;
+  /** Seconds a session may have no request open before its runs stop and its robots are free (default RUN_HOLD_S). */
+  readonly holdS?: number;
+  /** A server for each new MCP session; `session` says its id once the client initialized. */
+  readonly connect: (session: () => string | undefined) => BuiltServer;
 }
 
 export interface HttpServing {
@@ -82,12 +91,20 @@ interface Session {
   open: number;
   /** When the last of them ended (performance.now()). */
   quietSince: number;
+  /** Its runs were stopped for quiet, and no request has come since. */
+  letGo?: boolean;
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   checkExposure(options.host, options.token);
   const log = logger('mcp');
   const sessions = new Map<string, Session>();
+  /** Closes a session: its runs stop (awaited), then its transport. */
+  const end = async (id: string, s: Session, why: string): Promise<void> => {
+    sessions.delete(id);
+    await s.built.close(why);
+    await s.transport.close().catch(() => undefined);
+  };
   let port = options.port;
   const loopback = isLoopback(options.host);
   const hostAllowed = (host: string | undefined): boolean => host !== undefined && [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${options.host}:${port}`].includes(host.toLowerCase());
@@ -101,10 +118,14 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     }
     const initializes = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
     if (!initializes) return jsonError(res, 400, 'no MCP session: send initialize first (or the mcp-session-id header)');
-    const built = options.connect();
+    let sessionId: string | undefined;
+    const built = options.connect(() => sessionId);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, built, open: 0, quietSince: performance.now() }),
+      onsessioninitialized: (id) => {
+        sessionId = id;
+        sessions.set(id, { transport, built, open: 0, quietSince: performance.now() });
+      },
       // Awaited before the DELETE is answered: a client that said goodbye finds the robot free.
       onsessionclosed: async (id) => {
         sessions.delete(id);
@@ -129,9 +150,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       const session = sessions.get(id);
       if (session === undefined) return jsonError(res, 404, 'no such MCP session (it ended, or the server restarted): initialize again');
       session.open += 1;
+      session.letGo = false;
       res.once('close', () => {
         session.open -= 1;
         session.quietSince = performance.now();
+        // A stream we had not finished, closed by the client, and none left: it has gone.
+        if (!res.writableFinished && session.open === 0 && sessions.get(id) === session) {
+          log.info({ session: id.slice(0, 8) }, 'MCP over HTTP: the client hung up without closing its session; it is closed');
+          void end(id, session, 'the MCP client leaving').catch((err: unknown) => log.error({ err }, 'MCP over HTTP: closing a session failed'));
+        }
       });
       return session.transport.handleRequest(req, res);
     }
@@ -156,19 +183,21 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   port = (http.address() as AddressInfo).port;
 
   const idleS = options.idleS ?? SESSION_IDLE_S;
-  const end = async (id: string, s: Session, why: string): Promise<void> => {
-    sessions.delete(id);
-    await s.built.close(why);
-    await s.transport.close().catch(() => undefined);
-  };
+  const holdS = Math.min(options.holdS ?? RUN_HOLD_S, idleS);
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const [id, s] of sessions) {
-      if (s.open > 0 || now - s.quietSince < idleS * 1000) continue;
-      log.info({ session: id, idle_s: idleS }, 'MCP over HTTP: a session with no request for the idle time is closed');
-      void end(id, s, `the MCP client going quiet for ${idleS} s`).catch((err: unknown) => log.error({ err }, 'MCP over HTTP: closing an idle session failed'));
+      if (s.open > 0) continue;
+      const quietS = (now - s.quietSince) / 1000;
+      if (quietS >= idleS) {
+        log.info({ session: id.slice(0, 8), idle_s: idleS }, 'MCP over HTTP: a session with no request for the idle time is closed');
+        void end(id, s, `the MCP client going quiet for ${idleS} s`).catch((err: unknown) => log.error({ err }, 'MCP over HTTP: closing an idle session failed'));
+      } else if (quietS >= holdS && s.letGo !== true) {
+        s.letGo = true;
+        void s.built.close(`the MCP client going quiet for ${holdS} s`).catch((err: unknown) => log.error({ err }, 'MCP over HTTP: stopping a quiet session\'s runs failed'));
+      }
     }
-  }, Math.min(idleS * 500, 60_000));
+  }, Math.min(holdS * 250, 15_000));
   sweep.unref();
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {

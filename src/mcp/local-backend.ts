@@ -8,6 +8,7 @@ import { DEFAULT_BODY } from '../bodies/index.js';
 import { dataDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { RelayPilot } from '../pilot/providers/relay.js';
 import type { RobotsSection } from '../runtime/fleet.js';
+import type { RunBy } from '../runtime/holder.js';
 import { createRuntime } from '../runtime/runtime.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus } from '../service/api.js';
 import { Service } from '../service/service.js';
@@ -58,8 +59,8 @@ class LocalBackend implements Backend {
     return this.service.status(robot);
   }
 
-  observe(robot: string): Promise<Observed> {
-    return this.service.observe(robot);
+  observe(robot: string, by: RunBy): Promise<Observed> {
+    return this.service.observe(robot, by);
   }
 
   memory(robot: string, ask: MemoryAsk): Promise<MemoryAnswer> {
@@ -73,10 +74,11 @@ class LocalBackend implements Backend {
       duck: ask.duck,
       ...(ask.text !== undefined ? { text: ask.text } : {}),
       gates: ask.gates,
+      by: ask.by,
       ...(relay !== undefined ? { pilot: relay } : {}),
     });
     const onGate = ask.onGate;
-    const put = (question: string, verb: string): void => onGate?.(question, verb, (allowed) => void service.answerGate(run.robot, allowed, verb));
+    const put = (question: string, verb: string): void => onGate?.(question, verb, (allowed) => void service.answerGate(run.robot, allowed, verb, 'person', ask.by));
     const offGate = service.events.on('run:gate', (e) => (e.runId === run.runId && e.state === 'waiting' ? put(e.question, e.verb) : undefined));
     // A gate that opened before we listened is put now.
     const waiting = service.status(run.robot);

@@ -29,7 +29,7 @@ export interface ServeMcpOptions {
   /** Where the few lines for people go (the HTTP address); never stdout. */
   readonly stderr: Writable;
   /** Streamable HTTP instead of stdio. */
-  readonly http?: { readonly host: string; readonly port: number; readonly token?: string; readonly idleS?: number };
+  readonly http?: { readonly host: string; readonly port: number; readonly token?: string; readonly idleS?: number; readonly holdS?: number };
   /** `--duck`: robot_verb's allowlist, budgets and gates; else the conservative built-in one. */
   readonly duck?: string;
   readonly noMemory: boolean;

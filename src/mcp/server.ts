@@ -4,6 +4,7 @@
  * when memory is off. robot_verb's sessions belong to the connection and end with it.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { clientWords, type RunBy } from '../runtime/holder.js';
 import type { RobotStatus } from '../service/api.js';
 import { VERSION } from '../version.js';
 import { NOTE_MAX_CHARS } from '../memory/entry.js';
@@ -35,7 +36,7 @@ export interface ServerOptions {
 
 export interface BuiltServer {
   readonly server: McpServer;
-  /** Ends this connection's robot_verb sessions (their runs stop, their transcripts close). */
+  /** Ends this connection's robot_verb sessions and robot_run runs (they stop, their transcripts close). */
   close(why: string): Promise<void>;
 }
 
@@ -54,17 +55,34 @@ export function instructions(memory: boolean): string {
   ].join(' ');
 }
 
-export function buildServer(options: ServerOptions): BuiltServer {
+/**
+ * The server of one MCP connection; `session` says its MCP session id (over HTTP, once the
+ * client initialized; none over stdio), which names it as a robot's holder.
+ */
+export function buildServer(options: ServerOptions, session: () => string | undefined = () => undefined): BuiltServer {
   const server = new McpServer({ name: 'quackd', title: 'quackd', version: VERSION }, { instructions: instructions(options.memory), capabilities: { tools: {}, resources: {} } });
   const asker = () => (canAskPerson(server) ? personAsker(server) : undefined);
   const client = (): string => {
     const v = server.server.getClientVersion();
     return v !== undefined ? `${v.name} ${v.version}` : 'an MCP client';
   };
-  const sessions = new VerbSessions({ backend: options.backend, duckFor: options.duckFor, client, asker });
-  const ctx: ToolContext = { backend: options.backend, robots: options.robots, sessions, asker, sessionVerbs: options.sessionVerbs };
+  // `session 3f2a1b9c (claude-ai 0.1.0)`: enough of the id to tell two sessions apart in a refusal or the journal.
+  const by = (): RunBy => {
+    const id = session();
+    return { door: 'mcp', who: `${id !== undefined ? `session ${id.slice(0, 8)}` : 'stdio'} (${clientWords(client())})` };
+  };
+  const sessions = new VerbSessions({ backend: options.backend, duckFor: options.duckFor, client, asker, by });
+  const runs: ToolContext['runs'] = new Set();
+  const ctx: ToolContext = { backend: options.backend, robots: options.robots, sessions, asker, sessionVerbs: options.sessionVerbs, by, runs };
   const tools: readonly InstallTool[] = [robotList, ...(options.memory ? [robotRecall, robotRemember, robotForget] : []), robotObserve, robotVerb, robotRun];
   for (const install of tools) install(server, ctx);
   installResources(server, ctx, options.memory);
-  return { server, close: (why) => sessions.close(why) };
+  return {
+    server,
+    close: async (why) => {
+      const whole = [...runs];
+      for (const run of whole) run.stop(why);
+      await Promise.all([sessions.close(why), ...whole.map((run) => run.done)]);
+    },
+  };
 }

@@ -9,6 +9,7 @@ import { RuntimeError } from '../errors.js';
 import { RelayBusy, type RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
 import { UnknownRobot } from '../runtime/fleet.js';
+import type { RunBy } from '../runtime/holder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus } from '../service/api.js';
 import { askService, openService, replyError, type Connection } from '../service/socket/client.js';
 import type { Reply, Request } from '../service/socket/protocol.js';
@@ -50,8 +51,8 @@ export class ServiceBackend implements Backend {
     throw new UnknownRobot(`unknown robot "${name}"${didYouMean(name, [...robots.map((r) => r.robot), ...listBodies().map((b) => b.key)])}`);
   }
 
-  async observe(robot: string): Promise<Observed> {
-    const { robot: name, key, perRun, observation } = await this.ask({ op: 'observe', robot }, 'observation');
+  async observe(robot: string, by: RunBy): Promise<Observed> {
+    const { robot: name, key, perRun, observation } = await this.ask({ op: 'observe', robot, by }, 'observation');
     return { robot: name, key, perRun, observation };
   }
 
@@ -134,6 +135,7 @@ export class ServiceBackend implements Backend {
         duck: ask.duck,
         ...(ask.text !== undefined ? { text: ask.text } : {}),
         gates: ask.gates,
+        by: { door: ask.by.door, who: ask.by.who.slice(0, 200) },
         ...(ask.drive !== undefined ? { drive: { client: ask.drive.client.slice(0, 200) } } : {}),
       };
       openService(this.env, request, onReply).then(

@@ -10,6 +10,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Observation } from '../bodies/body.js';
 import type { RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
+import type { RunBy } from '../runtime/holder.js';
 import type { RobotStatus, StartedRun } from '../service/api.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { personGates, type AskPerson } from './ask-person.js';
@@ -47,6 +48,8 @@ export interface SessionOptions {
   readonly duckFor: (robot: RobotStatus) => SessionDuck;
   /** Who pilots, as the transcript names it: the MCP client's name and version. */
   readonly client: () => string;
+  /** Who holds the robot for a session's run: this MCP session and its client. */
+  readonly by: () => RunBy;
   /** Puts a gate to the person at the client; undefined when the client cannot ask one. */
   readonly asker: () => AskPerson | undefined;
 }
@@ -115,6 +118,7 @@ export class VerbSessions {
       text: duck.text,
       drive: { client: this.options.client() },
       gates: gates.gates,
+      by: this.options.by(),
       ...(gates.onGate !== undefined ? { onGate: gates.onGate } : {}),
       onEvent: (event) => {
         events.push(event);

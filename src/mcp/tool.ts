@@ -4,9 +4,10 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import type { RunBy } from '../runtime/holder.js';
 import type { MemoryAnswer, MemoryAsk } from '../service/api.js';
 import type { AskPerson } from './ask-person.js';
-import type { Backend } from './backend.js';
+import type { Backend, RunHandle } from './backend.js';
 import type { RobotScope } from './robots.js';
 import type { VerbSessions } from './sessions.js';
 
@@ -18,6 +19,10 @@ export interface ToolContext {
   readonly asker: () => AskPerson | undefined;
   /** The verbs robot_verb may call on some robot here, declarations included, in order. */
   readonly sessionVerbs: readonly string[];
+  /** Who asks, as a robot's holder: this MCP session and its client. */
+  readonly by: () => RunBy;
+  /** robot_run's runs under way on this connection: they stop when it ends, as its sessions do. */
+  readonly runs: Set<RunHandle>;
 }
 
 export type InstallTool = (server: McpServer, ctx: ToolContext) => void;

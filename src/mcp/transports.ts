@@ -26,7 +26,7 @@ export async function overStdio(server: ServerOptions, o: ServeMcpOptions, why: 
 }
 
 export async function overHttp(server: ServerOptions, http: NonNullable<ServeMcpOptions['http']>, o: ServeMcpOptions, why: StopWords): Promise<void> {
-  const serving = await serveHttp({ ...http, connect: () => buildServer(server) });
+  const serving = await serveHttp({ ...http, connect: (session) => buildServer(server, session) });
   o.stderr.write(`quackd serve-mcp: MCP over HTTP at ${serving.url}${http.token !== undefined ? ' (bearer token required)' : ''}; robots held by ${server.backend.where}\n`);
   await new Promise<void>((resolve) => (o.signal.aborted ? resolve() : o.signal.addEventListener('abort', () => resolve(), { once: true })));
   await serving.close(why('the MCP server stopping'));

@@ -5,7 +5,7 @@
  * (DeepCheckResult) on stdout. Usage: node deep-check.js DIR
  */
 import { join } from 'node:path';
-import { open, type Database, type Key } from 'lmdb';
+import { open, type Database, type Key } from './lmdb.js';
 import type { BodyKey } from '../bodies/body.js';
 import { BODY_CAP } from './entry.js';
 import { DATA_FILE, openMemoryStore } from './store.js';

@@ -13,7 +13,7 @@
 import { chmodSync, existsSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type RootDatabase } from './lmdb.js';
 import type { BodyKey } from '../bodies/body.js';
 import { ensurePrivateDir } from '../config/paths.js';
 import { StoreError } from './errors.js';

@@ -8,9 +8,11 @@
  *   transaction holds the store guard (src/memory/guard.ts), so no open overlaps a commit of
  *   another process: the LMDB that lmdb-js bundles loses a commit when one does
  *   (docs/lmdb-open-txnid-race.md). Writers serialise on the guard and lose nothing.
- * - Writes run in the writer worker (src/memory/writer-worker.ts), never on the main thread; a
- *   write returns once it is committed and flushed to disk. A write that cannot have the guard
- *   within its bound fails with MemoryBusy and writes nothing, rather than stalling the caller.
+ * - Writes run in the writer worker (src/memory/writer-worker.ts), off the main thread, or for a
+ *   one-shot command on the thread that opened the store (src/memory/inline-writer.ts, `writes:
+ *   'inline'`), under the same rules; a write returns once it is committed and flushed to disk. A
+ *   write that cannot have the guard within its bound fails with MemoryBusy and writes nothing,
+ *   rather than stalling the caller.
  * - Reads run on the main thread against the same environment (lmdb-js shares one per process)
  *   and see every commit, this process's and others'.
  */
@@ -25,10 +27,12 @@ import { StoreGuard, guardAddress } from './guard.js';
 import type { EditResult, ImportResult } from './import.js';
 import type { JsonlParse } from './jsonl.js';
 import { DATA_FILE, openLmdbStore, type LmdbStore } from './lmdb-store.js';
+import { InlineWriter } from './inline-writer.js';
+import { pendingLegacyFiles } from './legacy.js';
 import { PROMPT_EPISODES, PROMPT_NOTES, type PromptSelection } from './render.js';
 import type { EpisodeInput, NoteInput, Plan } from './rules.js';
 import { MemoryWriter } from './writer.js';
-import type { JobResults, WriteJob } from './writer-jobs.js';
+import type { JobResults, StoreWriter, WriteJob } from './writer-jobs.js';
 
 export { DATA_FILE, LOCK_FILE } from './lmdb-store.js';
 export { MemoryBusy, StoreError };
@@ -67,6 +71,8 @@ export interface BodyMemory {
 export interface MemoryStore {
   readonly dir: string;
   readonly readOnly: boolean;
+  /** Why writes fail for good now (the writer thread died: reopening the store is the cure), or undefined. */
+  readonly writeFailure: string | undefined;
   body(key: BodyKey): BodyMemory;
   /** Every body with at least one entry. */
   bodies(): BodyKey[];
@@ -83,6 +89,12 @@ export interface MemoryStore {
 export interface OpenOptions {
   /** Open without writing: no directory or file is created, nothing changes on disk, no worker starts. */
   readonly readOnly?: boolean;
+  /**
+   * Where writes run: 'worker' (the default), the process's writer worker, so a slow commit never
+   * holds up the thread's other work (a service's sockets, MQTT, its runs); 'inline', this thread,
+   * for a one-shot command with nothing else to keep going, which then starts no worker.
+   */
+  readonly writes?: 'worker' | 'inline';
   readonly now?: () => Date;
   /** The default bound of this store's writes (WAIT_MS.write). */
   readonly writeWaitMs?: number;
@@ -112,10 +124,10 @@ export async function openMemoryStore(dir: string, options: OpenOptions = {}): P
   logger('memory').debug({ dir, readOnly }, 'memory store: opening');
   const guard = new StoreGuard(guardAddress(dir));
   const engine = await guard.hold(openWaitMs, () => openLmdbStore(dir, { readOnly, ...(options.now !== undefined ? { now: options.now } : {}) }));
-  let writer: MemoryWriter | undefined;
+  let writer: StoreWriter | undefined;
   if (!readOnly) {
     try {
-      writer = await MemoryWriter.open(dir, openWaitMs);
+      writer = options.writes === 'inline' ? new InlineWriter(engine) : await MemoryWriter.open(dir, openWaitMs);
     } catch (err) {
       await guard.hold(openWaitMs, () => engine.close()).catch(() => undefined);
       throw err;
@@ -136,7 +148,7 @@ class GuardedStore implements MemoryStore {
   constructor(
     private readonly engine: LmdbStore,
     private readonly guard: StoreGuard,
-    private readonly writer: MemoryWriter | undefined,
+    private readonly writer: StoreWriter | undefined,
     private readonly settings: Settings,
   ) {}
 
@@ -146,6 +158,10 @@ class GuardedStore implements MemoryStore {
 
   get readOnly(): boolean {
     return this.engine.readOnly;
+  }
+
+  get writeFailure(): string | undefined {
+    return this.writer?.failure;
   }
 
   body(key: BodyKey): BodyMemory {
@@ -181,6 +197,8 @@ class GuardedStore implements MemoryStore {
   }
 
   importLegacy(): Promise<string[]> {
+    // Most opens find none: no transaction (and no flush to disk) for nothing.
+    if (pendingLegacyFiles(this.dir).length === 0) return Promise.resolve([]);
     return this.write({ kind: 'legacy' });
   }
 

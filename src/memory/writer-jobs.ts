@@ -32,6 +32,20 @@ export interface JobResults {
   legacy: string[];
 }
 
+/**
+ * Where a store's writes run: the process's writer worker (writer.ts), or the thread that opened
+ * the store, for a one-shot command (inline-writer.ts). Either runs one job at a time, each in one
+ * transaction under the store guard, and rejects with MemoryBusy when the guard was not had
+ * within `waitMs`.
+ */
+export interface StoreWriter {
+  run<K extends WriteJob['kind']>(job: Extract<WriteJob, { kind: K }>, now: Date, waitMs: number): Promise<JobResults[K]>;
+  /** Finishes the queued jobs and lets go of the store. */
+  close(waitMs: number): Promise<void>;
+  /** Why a writer of its own thread stopped for good; undefined while it writes (and for one on the caller's thread). */
+  readonly failure?: string | undefined;
+}
+
 /** Runs one job; the caller has the transaction open, so nested batches join it. */
 export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults[WriteJob['kind']] {
   switch (job.kind) {

@@ -10,7 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import { siblingModule, spawnWorker } from '../worker-thread.js';
 import { MemoryRefusal } from './entry.js';
 import { MemoryBusy, StoreError } from './errors.js';
-import { JOB_ABANDONED, JOB_PENDING, type JobReply, type JobResults, type WriteJob } from './writer-jobs.js';
+import { JOB_ABANDONED, JOB_PENDING, type JobReply, type JobResults, type StoreWriter, type WriteJob } from './writer-jobs.js';
 import type { WriterRequest } from './writer-worker.js';
 
 type Request = WriterRequest extends infer R ? (R extends WriterRequest ? Omit<R, 'id'> : never) : never;
@@ -51,6 +51,11 @@ class WriterThread {
 
   get alive(): boolean {
     return this.stopped === undefined;
+  }
+
+  /** Why the worker stopped for good (it failed or exited on its own), or undefined. */
+  get failure(): string | undefined {
+    return this.stopped?.message;
   }
 
   /** Is a worker running now (for tests and the bench). */
@@ -182,7 +187,7 @@ function writerThread(): WriterThread {
 export const writerWorking = (): boolean => thread?.working === true;
 
 /** One store's writes, through the process's writer worker. */
-export class MemoryWriter {
+export class MemoryWriter implements StoreWriter {
   private closed = false;
 
   private constructor(
@@ -195,6 +200,11 @@ export class MemoryWriter {
     const t = writerThread();
     await t.open(dir, waitMs);
     return new MemoryWriter(dir, t);
+  }
+
+  /** Why this store's writes can no longer be done (its writer thread died), or undefined. */
+  get failure(): string | undefined {
+    return this.thread.failure;
   }
 
   /** Runs `job`; MemoryBusy when the store's guard was not had within `waitMs`. */

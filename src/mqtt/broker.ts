@@ -1,9 +1,12 @@
 /**
  * The embedded broker (aedes) for a robot with no broker of its own: MQTT 3.1.1, on loopback
- * only, retained messages in memory (the front door republishes them after a restart). A port
+ * only (mqtt.listen; src/mqtt/config.ts says why), retained messages in memory (the front door republishes them after a restart). A port
  * that is taken is said as such, so the service can go on without MQTT instead of failing.
+ * Being the broker, it knows which client sent each command (`sender`): MQTT itself never tells
+ * a subscriber who published, so this is how a run from MQTT names the client that asked.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { hostPort } from './settings.js';
 
 export class BrokerPortTaken extends Error {
   override readonly name = 'BrokerPortTaken';
@@ -11,20 +14,37 @@ export class BrokerPortTaken extends Error {
     readonly host: string,
     readonly port: number,
   ) {
-    super(`port ${port} on ${host} is taken (another MQTT broker? set mqtt.url to use it, or mqtt.port)`);
+    super(`port ${port} on ${host} is taken (another MQTT broker? set mqtt.url to use it, or mqtt.listen.port)`);
   }
 }
 
 export interface EmbeddedBroker {
   readonly url: string;
   readonly port: number;
+  /** The client id that published `payload` on `topic` (a topic `watched` accepts), asked once when it arrives. */
+  sender(topic: string, payload: Buffer): string | undefined;
   close(): Promise<void>;
 }
 
-export async function startEmbeddedBroker(host: string, port: number): Promise<EmbeddedBroker> {
+/** Commands noted and not yet asked about: a few at a time, unless nobody asks (then the oldest go). */
+const SENDERS_KEPT = 64;
+
+export async function startEmbeddedBroker(host: string, port: number, watched: (topic: string) => boolean = () => false): Promise<EmbeddedBroker> {
   // Imported here: a service on an external broker (mosquitto, HA's add-on) never pays its memory.
   const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
+  const senders = new Map<string, string>();
+  const key = (topic: string, payload: Buffer | string): string => `${topic}\n${Buffer.from(payload).toString('base64')}`;
+  const authorize = aedes.authorizePublish.bind(aedes);
+  // Before the message goes anywhere: the front door's own client hears it later, over its socket.
+  aedes.authorizePublish = (client, packet, callback) => {
+    if (client !== null && watched(packet.topic)) {
+      senders.set(key(packet.topic, packet.payload), client.id);
+      const [oldest] = senders.keys();
+      if (senders.size > SENDERS_KEPT && oldest !== undefined) senders.delete(oldest);
+    }
+    authorize(client, packet, callback);
+  };
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     // Commands are small packets: no Nagle delay on a stop.
@@ -50,8 +70,14 @@ export async function startEmbeddedBroker(host: string, port: number): Promise<E
   const address = server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;
   return {
-    url: `mqtt://${host}:${bound}`,
+    url: `mqtt://${hostPort(host, bound)}`,
     port: bound,
+    sender(topic, payload) {
+      const k = key(topic, payload);
+      const id = senders.get(k);
+      senders.delete(k);
+      return id;
+    },
     async close() {
       await closeAedes();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

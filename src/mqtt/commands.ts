@@ -1,5 +1,5 @@
 /**
- * Commands that arrive over MQTT: a robot's `set` (`{"run": "find-and-kick"}`, `{"stop": true}`,
+ * Commands that arrive over MQTT: a robot's `set` (`{"run": "find-and-kick"}`, `{"goal": "say hello to the cat"}`, `{"stop": true}`,
  * `{"confirm": "kick", "answer": true}`, `{"torque": false}`) and the bridge's requests
  * (`<base>/bridge/request/<cmd>`). Everything is checked before anything is called: a payload
  * that is not UTF-8 JSON, an unknown command, a wrong type or a duck given as a path is answered
@@ -12,13 +12,18 @@ import { printable } from '../text/printable.js';
 import { InputError, QuackdError } from '../errors.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { UnknownRobot } from '../runtime/fleet.js';
+import type { RunBy } from '../runtime/holder.js';
 import { BRIDGE_COMMANDS, type BridgeCommand } from './topics.js';
+import { switchTorque } from './torque.js';
 
 /** Larger payloads are refused unread: no command needs more. */
 export const MAX_PAYLOAD_BYTES = 4096;
 
 /** A duck by name only (a starter or one in the ducks folder): MQTT never names a file to read. */
-const duckName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'a duck name (letters, digits, - and _), never a path');
+export const DUCK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const duckName = z.string().regex(DUCK_NAME, 'a duck name (letters, digits, - and _), never a path');
+/** An ad-hoc goal in words (`quackd run --goal`). */
+const goal = z.string().trim().min(1, 'a goal in words').max(1000);
 const verbName = z.string().regex(/^[a-z_][a-z0-9_]{0,31}$/, 'a verb name such as kick');
 const robotName = z.string().min(1).max(64);
 const seed = z.int().min(0).max(2 ** 31 - 1);
@@ -27,11 +32,13 @@ const transaction = z.union([z.string().max(128), z.number().finite()]);
 
 export type Command =
   | { readonly kind: 'run'; readonly duck: string; readonly seed?: number }
+  | { readonly kind: 'goal'; readonly goal: string }
   | { readonly kind: 'stop' }
   | { readonly kind: 'confirm'; readonly verb?: string; readonly answer: boolean }
   | { readonly kind: 'torque'; readonly on: boolean }
   | { readonly kind: 'status' }
-  | { readonly kind: 'health' };
+  | { readonly kind: 'health' }
+  | { readonly kind: 'restart' };
 
 export type Transaction = z.infer<typeof transaction>;
 
@@ -46,6 +53,7 @@ export type Parsed<T> = { readonly ok: true; readonly value: T; readonly transac
 
 const SET_SCHEMAS = {
   run: z.object({ run: duckName, seed: seed.optional() }).strict(),
+  goal: z.object({ goal }).strict(),
   stop: z.object({ stop: z.literal(true, { error: 'expected true' }) }).strict(),
   confirm: z.object({ confirm: verbName, answer: z.boolean() }).strict(),
   torque: z.object({ torque: z.boolean() }).strict(),
@@ -58,6 +66,7 @@ const REQUEST_SCHEMAS = {
   torque: z.object({ robot: robotName, on: z.boolean() }).strict(),
   status: z.object({ robot: robotName.optional() }).strict(),
   health: z.object({}).strict(),
+  restart: z.object({}).strict(),
 };
 
 const one = (text: string) => printable(text.split('\n')[0] ?? '').slice(0, 200);
@@ -109,11 +118,13 @@ export function parseSet(payload: Buffer): Parsed<Command> {
   const command: Command =
     name === 'run'
       ? { kind: 'run', duck: d['run'] as string, ...(d['seed'] !== undefined ? { seed: d['seed'] as number } : {}) }
-      : name === 'stop'
-        ? { kind: 'stop' }
-        : name === 'confirm'
-          ? { kind: 'confirm', verb: d['confirm'] as string, answer: d['answer'] as boolean }
-          : { kind: 'torque', on: d['torque'] as boolean };
+      : name === 'goal'
+        ? { kind: 'goal', goal: d['goal'] as string }
+        : name === 'stop'
+          ? { kind: 'stop' }
+          : name === 'confirm'
+            ? { kind: 'confirm', verb: d['confirm'] as string, answer: d['answer'] as boolean }
+            : { kind: 'torque', on: d['torque'] as boolean };
   return { ok: true, value: command, ...tx };
 }
 
@@ -147,7 +158,9 @@ export function parseRequest(command: string, payload: Buffer): Parsed<BridgeReq
 
 /** An error the caller can act on, as one line; anything else is a bug, said as such. */
 export function errorLine(err: unknown): string {
-  if (err instanceof QuackdError || err instanceof UnknownRobot || err instanceof RobotBusy) return one(err.message);
+  // A busy robot's answer says who holds it and how to free it.
+  if (err instanceof RobotBusy) return one(`${err.message}; ${err.hint ?? ''}`);
+  if (err instanceof QuackdError || err instanceof UnknownRobot) return one(err.message);
   return `internal error: ${one(err instanceof Error ? err.message : String(err))}`;
 }
 
@@ -160,39 +173,43 @@ export function refusal(error: string, transaction?: Transaction): Answer {
 }
 
 /**
- * Carries out a checked command on `robot` (undefined: every robot, for stop and status). The
- * robot must be one `known` lists: MQTT acts only on the fleet it publishes.
+/**
+ * Carries out a checked command on `robot` (undefined: every robot, for stop and status), asked by
+ * `by` (the MQTT client, as far as the broker tells). The robot must be one `known` lists: MQTT
+ * acts only on the fleet it publishes. `restart` is the service's own (src/service/restart.ts):
+ * absent where the service cannot restart itself.
  */
-export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>): Promise<Answer['data']> {
+export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, by: RunBy, restart?: () => Answer['data']): Promise<Answer['data']> {
   if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${one(robot)}"; known: ${[...known].join(', ') || 'none'}`);
   const needRobot = (): string => {
     if (robot === undefined) throw new InputError('this command needs a robot');
     return robot;
   };
   switch (command.kind) {
-    case 'run': {
-      const started = await api.run(needRobot(), { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}) });
+    case 'run':
+    case 'goal': {
+      const request = command.kind === 'goal' ? { duck: 'goal', goal: command.goal } : { duck: command.duck, ...(command.seed !== undefined ? { seed: command.seed } : {}) };
+      const started = await api.run(needRobot(), { ...request, by });
       // The run goes on; its progress is on <robot>/event and its end in <robot>/state.
       void started.done;
       return { runId: started.runId, transcript: started.transcriptPath };
     }
     case 'stop':
-      await api.stop(robot);
+      await api.stop(robot, undefined, by);
       return { stopped: robot ?? 'all' };
     case 'confirm': {
       const r = needRobot();
-      if (!api.answerGate(r, command.answer, command.verb)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
+      if (!api.answerGate(r, command.answer, command.verb, 'person', by)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
       return { answered: command.answer };
     }
-    case 'torque': {
-      const r = needRobot();
-      if (api.torque === undefined) throw new InputError('this service cannot switch torque');
-      await api.torque(r, command.on);
-      return { torque: command.on };
-    }
+    case 'torque':
+      return switchTorque(api, needRobot(), command.on);
     case 'status':
       return robot !== undefined ? { ...api.status(robot) } : { robots: api.robots().filter((s) => known.has(s.robot)) };
     case 'health':
       return { checks: await api.health() };
+    case 'restart':
+      if (restart === undefined) throw new InputError('this service cannot restart itself');
+      return restart();
   }
 }

@@ -4,6 +4,7 @@
  * The schema only (the config loader imports it); src/mqtt/settings.ts reads files and fills in
  * the defaults.
  */
+import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 
 /** A topic prefix of one or more levels: no wildcards, no empty level, no leading or trailing `/`. */
@@ -31,6 +32,36 @@ const HomeAssistantSchema = z
   })
   .strict();
 
+/** 127.0.0.0/8 and ::1 (IPv4-mapped forms included), by net's own address parser. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether `host` (an address, [::1], or localhost) is this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (bare.toLowerCase() === 'localhost') return true;
+  const family = isIP(bare);
+  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Where the embedded broker listens. Loopback only until it has a login of its own (issue 24,
+ * "Who may move the robot"): anyone who reaches an open broker can run ducks and move the robot.
+ */
+const ListenSchema = z
+  .object({
+    host: z
+      .string()
+      .min(1)
+      .refine(isLoopback, {
+        error: (issue) => `${String(issue.input)} is not loopback: a broker other machines reach needs authentication, which the embedded broker does not have yet; use 127.0.0.1 (or ::1, localhost), or a broker with a login (mqtt.url) for Home Assistant elsewhere`,
+      })
+      .optional(),
+    port: z.int().min(1).max(65535).optional(),
+  })
+  .strict();
+
 /**
  * `false`/`true` as a section is short for `{ enabled: … }`. (A union of a boolean and an object
  * would report "Invalid input" for any mistake inside the object, not the field at fault.)
@@ -43,8 +74,10 @@ const MqttObjectSchema = z
     enabled: z.boolean().optional(),
     /** mqtt://host:1883 or mqtts://host:8883; absent: the embedded broker. */
     url: z.url({ protocol: /^mqtts?$/, error: 'expected an mqtt:// or mqtts:// URL' }).optional(),
-    /** The embedded broker's port on 127.0.0.1 (ignored with a url). */
+    /** The embedded broker's port on 127.0.0.1 (ignored with a url); `listen.port` says the same. */
     port: z.int().min(1).max(65535).optional(),
+    /** The embedded broker's address: host (loopback only, for now) and port. */
+    listen: ListenSchema.optional(),
     base_topic: topicPrefix.optional(),
     username: z.string().min(1).optional(),
     password: z.string().min(1).optional(),
@@ -62,6 +95,8 @@ const MqttObjectSchema = z
   })
   .strict()
   .refine((m) => m.password === undefined || m.password_file === undefined, { message: 'give password or password_file, not both' })
+  .refine((m) => m.listen === undefined || m.url === undefined, { message: 'listen is where the embedded broker listens; with a url quackd uses that broker and starts none', path: ['listen'] })
+  .refine((m) => m.port === undefined || m.listen?.port === undefined, { message: 'give port or listen.port, not both', path: ['listen', 'port'] })
   // mqtt.js picks TLS by the URL's scheme alone: with mqtt:// it ignores the certificates and sends the password in the clear.
   .refine((m) => (m.tls?.ca ?? m.tls?.cert) === undefined || m.url?.startsWith('mqtts:') === true, { message: 'certificates need an mqtts:// url (with mqtt:// nothing is encrypted)', path: ['tls'] });
 
@@ -69,6 +104,7 @@ export const MqttSectionSchema = z.preprocess(onOff, MqttObjectSchema);
 export type MqttSection = z.infer<typeof MqttSectionSchema>;
 
 export const MQTT_DEFAULTS = {
+  host: '127.0.0.1',
   port: 1883,
   baseTopic: 'quackd',
   stateHz: 5,

@@ -1,20 +1,22 @@
 /**
  * Home Assistant MQTT discovery: each robot a device (model = its body key) behind the quackd
  * bridge device, with sensors (run status, last outcome; battery and loop rate where the body has
- * them), a button per starter the body can run and one to stop, and a torque switch where the body
- * reports torque and the service can switch it. Every entity is available only while both the
- * bridge and its robot are online. Commands go to the robot's `set` topic as the JSON a person
- * would send.
+ * them), a button per starter the body can run and one to stop, a torque switch where the body
+ * reports torque and the service can switch it, and the controls of discovery-controls.ts (a gate
+ * waiting and its answers, a select of ducks, a goal). Every entity is available only while both
+ * the bridge and its robot are online. Commands go to the robot's `set` topic (a gate's answers
+ * to `bridge/request/confirm`) as the JSON a person would send.
  */
 import type { BodyEntry } from '../bodies/index.js';
 import { findBody } from '../bodies/index.js';
-import { checkDuckForBody } from '../ducks/check.js';
-import { listDucks, loadDuckFile } from '../ducks/find.js';
+import { runnableDucks } from '../ducks/runnable.js';
+import { batteryCharge, duckSelect, gateControls, goalText, type Control, type ControlTopics } from './discovery-controls.js';
 import type { RobotStatus } from '../service/api.js';
 import { VERSION } from '../version.js';
 import type { Topics } from './topics.js';
 
-export type Component = 'sensor' | 'button' | 'switch';
+export const COMPONENTS = ['sensor', 'binary_sensor', 'button', 'switch', 'select', 'text'] as const;
+export type Component = (typeof COMPONENTS)[number];
 
 export interface DiscoveryMessage {
   readonly topic: string;
@@ -27,6 +29,8 @@ export interface DiscoveryContext {
   readonly prefix: string;
   readonly topics: Topics;
   readonly canSwitchTorque: boolean;
+  /** The ducks a robot can run by name (starters and the user's own), for its select; the starters alone without it. */
+  readonly ducks?: (robot: string) => readonly string[];
 }
 
 const ACTIVITIES = ['idle', 'running', 'stopping', 'fallen', 'offline'];
@@ -41,17 +45,7 @@ export function nodeId(base: string, robot: string): string {
 
 /** The starters this body can run (the same check a run makes), by name; a flock is no one robot's button. */
 export function runnableStarters(body: BodyEntry): string[] {
-  return listDucks()
-    .filter((d) => d.origin === 'starter' && d.valid && d.flock === undefined)
-    .filter((d) => {
-      try {
-        checkDuckForBody(loadDuckFile(d.path), body);
-        return true;
-      } catch {
-        return false;
-      }
-    })
-    .map((d) => d.name);
+  return runnableDucks(body, undefined, 'starter');
 }
 
 const origin = { name: 'quackd', sw_version: VERSION };
@@ -105,11 +99,13 @@ export function robotDiscovery(status: RobotStatus, ctx: DiscoveryContext, start
   };
   const state = ctx.topics.robotState(robot);
   const set = ctx.topics.robotSet(robot);
-  const entity = (component: Component, object: string, payload: Record<string, unknown>): DiscoveryMessage => ({
+  const entity = (component: Component, object: string, payload: Record<string, unknown>, availability?: Control['availability']): DiscoveryMessage => ({
     topic: `${ctx.prefix}/${component}/${node}/${object}/config`,
     component,
-    payload: { ...payload, unique_id: `${node}_${object}`, ...common },
+    payload: { ...payload, unique_id: `${node}_${object}`, ...common, ...(availability !== undefined ? { availability: [...common.availability, availability] } : {}) },
   });
+  const controls: ControlTopics = { robot, state: ctx.topics.robotState(robot), set: ctx.topics.robotSet(robot), confirm: ctx.topics.bridgeRequest('confirm') };
+  const place = (list: readonly Control[]): DiscoveryMessage[] => list.map((c) => entity(c.component, c.object, c.payload, c.availability));
   const out = [
     entity('sensor', 'activity', { name: 'Status', state_topic: state, value_template: '{{ value_json.activity }}', device_class: 'enum', options: ACTIVITIES, icon: 'mdi:robot' }),
     entity('sensor', 'last_outcome', {
@@ -122,18 +118,21 @@ export function robotDiscovery(status: RobotStatus, ctx: DiscoveryContext, start
       json_attributes_template: '{{ value_json.lastOutcome | default({}) | tojson }}',
     }),
     entity('button', 'stop', { name: 'Stop', command_topic: set, payload_press: JSON.stringify({ stop: true }), icon: 'mdi:stop' }),
+    ...place(gateControls(controls)),
   ];
   if (body === undefined) return out;
+  out.push(...place(batteryCharge(controls, body)), ...place(duckSelect(controls, ducksOf(robot, body, ctx, starters))), ...place(goalText(controls)));
   if (body.metrics.includes('battery_v')) {
     out.push(
       entity('sensor', 'battery', {
-        name: 'Battery',
+        name: 'Battery voltage',
         state_topic: state,
         value_template: '{{ value_json.battery_v if value_json.battery_v is defined else none }}',
         device_class: 'voltage',
         unit_of_measurement: 'V',
         state_class: 'measurement',
         suggested_display_precision: 2,
+        entity_category: 'diagnostic',
       }),
     );
   }
@@ -158,7 +157,8 @@ export function robotDiscovery(status: RobotStatus, ctx: DiscoveryContext, start
         state_topic: state,
         payload_on: JSON.stringify({ torque: true }),
         payload_off: JSON.stringify({ torque: false }),
-        value_template: "{{ 'ON' if value_json.torque else 'OFF' }}",
+        // What the body last read back; unknown (None) while it has said nothing, as after a lost link.
+        value_template: "{% if value_json.torque is boolean %}{{ 'ON' if value_json.torque else 'OFF' }}{% else %}None{% endif %}",
         state_on: 'ON',
         state_off: 'OFF',
         icon: 'mdi:engine',
@@ -171,9 +171,18 @@ export function robotDiscovery(status: RobotStatus, ctx: DiscoveryContext, start
   return out;
 }
 
+/** The robot's ducks for its select: the service's list, else the starters (a robot the service cannot resolve has no more). */
+function ducksOf(robot: string, body: BodyEntry, ctx: DiscoveryContext, starters: (body: BodyEntry) => string[]): readonly string[] {
+  try {
+    return ctx.ducks?.(robot) ?? starters(body);
+  } catch {
+    return starters(body);
+  }
+}
+
 /** A discovery topic of ours (so a forged device list can never make us clear someone else's). */
 export function isOurDiscoveryTopic(topic: string, ctx: DiscoveryContext): boolean {
   if (!topic.startsWith(`${ctx.prefix}/`)) return false;
   const rest = topic.slice(ctx.prefix.length + 1).split('/');
-  return rest.length === 4 && (rest[0] === 'sensor' || rest[0] === 'button' || rest[0] === 'switch') && (rest[1] ?? '').startsWith(`${id(ctx.base)}_`) && /^[A-Za-z0-9_-]+$/.test(rest[2] ?? '') && rest[3] === 'config';
+  return rest.length === 4 && (COMPONENTS as readonly string[]).includes(rest[0] ?? '') && (rest[1] ?? '').startsWith(`${id(ctx.base)}_`) && /^[A-Za-z0-9_-]+$/.test(rest[2] ?? '') && rest[3] === 'config';
 }

@@ -1,21 +1,26 @@
 /**
  * The MQTT front door: the fleet's state, availability and events out, commands in, Home
  * Assistant discovery, in zigbee2mqtt's conventions. Written against ServiceApi and the event bus
- * only. Nothing here makes a caller wait: bus listeners hand messages to the Publisher and return;
- * a broker that is down at boot or goes away later is retried in the background with backoff,
- * said once per change of state, and every retained message is sent again when it comes back.
+ * only. A robot's state goes out when it changes past its deadbands (deadband.ts); the bridge's
+ * topics about itself (info, logging, events, restart) are bridge.ts's. Nothing here makes a
+ * caller wait: bus listeners hand messages to the Publisher and return; a broker that is down at
+ * boot or goes away later is retried in the background with backoff, said once per change of
+ * state, and every retained message is sent again when it comes back.
  */
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { logger } from '../log.js';
 import type { RobotStatus, ServiceApi } from '../service/api.js';
 import type { RuntimeEvents } from '../runtime/events.js';
+import { clientWords, type RunBy } from '../runtime/holder.js';
 import { printable } from '../text/printable.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
+import { BridgeTopics, type BridgeOptions } from './bridge.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
-import { answer, errorLine, execute, parseRequest, parseSet, refusal, type Answer, type Parsed } from './commands.js';
-import { credentials, describeBroker, type MqttSettings } from './settings.js';
+import { answer, errorLine, execute, MAX_PAYLOAD_BYTES, parseRequest, parseSet, refusal, type Answer, type Parsed } from './commands.js';
+import { beyondDeadband } from './deadband.js';
+import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
@@ -41,7 +46,7 @@ export interface MqttFrontDoor {
   status(): MqttDoorStatus;
 }
 
-export interface MqttDoorOptions {
+export interface MqttDoorOptions extends BridgeOptions {
   /** First wait before reconnecting; it doubles on each failure up to reconnectMaxMs. */
   readonly reconnectMinMs?: number;
   readonly reconnectMaxMs?: number;
@@ -72,7 +77,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const publisher = new Publisher(options.limits);
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
-  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined };
+  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}) };
   let discoveryTopics = new Set<string>();
   let state: MqttLinkState = 'stopped';
   let reason: string | undefined;
@@ -112,7 +117,14 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     return true;
   };
 
+  /** Each robot's state as last published: a new one within the deadbands (deadband.ts) is not sent. */
+  const published = new Map<string, RobotStatus>();
+  const bridge = new BridgeTopics({ publisher, topics, settings, options, logLevel: log.level, robots: () => [...robots.values()], broker: () => brokerName });
+
   const publishState = (status: RobotStatus, force = false): void => {
+    const last = published.get(status.robot);
+    if (!force && last !== undefined && !beyondDeadband(last, status)) return;
+    published.set(status.robot, status);
     publisher.retain(topics.robotState(status.robot), JSON.stringify(status), force);
     publisher.retain(topics.robotAvailability(status.robot), status.activity === 'offline' ? 'offline' : 'online', force);
   };
@@ -130,6 +142,26 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     for (const gone of discoveryTopics) if (!next.has(gone)) publisher.retain(gone, '');
     discoveryTopics = next;
     publisher.retain(topics.bridgeDevices, JSON.stringify({ robots: [...robots.keys()], discovery: [...next] }));
+    bridge.publishInfo();
+  };
+
+  /** `<robot>/get`: the robot's state now, published again whatever the deadbands say (zigbee2mqtt's get). */
+  const answerGet = (robot: string, payload: Buffer): void => {
+    if (payload.length > MAX_PAYLOAD_BYTES) return;
+    if (!robots.has(robot)) {
+      // zigbee2mqtt says so in its log (and so on bridge/logging): a get has no response topic.
+      log.warn({ robot: printable(robot) }, `get for an unknown robot; known: ${[...robots.keys()].join(', ') || 'none'}`);
+      return;
+    }
+    let status = robots.get(robot);
+    try {
+      // The board's newest, not the last offered to the rate limit.
+      status = api.status(robot);
+      robots.set(robot, status);
+    } catch {
+      // A robot the service no longer knows: what we last heard of it.
+    }
+    if (status !== undefined) publishState(status, true);
   };
 
   /** The device list a previous quackd left retained: what it published that we no longer do is cleared. */
@@ -184,11 +216,17 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       return;
     }
     const incoming = parseIncoming(settings.baseTopic, topic);
+    if (incoming.kind === 'other') return;
     const known = new Set(robots.keys());
+    // The embedded broker knows who sent it; another broker does not say.
+    const sender = broker?.sender(topic, payload);
+    const by: RunBy = { door: 'mqtt', who: sender !== undefined ? `client ${clientWords(sender)}` : `client via ${brokerName}` };
     if (incoming.kind === 'set') {
-      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known));
+      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known, by));
+    } else if (incoming.kind === 'get') {
+      answerGet(incoming.robot, payload);
     } else if (incoming.kind === 'request') {
-      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known));
+      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known, by, () => bridge.restart()));
     }
   };
 
@@ -226,7 +264,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       failures = 0;
       turnedDown = false;
       setState('online');
-      const filters = [topics.robotSetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
+      const filters = [topics.robotSetFilter, topics.robotGetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
       // Subscribed before the retained messages go out: the broker hands back the previous device
       // list before it sees ours, so what that quackd published and we do not is cleared.
       c.subscribe(filters, { qos: 1 }, (err) => {
@@ -265,7 +303,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       let url: string;
       if (settings.broker.kind === 'embedded') {
         try {
-          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port);
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other');
         } catch (err) {
           state = 'off';
           reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');
@@ -273,17 +311,24 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
           return;
         }
         url = broker.url;
-        brokerName = `embedded ${settings.broker.host}:${broker.port}`;
+        brokerName = `embedded ${hostPort(settings.broker.host, broker.port)}`;
       } else {
         url = settings.broker.url;
       }
       state = 'connecting';
       publisher.retain(topics.bridgeState, 'online');
-      for (const s of robots.values()) publishState(s);
+      for (const s of robots.values()) {
+        bridge.know(s);
+        publishState(s);
+      }
       publishDiscovery();
+      listeners.push(...bridge.listen(api.events, (robot) => robots.has(robot)));
       listeners.push(
         api.events.on('robot:status', ({ status }) => {
-          if (track(status)) states.offer(status.robot, status);
+          if (!track(status)) return;
+          // As it happens, not at the state's rate: the events keep their order with the runs'.
+          bridge.statusChanged(status);
+          states.offer(status.robot, status);
         }),
       );
       for (const name of EVENTS) {

@@ -4,6 +4,7 @@
  * API keys are) and registered with the redactor before anything can log it.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { IClientOptions } from 'mqtt';
 import { readKeyFile } from '../config/api-key.js';
 import { expandPath } from '../config/pilot.js';
@@ -36,6 +37,15 @@ function readPem(path: string, relativeTo: string, what: string): Buffer {
 }
 
 /**
+ * The embedded broker's address as it is bound and dialled: `localhost` is 127.0.0.1, since a
+ * name may resolve to ::1 for the client and 127.0.0.1 for the server; `[::1]` loses its brackets.
+ */
+function listenHost(host: string | undefined): string {
+  if (host === undefined || host.toLowerCase() === 'localhost') return MQTT_DEFAULTS.host;
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
+/**
  * What `mqtt:` asks for, or undefined when MQTT is off. `configDir` is the config file's folder
  * (relative paths start there). Throws InputError for a password file that is open to others or
  * a certificate that cannot be read: the service says so in one line and goes on without MQTT.
@@ -51,7 +61,7 @@ export function resolveMqttSettings(section: MqttSection | boolean | undefined, 
   if (s.url !== undefined) registerSecret(decodeURIComponent(new URL(s.url).password) || undefined);
   const tls = s.tls;
   return {
-    broker: s.url !== undefined ? { kind: 'external', url: s.url } : { kind: 'embedded', host: '127.0.0.1', port: s.port ?? MQTT_DEFAULTS.port },
+    broker: s.url !== undefined ? { kind: 'external', url: s.url } : { kind: 'embedded', host: listenHost(s.listen?.host), port: s.listen?.port ?? s.port ?? MQTT_DEFAULTS.port },
     baseTopic: s.base_topic ?? MQTT_DEFAULTS.baseTopic,
     ...(s.username !== undefined ? { username: s.username } : {}),
     ...(password !== undefined ? { password } : {}),
@@ -78,9 +88,14 @@ export function resolveMqttSettings(section: MqttSection | boolean | undefined, 
   };
 }
 
+/** `127.0.0.1:1883`, `[::1]:1883`: an address and port as a URL writes them. */
+export function hostPort(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
 /** The broker as a person reads it: `mqtt://host:1883` or `embedded 127.0.0.1:1883`. Never a password. */
 export function describeBroker(settings: MqttSettings): string {
-  if (settings.broker.kind === 'embedded') return `embedded ${settings.broker.host}:${settings.broker.port}`;
+  if (settings.broker.kind === 'embedded') return `embedded ${hostPort(settings.broker.host, settings.broker.port)}`;
   const url = new URL(settings.broker.url);
   url.username = '';
   url.password = '';

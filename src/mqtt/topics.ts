@@ -6,7 +6,7 @@
 /** A robot named `bridge` would share the bridge's topics: MQTT leaves it out (and says so). */
 export const RESERVED_ROBOT_NAMES: readonly string[] = ['bridge'];
 
-export const BRIDGE_COMMANDS = ['run', 'stop', 'confirm', 'torque', 'status', 'health'] as const;
+export const BRIDGE_COMMANDS = ['run', 'stop', 'confirm', 'torque', 'status', 'health', 'restart'] as const;
 export type BridgeCommand = (typeof BRIDGE_COMMANDS)[number];
 
 export interface Topics {
@@ -14,6 +14,12 @@ export interface Topics {
   readonly bridgeHealth: string;
   /** The robots quackd published last (retained): how discovery of a robot since removed is cleared. */
   readonly bridgeDevices: string;
+  /** Which quackd this is (retained): version, commit, its config without secrets, its robots. */
+  readonly bridgeInfo: string;
+  /** The service's log lines at info and above, as `{level, message, namespace}`. */
+  readonly bridgeLogging: string;
+  /** What happened to the fleet: a robot joined or left, a run started or ended. */
+  readonly bridgeEvent: string;
   bridgeRequest(command: string): string;
   bridgeResponse(command: string): string;
   readonly bridgeRequestFilter: string;
@@ -23,6 +29,9 @@ export interface Topics {
   robotSet(robot: string): string;
   robotSetResponse(robot: string): string;
   readonly robotSetFilter: string;
+  /** Asks for the robot's state now: it is published again on robotState. */
+  robotGet(robot: string): string;
+  readonly robotGetFilter: string;
 }
 
 export function topicsFor(base: string): Topics {
@@ -30,6 +39,9 @@ export function topicsFor(base: string): Topics {
     bridgeState: `${base}/bridge/state`,
     bridgeHealth: `${base}/bridge/health`,
     bridgeDevices: `${base}/bridge/devices`,
+    bridgeInfo: `${base}/bridge/info`,
+    bridgeLogging: `${base}/bridge/logging`,
+    bridgeEvent: `${base}/bridge/event`,
     bridgeRequest: (c) => `${base}/bridge/request/${c}`,
     bridgeResponse: (c) => `${base}/bridge/response/${c}`,
     bridgeRequestFilter: `${base}/bridge/request/+`,
@@ -39,16 +51,19 @@ export function topicsFor(base: string): Topics {
     robotSet: (r) => `${base}/${r}/set`,
     robotSetResponse: (r) => `${base}/${r}/set/response`,
     robotSetFilter: `${base}/+/set`,
+    robotGet: (r) => `${base}/${r}/get`,
+    robotGetFilter: `${base}/+/get`,
   };
 }
 
-/** What an incoming topic is: a robot's `set`, a bridge request, or something else to ignore. */
-export type Incoming = { readonly kind: 'set'; readonly robot: string } | { readonly kind: 'request'; readonly command: string } | { readonly kind: 'other' };
+/** What an incoming topic is: a robot's `set` or `get`, a bridge request, or something else to ignore. */
+export type Incoming = { readonly kind: 'set' | 'get'; readonly robot: string } | { readonly kind: 'request'; readonly command: string } | { readonly kind: 'other' };
 
 export function parseIncoming(base: string, topic: string): Incoming {
   if (!topic.startsWith(`${base}/`)) return { kind: 'other' };
   const levels = topic.slice(base.length + 1).split('/');
   if (levels.length === 3 && levels[0] === 'bridge' && levels[1] === 'request' && levels[2] !== undefined) return { kind: 'request', command: levels[2] };
-  if (levels.length === 2 && levels[1] === 'set' && levels[0] !== undefined && levels[0] !== 'bridge') return { kind: 'set', robot: levels[0] };
+  const [robot, verb] = levels;
+  if (levels.length === 2 && (verb === 'set' || verb === 'get') && robot !== undefined && robot !== 'bridge') return { kind: verb, robot };
   return { kind: 'other' };
 }

@@ -29,6 +29,8 @@ export interface RunRequest {
   readonly robot: BodyKey;
   /** The robot's fleet name, when the body is a robot of the fleet: the transcript's start says it. */
   readonly robotName?: string;
+  /** Who asked for the run (`cli user ana (uid 1000)`): the transcript's start says it. */
+  readonly by?: string;
   readonly seed: number;
   readonly provider: Provider;
   readonly gate: Gate;
@@ -46,6 +48,12 @@ export interface RunRequest {
   readonly onEvent?: (event: TranscriptEvent) => void;
   /** Called once the transcript exists, before the body opens. */
   readonly onStart?: (info: { runId: string; transcriptPath: string }) => void;
+  /**
+   * The run was asked for to leave the motors holding (`quackd torque on`): when it succeeds it
+   * ends without the stop every other run ends with, which would cut torque again. Its one verb
+   * moved nothing; any other ending stops the body as usual.
+   */
+  readonly keepTorque?: boolean;
 }
 
 export interface RunReport {
@@ -53,6 +61,8 @@ export interface RunReport {
   readonly transcriptPath: string;
   readonly duck: string;
   readonly robot: BodyKey;
+  /** The robot's fleet name (`den`), when the body is a robot of the fleet. */
+  readonly robotName?: string;
   readonly outcome: Outcome;
   readonly steps: number;
   readonly llmCalls: number;
@@ -89,6 +99,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
       duck: req.duck.name,
       body: req.robot,
       ...(req.robotName !== undefined && req.robotName !== req.robot ? { robot: req.robotName } : {}),
+      ...(req.by !== undefined ? { by: req.by } : {}),
       provider: req.provider.name,
       model: req.provider.model,
       dryRun: req.dryRun,
@@ -116,7 +127,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
-    await settle(lease, emit);
+    await settle(lease, emit, req.keepTorque !== true || outcome.status !== 'success');
   }
   // A run that never reached the body (provider unreachable, port missing, stopped before its
   // first step) taught nothing: an episode of it would read as an earlier run to the next pilot.
@@ -133,7 +144,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
   emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });
   await transcript.close();
-  return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
+  return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, ...(req.robotName !== undefined ? { robotName: req.robotName } : {}), outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
 }
 
 /** A run started without a runtime leases from a pool of its own, for this run alone. */
@@ -144,13 +155,15 @@ async function ownLease(req: RunRequest): Promise<Lease> {
   return { ...lease, release: async () => (await lease.release(), await pool.closeAll()) };
 }
 
-/** Stop, then end the lease; a body that fails to stop is logged, never left half-open. */
-async function settle(lease: Lease | undefined, emit: (event: TranscriptEvent) => void): Promise<void> {
+/** Stop (unless `stop` is false), then end the lease; a body that fails to stop is logged, never left half-open. */
+async function settle(lease: Lease | undefined, emit: (event: TranscriptEvent) => void, stop: boolean): Promise<void> {
   if (lease === undefined) return;
   const body: Body = lease.body;
   try {
-    await body.stop();
-    emit({ type: 'body_stop', ok: true });
+    if (stop) {
+      await body.stop();
+      emit({ type: 'body_stop', ok: true });
+    }
   } catch (err) {
     logger('run').error({ err }, 'body did not stop cleanly');
     emit({ type: 'body_stop', ok: false, error: err instanceof Error ? err.message : String(err) });

@@ -5,14 +5,29 @@
  * time per robot; leases of different robots go on side by side.
  */
 import type { Body } from '../bodies/body.js';
+import { QuackdError } from '../errors.js';
+import { timeOfDay } from '../text/clock.js';
 import type { EventBus } from './events.js';
 import type { Robot } from './fleet.js';
+import { byText, cliUser, type Holder } from './holder.js';
+import { policiesLine } from './journal.js';
+import { BUNDLED_SLOTS, bundledPolicyDir } from '../policy/bundled.js';
 
-/** A second run asked for a robot that is already running one. */
-export class RobotBusy extends Error {
+/**
+ * A second run asked for a robot that is already running one: who holds it, since when, and how
+ * to free it (`den is already running find-and-kick for mcp session 3f2a1b9c (claude-ai 0.1.0)
+ * since 14:02:07; one run at a time per robot`).
+ */
+export class RobotBusy extends QuackdError {
   override readonly name = 'RobotBusy';
-  constructor(readonly robot: string) {
-    super(`${robot} is already running a duck; one run at a time per robot`);
+  constructor(
+    readonly robot: string,
+    readonly holder?: Holder,
+  ) {
+    // A holder with no duck is reading the robot's sensors (robot_observe): a moment's work.
+    const what = holder === undefined ? 'is already running a duck' : holder.duck !== undefined ? `is already running ${holder.duck}` : 'is busy reading its sensors';
+    const who = holder === undefined ? '' : ` for ${byText(holder.by)} since ${timeOfDay(holder.since)}`;
+    super(`${robot} ${what}${who}; one run at a time per robot`, 'runtime', `'quackd stop ${robot}' frees it`);
   }
 }
 
@@ -37,7 +52,8 @@ interface Held {
 
 export class BodyPool {
   private readonly held = new Map<string, Held>();
-  private readonly leased = new Set<string>();
+  /** Who holds each robot claimed for a run (or a reading of its sensors). */
+  private readonly leased = new Map<string, Holder>();
   /** The body each lease holds now, per-run or held: what an emergency stop reaches. */
   private readonly lent = new Map<string, Body>();
   private closing = false;
@@ -49,18 +65,24 @@ export class BodyPool {
   ) {}
 
   /** Leases `robot`'s body for one run; `seed` picks a simulator's world. Throws RobotBusy. */
-  lease(robot: Robot, seed: number): Promise<Lease> {
-    return this.reserve(robot).open(seed);
+  lease(robot: Robot, seed: number, holder?: Holder): Promise<Lease> {
+    return this.reserve(robot, holder).open(seed);
+  }
+
+  /** Who holds `robot` now, if anyone does. */
+  holder(robot: string): Holder | undefined {
+    return this.leased.get(robot);
   }
 
   /**
-   * Claims `robot` for one run at once (throws RobotBusy), before anything opens; the body opens
-   * later, with `open`, once the run has a transcript to report a failure to.
+   * Claims `robot` for one run at once (throws RobotBusy, naming who holds it), before anything
+   * opens; the body opens later, with `open`, once the run has a transcript to report a failure to.
    */
-  reserve(robot: Robot): Reservation {
+  reserve(robot: Robot, holder: Holder = { by: cliUser(), since: new Date() }): Reservation {
     if (this.closing) throw new Error('the runtime is stopping');
-    if (this.leased.has(robot.name)) throw new RobotBusy(robot.name);
-    this.leased.add(robot.name);
+    const held = this.leased.get(robot.name);
+    if (held !== undefined) throw new RobotBusy(robot.name, held);
+    this.leased.set(robot.name, holder);
     let opened = false;
     return {
       open: (seed) => {
@@ -124,6 +146,16 @@ export class BodyPool {
   }
 
   /**
+   * Whether `robot` is a held robot with no body open or opening and no run (a run's lease ends
+   * after its lost body is closed): one the service may open again, its port missing at start or
+   * its body closed after a lost link.
+   */
+  unopened(robot: Robot): boolean {
+    if (robot.entry.perRun === true || this.closing || this.leased.has(robot.name)) return false;
+    return this.held.get(robot.name)?.body === undefined;
+  }
+
+  /**
    * Halts a robot's motion now, in a run or between runs (an emergency stop): the body a lease
    * holds, else its held body. False when no body of it is open.
    */
@@ -169,6 +201,7 @@ export class BodyPool {
     const policies = robot.entry.policies === true ? this.policiesOf(robot) : undefined;
     const body = await robot.entry.load({ seed, settings: robot.settings, robot: robot.name, events: this.events, ...(policies !== undefined ? { policies } : {}) });
     this.events.emit('body:open', { robot: robot.name, key: robot.key });
+    if (policies !== undefined) policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
     return body;
   }
 

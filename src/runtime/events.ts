@@ -12,20 +12,21 @@ import type { RobotStatus } from './robot-status.js';
 export interface RuntimeEvents {
   'body:open': { readonly robot: string; readonly key: BodyKey };
   'body:close': { readonly robot: string; readonly key: BodyKey };
-  'run:start': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string };
-  'run:end': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly outcome: Outcome };
+  /** `by`: who asked for the run, as src/runtime/holder.ts words it (`mqtt client ha-den`). */
+  'run:start': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string; readonly by: string };
+  'run:end': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly duck: string; readonly outcome: Outcome };
   /** A verb's result in a run (a step, or an LLM-call verb such as remember: step absent). */
   'run:step': { readonly robot: string; readonly runId: string; readonly step?: number; readonly verb: string; readonly label: string; readonly ok: boolean; readonly summary: string; /** the body's measured facts with the result (never the model's text), e.g. `ball_visible` */ readonly data?: Readonly<Record<string, unknown>> };
-  /** A confirmation gate opened (`waiting`) or was answered; `allowed` and `how` once answered. */
-  'run:gate': { readonly robot: string; readonly runId: string; readonly question: string; readonly verb: string; readonly state: 'waiting' | 'answered'; readonly allowed?: boolean; readonly how?: string };
+  /** A confirmation gate opened (`waiting`) or was answered; `allowed`, `how` and who answered (`by`, when someone did) once answered. */
+  'run:gate': { readonly robot: string; readonly runId: string; readonly question: string; readonly verb: string; readonly state: 'waiting' | 'answered'; readonly allowed?: boolean; readonly how?: string; readonly by?: string };
   /** A run saved something to its body's memory (a note it remembered, the episode at its end). */
   'memory:saved': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly kind: 'note' | 'episode'; readonly id?: string };
   /** A control loop's health, pushed by its worker every second or so, on a fall, and when it closes. */
   'control:stats': { readonly robot: string; readonly stats: ControlStats };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
-  /** What a held body reports of itself when it changes: its battery, torque, the link to its firmware. */
-  'body:report': { readonly robot: string; readonly battery_v?: number; readonly torque?: boolean; readonly link?: 'ok' | 'lost' };
+  /** What a held body reports of itself when it changes: its battery (volts, and the charge they mean), torque (null: unknown, the link was lost), the link to its firmware. */
+  'body:report': { readonly robot: string; readonly battery_v?: number; readonly battery_pct?: number; readonly torque?: boolean | null; readonly link?: 'ok' | 'lost' };
   /** A robot's status (src/service/status-board.ts) changed: a dashboard publishes it without polling. */
   'robot:status': { readonly robot: string; readonly status: RobotStatus };
   /** Every line of a run's transcript as the service wrote it (the service's runs only): the CLI's printer over the socket. */

@@ -13,8 +13,8 @@ export interface RobotStatus {
   readonly robot: string;
   readonly key: BodyKey;
   readonly activity: RobotActivity;
-  /** The run under way: its id, duck, the step it is on, when it started (ISO). */
-  readonly run?: { readonly runId: string; readonly duck: string; readonly step: number; readonly startedAt: string };
+  /** The run under way: its id, duck, the step it is on, when it started (ISO), who asked for it (`mcp session 3f2a1b9c (claude-ai 0.1.0)`). */
+  readonly run?: { readonly runId: string; readonly duck: string; readonly step: number; readonly startedAt: string; readonly by?: string };
   /** A confirmation gate waiting for a person: the step line it asks about, since when (ISO). */
   readonly gate?: { readonly question: string; readonly verb: string; readonly since: string };
   readonly lastOutcome?: Outcome & { readonly runId: string; readonly duck: string; readonly endedAt: string };
@@ -24,6 +24,18 @@ export interface RobotStatus {
   readonly fell?: { readonly at: string; readonly tilt_deg: number };
   /** What the body last reported of itself (battery, torque, link), when it reports such things. */
   readonly battery_v?: number;
-  readonly torque?: boolean;
+  /** The battery's charge, 0-100 %, as the body reads it from its voltage. */
+  readonly battery_pct?: number;
+  /**
+   * Whether the joints hold torque, as the firmware last said; null (unknown) from the moment the
+   * link is lost until the firmware says again (its watchdog may well have cut it meanwhile).
+   */
+  readonly torque?: boolean | null;
   readonly link?: 'ok' | 'lost';
+}
+
+/** What a body last said of itself, in words: `battery 7.92 V`, `torque on`, `link ok` (status, MCP). */
+export function bodyFacts(s: RobotStatus): string[] {
+  const torque = s.torque === null ? 'torque unknown' : s.torque !== undefined ? `torque ${s.torque ? 'on' : 'off'}` : undefined;
+  return [s.battery_v !== undefined ? `battery ${s.battery_v.toFixed(2)} V` : undefined, torque, s.link !== undefined ? `link ${s.link}` : undefined].filter((x) => x !== undefined);
 }

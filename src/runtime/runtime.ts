@@ -20,6 +20,8 @@ import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
 import { Fleet, type Robot, type RobotsSection } from './fleet.js';
+import { byText, cliUser, type Holder, type RunBy } from './holder.js';
+import { keepJournal, torqueLine } from './journal.js';
 import { SLOTS, robotSlots } from '../policy/slots.js';
 
 /** Each slot's folder for a robot: bundled, its config's `policies:`, or what `quackd policy load` recorded. */
@@ -32,6 +34,8 @@ export interface RuntimeConfig {
   readonly robots?: RobotsSection;
   /** The memory directory, or undefined for no memory at all (`--no-memory`). */
   readonly memoryDir?: string;
+  /** Where the store's writes run (src/memory/store.ts): the writer worker unless a one-shot front door says 'inline'. */
+  readonly memoryWrites?: 'worker' | 'inline';
   readonly transcriptsDir: string;
   /** When set, the transcripts this policy lets go are deleted after each run (src/transcript/retention.ts). */
   readonly retention?: RetentionPolicy;
@@ -41,10 +45,14 @@ export interface RuntimeConfig {
 }
 
 /** A run as a front door asks for it: which robot, and everything about the run but the body. */
-export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 'memory' | 'transcriptsDir' | 'bodySettings'> {
+export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 'memory' | 'transcriptsDir' | 'bodySettings' | 'by'> {
   readonly robot: Robot;
+  /** Who asked for it (the robot's holder while it runs); default: this process's user, as a local `quackd run` is. */
+  readonly by?: RunBy;
   /** Called with the run's memory line (or why memory is off) before the run starts. */
   readonly onMemory?: (info: { memory?: RunMemory; notice?: string }) => void;
+  /** A run that is no episode to recall (a torque switch): the body's memory is neither read nor written. */
+  readonly noMemory?: boolean;
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -56,9 +64,11 @@ export class Runtime {
   readonly verbs: VerbRegistry = defaultVerbs;
   private store: Promise<{ store?: MemoryStore; notice?: string }> | undefined;
   private stopping = false;
+  private readonly unjournal: () => void;
 
   constructor(readonly config: RuntimeConfig) {
     this.fleet = new Fleet(config.robots ?? {});
+    this.unjournal = keepJournal(this.events);
     const dataDir = config.dataDir;
     this.bodies = new BodyPool(this.events, (robot) => (dataDir === undefined ? undefined : policyDirs(robot, dataDir)));
   }
@@ -79,7 +89,7 @@ export class Runtime {
     this.store ??= (async () => {
       let store: MemoryStore | undefined;
       try {
-        store = await openMemoryStore(dir, this.config.now !== undefined ? { now: this.config.now } : {});
+        store = await openMemoryStore(dir, { ...(this.config.now !== undefined ? { now: this.config.now } : {}), ...(this.config.memoryWrites !== undefined ? { writes: this.config.memoryWrites } : {}) });
         const warnings = await store.importLegacy();
         return { store, ...(warnings.length > 0 ? { notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : {}) };
       } catch (err) {
@@ -96,12 +106,15 @@ export class Runtime {
   /** One run of a duck on `req.robot`; RobotBusy when that robot is already running one. */
   async run(req: RuntimeRunRequest): Promise<RunReport> {
     if (this.stopping) throw new Error('the runtime is stopping');
-    const { robot, onMemory, ...rest } = req;
+    const { robot, onMemory, noMemory, by: asker, ...rest } = req;
+    const holder: Holder = { by: asker ?? cliUser(), since: new Date(), duck: req.duck.name };
+    const by = byText(holder.by);
     // Claimed before anything else, so a second run on the robot is refused before it opens
     // anything; the body opens inside the run, so a port that fails is in its transcript.
-    const claim = this.bodies.reserve(robot);
+    const claim = this.bodies.reserve(robot, holder);
     try {
-      const { store, notice } = await this.memory();
+      const opened = await this.memory();
+      const { store, notice } = noMemory === true ? {} : opened;
       const memory = store !== undefined ? runMemoryFor(store, robot.key, req.duck.name) : undefined;
       onMemory?.({ ...(memory !== undefined ? { memory } : {}), ...(notice !== undefined ? { notice } : {}) });
       let runId = '';
@@ -109,20 +122,21 @@ export class Runtime {
         ...rest,
         robot: robot.key,
         robotName: robot.name,
+        by,
         transcriptsDir: this.config.transcriptsDir,
         ...(memory !== undefined ? { memory } : {}),
         lease: () => claim.open(req.seed),
         onEvent: (event) => {
-          this.announce(robot, runId, event);
+          this.announce(robot, runId, by, event);
           rest.onEvent?.(event);
         },
         onStart: (info) => {
           runId = info.runId;
-          this.events.emit('run:start', { robot: robot.name, key: robot.key, runId, duck: req.duck.name });
+          this.events.emit('run:start', { robot: robot.name, key: robot.key, runId, duck: req.duck.name, by });
           rest.onStart?.(info);
         },
       });
-      this.events.emit('run:end', { robot: robot.name, key: robot.key, runId: report.runId, outcome: report.outcome });
+      this.events.emit('run:end', { robot: robot.name, key: robot.key, runId: report.runId, duck: req.duck.name, outcome: report.outcome });
       this.prune();
       return report;
     } finally {
@@ -142,12 +156,18 @@ export class Runtime {
     }
   }
 
-  /** What a run's transcript says, as the bus's events: steps, answered gates, memory saved. */
-  private announce(robot: Robot, runId: string, event: TranscriptEvent): void {
+  /**
+   * What a run's transcript says, as the bus's events: steps, answered gates (a terminal's answer
+   * is the run's holder's, `by`), memory saved; and a torque verb's switch, in the journal.
+   */
+  private announce(robot: Robot, runId: string, by: string, event: TranscriptEvent): void {
     if (event.type === 'verb_result') {
       this.events.emit('run:step', { robot: robot.name, runId, ...(event.step !== undefined ? { step: event.step } : {}), verb: event.verb, label: event.label, ok: event.ok, summary: event.summary, ...(event.data !== undefined ? { data: event.data } : {}) });
+      const torque = event.data?.['torque'];
+      if (event.verb === 'torque' && event.ok && !event.invented && typeof torque === 'boolean') torqueLine(robot.name, torque, by);
     } else if (event.type === 'gate') {
-      this.events.emit('run:gate', { robot: robot.name, runId, question: event.label, verb: event.verb, state: 'answered', allowed: event.allowed, how: event.how });
+      const answeredBy = event.by ?? (event.how === 'tty' ? by : undefined);
+      this.events.emit('run:gate', { robot: robot.name, runId, question: event.label, verb: event.verb, state: 'answered', allowed: event.allowed, how: event.how, ...(answeredBy !== undefined ? { by: answeredBy } : {}) });
     } else if (event.type === 'memory' && event.detail['saved'] === true && (event.action === 'remember' || event.action === 'episode')) {
       const id = event.detail['id'];
       this.events.emit('memory:saved', { robot: robot.name, key: robot.key, runId, kind: event.action === 'remember' ? 'note' : 'episode', ...(typeof id === 'string' ? { id } : {}) });
@@ -157,6 +177,7 @@ export class Runtime {
   /** Stops every held body and closes the store; the runtime takes no more runs. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unjournal();
     await this.bodies.closeAll();
     const opened = await this.store;
     await opened?.store?.close();

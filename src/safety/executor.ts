@@ -117,7 +117,8 @@ export class Executor {
     const intent = admitIntent(verb, args);
     if (intent === undefined) return this.refuse(verb.name, `${verb.name} is not a verb a body performs`);
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
-    if (this.confirm.has(verb.name)) {
+    // A verb whose arguments make it a stop (torque off) passes its gate unasked, as a stop does.
+    if (this.confirm.has(verb.name) && verb.stops?.(args) !== true) {
       // A person reading the question is not the run's time: the seconds budget waits too.
       this.deps.budgets.pauseClock();
       let decision;
@@ -126,7 +127,7 @@ export class Executor {
       } finally {
         this.deps.budgets.resumeClock();
       }
-      emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how });
+      emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how, ...(decision.by !== undefined ? { by: decision.by } : {}) });
       if (!decision.allowed) {
         const reason = DENIED_BECAUSE[decision.how] ?? 'a person said no';
         return { kind: 'denied', verb: verb.name, label, reason };
@@ -179,7 +180,7 @@ export class Executor {
     if (memory === undefined) return this.refuse(name, 'memory is off for this run');
     const { result, events } = await memory.handle(name, args, { runId: this.deps.runId, dryRun: this.deps.dryRun, ...(this.flushing ? { flush: true } : {}) });
     for (const e of events) this.deps.emit({ type: 'memory', action: e.action, detail: e.detail });
-    this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, invented: this.deps.dryRun });
+    this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: this.deps.dryRun });
     return { kind: 'done', verb: name, label, result, invented: this.deps.dryRun };
   }
 }

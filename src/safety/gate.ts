@@ -15,6 +15,8 @@ export interface GateDecision {
    * the service's question in time.
    */
   readonly how: GateHow;
+  /** Who answered, when the service heard it from someone: `mqtt client ha-den`. */
+  readonly by?: string;
 }
 
 export interface Gate {

@@ -3,7 +3,7 @@
  * on a real body its motion verbs stand behind a confirmation gate (or --yes). Pure.
  */
 
-/** Verbs that move joints or change what holds them (torque off lets a standing duck fall). */
+/** Verbs that move joints or change what holds them (torque on stiffens joints where they are; off is a stop, never gated). */
 export const MOTION_VERBS: ReadonlySet<string> = new Set(['walk', 'turn', 'kick', 'search_scan', 'torque', 'drive', 'look', 'look_around', 'turn_body', 'antennas']);
 
 export function motionVerbs(verbs: readonly string[]): string[] {

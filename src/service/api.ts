@@ -12,6 +12,7 @@ import type { Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Budgets } from '../ducks/duck.js';
+import type { RunBy } from '../runtime/holder.js';
 import type { RobotStatus } from '../runtime/robot-status.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 
@@ -19,11 +20,16 @@ import type { TranscriptEvent } from '../transcript/events.js';
 // import) needs nothing from the service; the service's API speaks in it all the same.
 export type { RobotActivity, RobotStatus } from '../runtime/robot-status.js';
 
-/** One line of `quackd health` (src/health): `loop  ok  50.0 of 50 Hz · 0 missed`. */
+/**
+ * One line of `quackd health` (src/health): `loop  ok  50.0 of 50 Hz · 0 missed`. A line about one
+ * robot (its loop, link, battery) names it: a robot's trouble is that robot's, at most a `warn`,
+ * and never what decides whether the service itself is alive (sd_notify's watchdog).
+ */
 export interface HealthLine {
   readonly check: string;
   readonly status: 'ok' | 'warn' | 'fail';
   readonly detail: string;
+  readonly robot?: string;
 }
 
 export interface RunOnRequest {
@@ -49,6 +55,8 @@ export interface RunOnRequest {
    * pilot, src/pilot/providers/relay.ts); else the service's own.
    */
   readonly pilot?: Provider;
+  /** Who asks (the robot's holder while the run goes on): the CLI's user, an MQTT client, an MCP session. */
+  readonly by?: RunBy;
 }
 
 /** What a front door asks of a robot's memory (its body's: every run of that body reads it). */
@@ -87,6 +95,11 @@ export interface StartedRun {
   readonly done: Promise<RunReport>;
 }
 
+/** A torque switch's run (ServiceApi.torque): `torque` settles with what the body read back, undefined when the verb did not run. */
+export interface TorqueRun extends StartedRun {
+  readonly torque: Promise<boolean | undefined>;
+}
+
 export interface ServiceApi {
   readonly events: EventBus;
   /** Every member of the fleet, in the config's order. */
@@ -95,13 +108,19 @@ export interface ServiceApi {
   status(robot: string): RobotStatus;
   /** Starts a run; resolves once its transcript exists. Throws RobotBusy, UnknownRobot, or an InputError for a bad duck. */
   run(robot: string, request: RunOnRequest): Promise<StartedRun>;
-  /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named. */
-  stop(robot?: string): Promise<void>;
-  /** Answers the gate waiting on `robot`; false when none is waiting (or it is about another verb). */
-  answerGate(robot: string, answer: boolean, verb?: string): boolean;
+  /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named; `by` asked for it. */
+  stop(robot?: string, why?: string, by?: RunBy): Promise<void>;
+  /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */
+  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person', by?: RunBy): boolean;
   health(): Promise<readonly HealthLine[]>;
-  /** Torque on or off (a body that reports `torque`); absent where the service cannot switch it. */
-  torque?(robot: string, on: boolean): Promise<void>;
+  /**
+   * Torque on or off, as a one-step run of the `torque` verb through the executor: on waits for a
+   * person's yes on a real body (`gates`, as a run's), off is never gated and ends a run under way
+   * first, as a stop does. Resolves once its transcript exists. Absent where the service cannot switch it.
+   */
+  torque?(robot: string, on: boolean, gates?: RunOnRequest['gates']): Promise<TorqueRun>;
+  /** The ducks a robot can run by name (starters that fit its body, and the user's own), for a dashboard's list. */
+  ducks?(robot: string): readonly string[];
   /**
    * Every transcript event of the run under way on a robot (or with that run id), those so far
    * first, then each as it happens, until the run ends (`onEnd`). Undefined when no such run is

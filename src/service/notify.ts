@@ -1,7 +1,7 @@
 /**
  * sd_notify for `quackd serve` under systemd (Type=notify): READY=1 once the service is up,
- * WATCHDOG=1 every WatchdogSec/2 while the runtime says it is healthy (a stuck or sick service
- * stops feeding it and systemd restarts it), STATUS= lines for `systemctl status`, STOPPING=1 on
+ * WATCHDOG=1 every WatchdogSec/2 while the service itself is alive (a stuck or broken service
+ * stops feeding it and systemd restarts it; a robot's trouble never does), STATUS= lines for `systemctl status`, STOPPING=1 on
  * the way out. Without NOTIFY_SOCKET (not under systemd) every call does nothing.
  *
  * How the datagram gets there: Node has no AF_UNIX datagram socket, so each message is handed to
@@ -24,19 +24,18 @@
  * Measured (bench/sd-notify.ts, 2-core x64 VM): a message takes ~6 ms to reach a listener; the
  * control loop runs in its own thread and never waits on any of this.
  */
-import type { Logger } from 'pino';
-import { logger } from '../log.js';
+import { logger, type ModuleLogger } from '../log.js';
 import { notifyHelper, type NotifySender } from './notify-helper.js';
 
 export interface NotifyOptions {
   readonly env: NodeJS.ProcessEnv;
-  /** Whether the runtime is well; the watchdog is fed only while it says so. */
-  readonly healthy: () => boolean;
+  /** Why the service itself is not alive, or undefined while it is: the watchdog is fed only then. */
+  readonly trouble: () => string | undefined;
   /** Our pid, for WATCHDOG_PID (the process's own by default). */
   readonly pid?: number;
   /** How a message reaches systemd (systemd-notify through notify-helper.ts by default). */
   readonly sender?: NotifySender;
-  readonly log?: Logger;
+  readonly log?: ModuleLogger;
 }
 
 /** STOPPING=1 must not hold up a shutdown that has 5 s in all. */
@@ -58,7 +57,7 @@ const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
 export class SystemdNotify {
   private readonly socket: string | undefined;
-  private readonly log: Logger;
+  private readonly log: ModuleLogger;
   private readonly sender: NotifySender;
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -123,13 +122,14 @@ export class SystemdNotify {
   }
 
   private ping(): void {
-    if (!this.options.healthy()) {
+    const trouble = this.options.trouble();
+    if (trouble !== undefined) {
       // Said once per spell: systemd restarts the service when the spell outlasts WatchdogSec.
-      if (!this.starved) this.log.warn('the runtime is not healthy: systemd watchdog pings withheld');
+      if (!this.starved) this.log.warn(`the service is not alive (${trouble}): systemd watchdog pings withheld`);
       this.starved = true;
       return;
     }
-    if (this.starved) this.log.info('the runtime is healthy again: systemd watchdog pings resumed');
+    if (this.starved) this.log.info('the service is alive again: systemd watchdog pings resumed');
     this.starved = false;
     if (this.pingQueued) return;
     this.pingQueued = true;

@@ -15,17 +15,24 @@ import { pilotLabel, type Provider } from '../pilot/providers/provider.js';
 import type { RunReport } from '../run/start-run.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { RobotSettingsError, type Robot } from '../runtime/fleet.js';
+import { byText, cliUser, type Holder, type RunBy } from '../runtime/holder.js';
+import { emergencyStopLine } from '../runtime/journal.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
-import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from './api.js';
+import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun } from './api.js';
+import { createScriptProvider } from '../pilot/providers/script.js';
+import { runnableDucks } from '../ducks/runnable.js';
+import { torqueDuckName, torqueDuckText, torqueReadBack } from './torque.js';
 import { runWarnings } from '../bodies/policy-warnings.js';
 import { duckOf } from './duck-of.js';
 import { askMemory } from './memory-ask.js';
 import type { DoorLine, FrontDoor } from './front-door.js';
 import { DEFAULT_GATE_TIMEOUT_MS, ServiceGate } from './gate.js';
+import { KeepHeld } from './keep-held.js';
+import { journalLinks } from './link-journal.js';
 import { StatusBoard } from './status-board.js';
 
 export interface ServiceOptions {
@@ -44,9 +51,10 @@ interface Follower {
   onEnd(report: RunReport): void;
 }
 
-/** A run under way: how to stop it, its gate, and its transcript so far (for followers who come late). */
+/** A run under way: who holds the robot, how to stop it, its gate, and its transcript so far (for followers who come late). */
 interface Current {
   readonly robot: Robot;
+  readonly holder: Holder;
   readonly abort: AbortController;
   readonly gate: Gate;
   readonly events: TranscriptEvent[];
@@ -63,16 +71,28 @@ export interface MemoryCounts {
 /** An emergency stop's words in the run's outcome: `interrupted — stopped by an emergency stop`. */
 const EMERGENCY = 'an emergency stop';
 
+/**
+ * How long a run asked for waits for the robot's run that is already stopping (its client left,
+ * someone pressed stop) before it is refused: a body stops and a transcript closes in
+ * milliseconds, and a client that comes straight back should find the robot free, not busy.
+ */
+const STOPPING_WAIT_MS = 3000;
+
 export class Service implements ServiceApi {
   readonly events: EventBus;
   readonly board: StatusBoard;
   private readonly current = new Map<string, Current>();
+  /** Followers waiting for the next run on a robot (any robot: `robot` undefined). */
+  private readonly awaiting = new Set<{ readonly robot: string | undefined; readonly onRun: (runId: string) => void }>();
   private readonly doors: FrontDoor[] = [];
+  private readonly held: KeepHeld;
+  private unjournal: (() => void) | undefined;
   private stopping = false;
 
   constructor(private readonly options: ServiceOptions) {
     this.events = options.runtime.events;
     this.board = new StatusBoard(this.events, options.runtime.fleet.list());
+    this.held = new KeepHeld(options.runtime, logger('service'));
   }
 
   get runtime(): Runtime {
@@ -82,23 +102,14 @@ export class Service implements ServiceApi {
   /**
    * Listens to the bus, opens the memory store, and opens each held body (a serial robot) so
    * status shows its link: opening says hello and never switches torque on. A robot that cannot
-   * be opened is logged and stays offline; its next run tries again.
+   * be opened is logged and stays offline, and is opened once its device is back (keep-held.ts).
    */
   async start(): Promise<void> {
     this.board.start();
+    this.unjournal = journalLinks(this.events, logger('service'));
     const { notice } = await this.runtime.memory();
     if (notice !== undefined) logger('service').warn({ notice }, 'memory store unavailable');
-    await Promise.all(
-      this.runtime.fleet.list().map(async (member) => {
-        if (member.entry.perRun === true) return;
-        try {
-          await this.runtime.bodies.hold(this.runtime.robot(member.name));
-          logger('service').info({ robot: member.name, body: member.key }, 'body open');
-        } catch (err) {
-          logger('service').warn({ robot: member.name, body: member.key, err: err instanceof Error ? err.message : String(err) }, 'body not open; its next run tries again');
-        }
-      }),
-    );
+    await this.held.start();
   }
 
   /** A front door's status and health lines join the service's own. */
@@ -119,15 +130,44 @@ export class Service implements ServiceApi {
     return this.board.get(robot.name, robot.key, robot.entry.perRun === true);
   }
 
-  async run(name: string, req: RunOnRequest): Promise<StartedRun> {
+  run(name: string, req: RunOnRequest): Promise<StartedRun> {
+    return this.begin(name, req);
+  }
+
+  /**
+   * Torque on or off (src/service/torque.ts): off ends a run under way first, as a stop does, and
+   * no gate holds it; on waits for `gates` on a real body. What the body read back settles `torque`.
+   */
+  async torque(name: string, on: boolean, gates: RunOnRequest['gates'] = 'ask'): Promise<TorqueRun> {
+    const robot = this.resolve(name);
+    const running = this.current.get(robot.name);
+    if (!on && running !== undefined) {
+      await this.stop(robot.name, 'torque off');
+      await running.started?.done;
+    }
+    const events: TranscriptEvent[] = [];
+    const started = await this.begin(robot.name, { duck: torqueDuckName(on), text: torqueDuckText(on, robot.entry), gates, pilot: createScriptProvider() }, { watch: (e) => events.push(e), keepTorque: on, noMemory: true });
+    return { ...started, torque: started.done.then(() => torqueReadBack(events)) };
+  }
+
+  ducks(name: string): string[] {
+    return runnableDucks(this.resolve(name).entry, this.options.ducksDir);
+  }
+
+  /** A run on request; `watch` hears each of its events as the transcript gets it; `keepTorque` and `noMemory`: see RuntimeRunRequest. */
+  private async begin(name: string, req: RunOnRequest, own: { watch?: (event: TranscriptEvent) => void; keepTorque?: boolean; noMemory?: boolean } = {}): Promise<StartedRun> {
     if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
     const robot = this.resolve(name);
-    if (this.current.has(robot.name)) throw new RobotBusy(robot.name);
+    await this.waitForStopping(robot.name);
+    if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
+    const held = this.current.get(robot.name);
+    if (held !== undefined) throw new RobotBusy(robot.name, held.holder);
     const duck = duckOf(req, robot.entry, this.options.ducksDir);
     if (req.seed !== undefined && robot.entry.seeded !== true) throw new InputError(`--seed picks a simulator's layout; ${robot.name} has none`);
     let runId = '';
     const gate = req.gates === 'yes' ? yesGate : req.gates === 'deny' ? noTtyGate : new ServiceGate(this.events, robot.name, () => runId, req.gateTimeoutMs ?? this.options.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS);
-    const current: Current = { robot, abort: new AbortController(), gate, events: [], followers: new Set() };
+    const holder: Holder = { by: req.by ?? cliUser(), since: new Date(), duck: duck.name };
+    const current: Current = { robot, holder, abort: new AbortController(), gate, events: [], followers: new Set() };
     // Claimed before the first await: a second request for the robot is refused, never queued.
     this.current.set(robot.name, current);
     const memory: { summary?: string; notice?: string } = {};
@@ -146,19 +186,28 @@ export class Service implements ServiceApi {
       const done = this.runtime.run({
         duck,
         robot,
+        by: holder.by,
         seed: req.seed ?? 7,
         provider,
         gate,
         dryRun,
         signal: current.abort.signal,
+        ...(own.keepTorque === true ? { keepTorque: true } : {}),
+        ...(own.noMemory === true ? { noMemory: true } : {}),
         onMemory: ({ memory: m, notice }) => Object.assign(memory, { ...(notice !== undefined ? { notice } : {}), ...(m !== undefined ? { summary: m.summaryLine } : {}) }),
         onStart: (info) => {
           runId = info.runId;
           current.started = { ...info, robot: robot.name, key: robot.key, duck: { name: duck.name, budgets: duck.budgets }, pilot, dryRun, memory, warnings: runWarnings(robot, this.runtime.config.dataDir), done: settled };
+          for (const waiter of this.awaiting) {
+            if (waiter.robot !== undefined && waiter.robot !== robot.name) continue;
+            this.awaiting.delete(waiter);
+            waiter.onRun(info.runId);
+          }
           resolveStart(current.started);
         },
         onEvent: (event) => {
           current.events.push(event);
+          own.watch?.(event);
           this.events.emit('run:event', { robot: robot.name, runId, event });
           for (const f of current.followers) f.onEvent(event);
         },
@@ -169,7 +218,7 @@ export class Service implements ServiceApi {
         (err: unknown): RunReport => {
           if (current.started === undefined) rejectStart(err);
           const reason = err instanceof Error ? err.message : String(err);
-          return { runId, transcriptPath: current.started?.transcriptPath ?? '', duck: duck.name, robot: robot.key, outcome: { status: 'error', reason }, steps: 0, llmCalls: 0, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun };
+          return { runId, transcriptPath: current.started?.transcriptPath ?? '', duck: duck.name, robot: robot.key, robotName: robot.name, outcome: { status: 'error', reason }, steps: 0, llmCalls: 0, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun };
         },
       );
       void settled.then((report) => {
@@ -184,12 +233,24 @@ export class Service implements ServiceApi {
     }
   }
 
+  /** A run of `robot` already stopping ends before the wait is over (or the wait ends first). */
+  private async waitForStopping(robot: string): Promise<void> {
+    const stopping = this.current.get(robot);
+    const done = stopping?.started?.done;
+    if (stopping === undefined || done === undefined || !stopping.abort.signal.aborted) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, STOPPING_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
   /**
    * Emergency stop: the run (if one is under way) is stopped and the body halted at once, not at
-   * the run's next step; every robot when none is named. `why` is the run's outcome reason.
+   * the run's next step; every robot when none is named. `why` is the run's outcome reason; `by`
+   * who pressed it, for the journal.
    */
-  async stop(name?: string, why = EMERGENCY): Promise<void> {
+  async stop(name?: string, why = EMERGENCY, by: RunBy = cliUser()): Promise<void> {
     const robots = name !== undefined ? [this.resolve(name).name] : [...new Set([...this.runtime.fleet.list().map((r) => r.name), ...this.current.keys()])];
+    emergencyStopLine(name !== undefined ? robots : undefined, byText(by));
     await Promise.all(
       robots.map(async (robot) => {
         const current = this.current.get(robot);
@@ -218,9 +279,11 @@ export class Service implements ServiceApi {
     return false;
   }
 
-  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' = 'person'): boolean {
-    const gate = this.current.get(this.resolve(name).name)?.gate;
-    return gate instanceof ServiceGate ? gate.answer(answer, verb, how) : false;
+  /** Answers the gate waiting on a robot's run; `by` answered it (default: the run's holder, at its own terminal). */
+  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' = 'person', by?: RunBy): boolean {
+    const current = this.current.get(this.resolve(name).name);
+    const gate = current?.gate;
+    return gate instanceof ServiceGate ? gate.answer(answer, verb, how, byText(by ?? current?.holder.by ?? cliUser())) : false;
   }
 
   follow(robotOrRun: string | undefined, listener: Follower): { readonly run: StartedRun; readonly unfollow: () => void } | undefined {
@@ -235,16 +298,28 @@ export class Service implements ServiceApi {
   }
 
   /**
+   * Calls `onRun` with the id of the next run to start on `robot` (a name or a key; any robot when
+   * undefined) as soon as follow() can follow it. Throws UnknownRobot for a name of no robot.
+   * Returns the function that stops waiting.
+   */
+  nextRun(robot: string | undefined, onRun: (runId: string) => void): () => void {
+    const waiter = { robot: robot !== undefined ? this.resolve(robot).name : undefined, onRun };
+    this.awaiting.add(waiter);
+    return () => void this.awaiting.delete(waiter);
+  }
+
+  /**
    * What a robot's sensors say now, between runs: its body leased for one observe (held bodies
    * stay open; a simulator opens the world its next run starts in). Nothing moves. RobotBusy
    * while the robot runs a duck: that run's transcript has its observations.
    */
-  async observe(name: string): Promise<{ readonly robot: string; readonly key: BodyKey; readonly perRun: boolean; readonly observation: Observation }> {
+  async observe(name: string, by: RunBy = cliUser()): Promise<{ readonly robot: string; readonly key: BodyKey; readonly perRun: boolean; readonly observation: Observation }> {
     const robot = this.resolve(name);
-    if (this.current.has(robot.name)) throw new RobotBusy(robot.name);
+    const held = this.current.get(robot.name);
+    if (held !== undefined) throw new RobotBusy(robot.name, held.holder);
     let lease;
     try {
-      lease = await this.runtime.bodies.lease(robot, 7);
+      lease = await this.runtime.bodies.lease(robot, 7, { by, since: new Date() });
     } catch (err) {
       // A port that is missing or taken is the person's to fix, in one line.
       if (err instanceof BodyError) throw new RuntimeError(`${robot.name}: ${err.message}`);
@@ -300,17 +375,19 @@ export class Service implements ServiceApi {
     const lines: HealthLine[] = [];
     for (const s of this.board.list()) {
       const perRun = this.runtime.fleet.get(s.robot)?.entry.perRun === true;
+      const robot = s.robot;
       if (s.loop !== undefined) {
         const nominal = 1000 / s.loop.periodMs;
         const steady = s.loop.state !== 'fallen' && s.loop.hz >= nominal * 0.9;
-        lines.push({ check: `loop ${s.robot}`, status: steady ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''}` });
+        lines.push({ check: `loop ${robot}`, status: steady ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''}`, robot });
       }
-      if (!perRun) lines.push({ check: `link ${s.robot}`, status: s.activity !== 'offline' && s.link !== 'lost' ? 'ok' : 'fail', detail: s.link === 'lost' ? 'lost' : s.activity === 'offline' ? 'not open' : 'ok' });
-      if (s.battery_v !== undefined) lines.push({ check: `battery ${s.robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V` });
+      if (!perRun) lines.push({ ...this.linkHealth(s), check: `link ${robot}`, robot });
+      if (s.battery_v !== undefined) lines.push({ check: `battery ${robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V`, robot });
     }
     if (this.runtime.config.memoryDir !== undefined) {
       const { store, notice } = await this.runtime.memory();
       if (store === undefined) lines.push({ check: 'store', status: 'fail', detail: notice ?? 'not open' });
+      else if (store.writeFailure !== undefined) lines.push({ check: 'store', status: 'fail', detail: `cannot write: ${store.writeFailure}` });
       else {
         const counts = Object.values(await this.memoryCounts());
         const sum = (k: keyof MemoryCounts): number => counts.reduce((n, c) => n + c[k], 0);
@@ -321,9 +398,22 @@ export class Service implements ServiceApi {
     return lines;
   }
 
+  /**
+   * A held robot's link as health says it: a robot's trouble is a `warn` of that robot's, never
+   * a `fail` of the service (sd_notify's watchdog counts only the service's own lines).
+   */
+  private linkHealth(s: RobotStatus): Pick<HealthLine, 'status' | 'detail'> {
+    if (s.activity !== 'offline' && s.link !== 'lost') return { status: 'ok', detail: 'ok' };
+    const why = this.held.reason(s.robot);
+    if (why !== undefined) return { status: 'warn', detail: `not open: ${why}` };
+    return { status: 'warn', detail: s.link === 'lost' ? 'lost: quackd opens it again once its port is back' : 'not open' };
+  }
+
   /** Stops every run (their bodies stop, their transcripts close) and takes no more; the runtime closes after. */
   async stopRuns(why: string): Promise<void> {
     this.stopping = true;
+    this.held.stop();
+    this.unjournal?.();
     const runs = [...this.current.values()];
     for (const c of runs) c.abort.abort(new Error(`stopped by ${why}`));
     await Promise.all(runs.map((c) => c.started?.done));

@@ -37,7 +37,7 @@ export class StatusBoard {
     const on = this.events.on.bind(this.events);
     this.unlisten = [
       on('run:start', (e) => this.change(e.robot, e.key, (s) => {
-        s.run = { runId: e.runId, duck: e.duck, step: 0, startedAt: this.now().toISOString() };
+        s.run = { runId: e.runId, duck: e.duck, step: 0, startedAt: this.now().toISOString(), by: e.by };
         delete s.gate;
       })),
       on('run:step', (e) => this.change(e.robot, undefined, (s) => {
@@ -77,6 +77,7 @@ export class StatusBoard {
       })),
       on('body:report', (e) => this.change(e.robot, undefined, (s) => {
         if (e.battery_v !== undefined) s.battery_v = e.battery_v;
+        if (e.battery_pct !== undefined) s.battery_pct = e.battery_pct;
         if (e.torque !== undefined) s.torque = e.torque;
         if (e.link !== undefined) s.link = e.link;
       })),

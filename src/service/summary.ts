@@ -6,7 +6,7 @@
  * function (`busFigures` counts them off the event bus) and are totals since the service started;
  * the line says what changed since the previous one.
  */
-import type { Logger } from 'pino';
+import type { ModuleLogger } from '../log.js';
 import type { EventBus } from '../runtime/events.js';
 import type { FrontDoor } from './front-door.js';
 
@@ -37,7 +37,7 @@ export interface Summary {
 export const SUMMARY_EVERY_MS = 5 * 60_000;
 
 /** Logs a summary every `intervalMs` until stopped (the timer never keeps the process alive). */
-export function startSummary(figures: () => SummaryFigures, log: Logger, intervalMs = SUMMARY_EVERY_MS): Summary {
+export function startSummary(figures: () => SummaryFigures, log: ModuleLogger, intervalMs = SUMMARY_EVERY_MS): Summary {
   let last: SummaryFigures = { runs: 0, steps: 0, loops: [] };
   const timer = setInterval(() => {
     const now = figures();
@@ -87,7 +87,7 @@ export function busFigures(events: EventBus): { readonly figures: () => SummaryF
 }
 
 /** The summary line as one of `quackd serve`'s doors; `dropped` counts what another door dropped (MQTT). */
-export function summaryDoor(log: Logger, dropped?: () => number | undefined, intervalMs = SUMMARY_EVERY_MS): FrontDoor {
+export function summaryDoor(log: ModuleLogger, dropped?: () => number | undefined, intervalMs = SUMMARY_EVERY_MS): FrontDoor {
   let running: { stop(): void }[] = [];
   return {
     name: 'summary',

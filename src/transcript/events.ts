@@ -3,13 +3,13 @@
  * id) and `type`. Readers must tolerate types they do not know (newer quackd versions add some).
  */
 export type TranscriptEvent =
-  | { type: 'start'; duck: string; body: string; /** the fleet's name of the robot, when it has one */ robot?: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
+  | { type: 'start'; duck: string; body: string; /** the fleet's name of the robot, when it has one */ robot?: string; /** who asked for the run: `mcp session 3f2a1b9c (claude-ai 0.1.0)` */ by?: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
   | { type: 'prompt'; role: 'system' | 'user' | 'tool'; content: string; name?: string }
   | { type: 'request'; call: number; messages: number; tools: number }
   | { type: 'response'; call: number; text: string; toolCalls: { id: string; name: string; args: unknown; error?: string }[]; usage?: { inputTokens: number; outputTokens: number }; ms: number }
   | { type: 'tool_call'; step: number; id: string; name: string; args: unknown }
   | { type: 'refused'; name: string; reason: string }
-  | { type: 'gate'; verb: string; label: string; allowed: boolean; how: 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'timeout' }
+  | { type: 'gate'; verb: string; label: string; allowed: boolean; how: 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'timeout'; /** who answered, when the service heard it from someone (`mqtt client ha-den`) */ by?: string }
   | { type: 'verb_result'; step?: number; verb: string; label: string; ok: boolean; summary: string; data?: Record<string, unknown>; invented: boolean }
   | { type: 'frame'; step: number; state: Record<string, unknown>; ascii?: string }
   | { type: 'memory'; action: string; detail: Record<string, unknown> }

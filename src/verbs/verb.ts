@@ -22,6 +22,11 @@ export interface Verb<Input extends z.ZodType = z.ZodType> {
    * with a precise input type is still a Verb in the registry's list of all verbs.
    */
   label(args: z.infer<Input>): string;
+  /**
+   * True when these arguments make the verb a stop (`torque off`): no confirmation gate holds it,
+   * as none holds an emergency stop. Absent: the verb is gated whenever its duck says so.
+   */
+  stops?(args: z.infer<Input>): boolean;
 }
 
 /** Keeps the verb's own input type (a body's perform() reads it through BodyIntent). */

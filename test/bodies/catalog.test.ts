@@ -17,6 +17,7 @@ const TRY: Readonly<Record<string, Intent>> = {
   drive: { verb: 'drive', args: { metres: 0.1 } },
   kick: { verb: 'kick', args: { foot: 'right' } },
   quack: { verb: 'quack', args: {} },
+  torque: { verb: 'torque', args: { on: false } },
   look: { verb: 'look', args: { yaw: 20, pitch: 10 } },
   look_around: { verb: 'look_around', args: {} },
   turn_body: { verb: 'turn_body', args: { yaw: 20 } },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BALL_RADIUS, cameraSeesBall, kickDistance, rad, SOFA, segmentHitsRect, sweepDisc, DUCK_RADIUS } from '../../src/bodies/microduck/sim2d/arena.js';
 import { createSim2dBody, layoutForSeed, Sim2dBody } from '../../src/bodies/microduck/sim2d/sim2d-body.js';
+import { EventBus } from '../../src/runtime/events.js';
 import { bodyContract } from '../contract/body.contract.js';
 
 bodyContract('microduck:sim2d', () => Promise.resolve(createSim2dBody({ seed: 7 })), { safeVerb: { verb: 'quack', args: {} }, measures: ['ball_displaced_m', 'quacks'] });
@@ -116,5 +117,22 @@ describe('sim2d geometry', () => {
         assert.equal(rolled.blockedBy, undefined, `seed ${seed}: a kick towards ${a}° rolls ${rolled.travelled.toFixed(2)} m into the ${rolled.blockedBy}`);
       }
     }
+  });
+});
+
+describe('sim2d torque', () => {
+  it('is state, said on the bus: on as the world opens, off limp, on again before a verb that moves', async () => {
+    const events = new EventBus();
+    const said: (boolean | null | undefined)[] = [];
+    events.on('body:report', (e) => said.push(e.torque));
+    const body = createSim2dBody({ seed: 7, robot: 'den', events });
+    assert.equal(body.metrics()['torque'], 1);
+    assert.deepEqual(await body.perform({ verb: 'torque', args: { on: false } }), { ok: true, summary: 'torque off: limp', data: { torque: false } });
+    assert.equal(body.metrics()['torque'], 0);
+    await body.perform({ verb: 'quack', args: {} });
+    assert.equal(body.frame().state['torque'], false, 'a quack moves no joint');
+    await body.perform({ verb: 'turn', args: { degrees: 10 } });
+    assert.equal(body.frame().state['torque'], true);
+    assert.deepEqual(said, [true, false, true]);
   });
 });

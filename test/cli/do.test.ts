@@ -42,10 +42,10 @@ describe('quackd do on microduck:sim2d', () => {
     assert.deepEqual(results.map((l) => l.type === 'verb_result' && l.summary), ['turned 90° right; no ball in view']);
   });
 
-  it('refuses a verb of another body (torque is the real duck\'s)', async () => {
-    const r = await quackd(['do', 'torque', 'on'], { env: home() });
+  it('refuses a verb of another body (drive is the rovers\')', async () => {
+    const r = await quackd(['do', 'drive', '1'], { env: home() });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^quackd: do: "torque" is not a verb of microduck:sim2d/);
+    assert.match(r.stderr, /^quackd: do: "drive" is not a verb of microduck:sim2d/);
   });
 
   it('a verb that fails ends the run as a failure naming it (exit 1)', async () => {
@@ -71,7 +71,7 @@ describe('quackd do on microduck:sim2d', () => {
       [['do', 'walk', '9'], 'quackd: do: "walk 9": walk takes metres, speed: metres: Too big: expected number to be <=3 (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
       [['do', 'walk', '-0.5'], 'quackd: do: "-0.5" reads as an option; a negative number goes after -- (e.g. quackd do walk -- -0.5, or quackd do walk metres=-0.5)'],
       [['do', 'quack', 'loud'], 'quackd: do: "quack loud": quack takes no arguments (e.g. quackd do walk 1.0, quackd do turn degrees=90)'],
-      [['do', 'look', 'yaw=10'], 'quackd: do: "look" is not a verb of microduck:sim2d; its closest is "walk" (its verbs: search_scan, turn, walk, kick, quack)'],
+      [['do', 'look', 'yaw=10'], 'quackd: do: "look" is not a verb of microduck:sim2d; its closest is "walk" (its verbs: search_scan, turn, walk, kick, quack, torque)'],
       [['do', 'walk', '1\n2. kick left'], 'quackd: do: an argument holds a control character (a newline?)'],
       [['do'], "quackd: do: name a verb, e.g. quackd do walk 1.0 ('quackd bodies' lists each body's verbs)"],
     ];

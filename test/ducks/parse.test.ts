@@ -114,7 +114,7 @@ describe('success checks against what the body measures', () => {
     const d = parseDuck(duckText('verbs: [quack]\nsuccess_when: quaks >= 1'), 'ducks/typo.duck', 'typo');
     assert.throws(
       () => checkDuckForBody(d, findBody('microduck:sim2d')!),
-      (err: InputError) => err.message === 'ducks/typo.duck:3: success_when: microduck:sim2d does not measure "quaks" (did you mean "quacks"?)' && err.hint === 'it measures ball_displaced_m, quacks, tilt_deg',
+      (err: InputError) => err.message === 'ducks/typo.duck:3: success_when: microduck:sim2d does not measure "quaks" (did you mean "quacks"?)' && err.hint === 'it measures ball_displaced_m, quacks, tilt_deg, torque',
     );
   });
 });

@@ -14,12 +14,13 @@ export interface Serving {
   stderr(): string;
 }
 
-export async function serve(home: string, config: string): Promise<Serving> {
+/** `env`: more of the service's environment (INVOCATION_ID, as systemd sets it). */
+export async function serve(home: string, config: string, env: NodeJS.ProcessEnv = {}): Promise<Serving> {
   writeFileSync(join(home, 'config.yaml'), config);
   let stderr = '';
   let child: ChildProcess | undefined;
   const exited = runCli(['serve'], {
-    env: { QUACKD_HOME: home },
+    env: { ...env, QUACKD_HOME: home },
     timeoutMs: 120_000,
     onSpawn: (c) => {
       child = c;

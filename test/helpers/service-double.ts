@@ -1,7 +1,7 @@
 /**
  * A ServiceApi double for front-door tests (MQTT, later the control socket): a fleet of robots
  * whose runs the test drives by hand (steps, gates, the end), emitting the bus events the real
- * service emits, and every call recorded with its arguments. The real Service replaces it in
+ * service emits, and every call recorded with its arguments (who asked apart, in `askers`). The real Service replaces it in
  * integration tests; keep it in this one file.
  */
 import { InputError } from '../../src/errors.js';
@@ -10,7 +10,8 @@ import type { RunReport } from '../../src/run/start-run.js';
 import { RobotBusy } from '../../src/runtime/body-pool.js';
 import { EventBus } from '../../src/runtime/events.js';
 import { UnknownRobot } from '../../src/runtime/fleet.js';
-import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun } from '../../src/service/api.js';
+import { byText, type RunBy } from '../../src/runtime/holder.js';
+import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun } from '../../src/service/api.js';
 import type { Outcome } from '../../src/transcript/events.js';
 
 export type Call = { readonly method: 'run'; readonly robot: string; readonly request: RunOnRequest } | { readonly method: 'stop'; readonly robot?: string } | { readonly method: 'answerGate'; readonly robot: string; readonly answer: boolean; readonly verb?: string } | { readonly method: 'torque'; readonly robot: string; readonly on: boolean };
@@ -27,6 +28,8 @@ interface Running {
 export class ServiceDouble implements ServiceApi {
   readonly events = new EventBus();
   readonly calls: Call[] = [];
+  /** Who asked for each run, stop and gate answer that said so, as the journal words it: `mqtt client ha-den`. */
+  readonly askers: { readonly method: Call['method']; readonly by: string }[] = [];
   private readonly state = new Map<string, RobotStatus>();
   private readonly running = new Map<string, Running>();
   private readonly gates = new Map<string, string>();
@@ -47,8 +50,10 @@ export class ServiceDouble implements ServiceApi {
     return s;
   }
 
-  run(robot: string, request: RunOnRequest): Promise<StartedRun> {
+  run(robot: string, asked: RunOnRequest): Promise<StartedRun> {
+    const { by, ...request } = asked;
     this.calls.push({ method: 'run', robot, request });
+    this.asked('run', by);
     const status = this.status(robot);
     if (this.running.has(robot)) return Promise.reject(new RobotBusy(robot));
     if (!DOUBLE_DUCKS.includes(request.duck)) return Promise.reject(new InputError(`no duck named "${request.duck}"`));
@@ -57,7 +62,7 @@ export class ServiceDouble implements ServiceApi {
     const done = new Promise<RunReport>((resolve) => (finish = resolve));
     this.running.set(robot, { runId, duck: request.duck, finish, step: 0 });
     this.started.set(runId, Date.now());
-    this.events.emit('run:start', { robot, key: status.key, runId, duck: request.duck });
+    this.events.emit('run:start', { robot, key: status.key, runId, duck: request.duck, by: by !== undefined ? byText(by) : 'cli user test (uid 0)' });
     this.update(robot, { activity: 'running', run: { runId, duck: request.duck, step: 0, startedAt: new Date().toISOString() } });
     return Promise.resolve({ runId, transcriptPath: `/tmp/transcripts/${runId}.jsonl`, robot, key: status.key, duck: { name: request.duck, budgets: { steps: 20, llm_calls: 30, seconds: 60 } }, pilot: 'fake', dryRun: request.dryRun === true, memory: {}, done });
   }
@@ -91,21 +96,27 @@ export class ServiceDouble implements ServiceApi {
     this.running.delete(robot);
     this.gates.delete(robot);
     const key = this.status(robot).key;
-    this.events.emit('run:end', { robot, key, runId: r.runId, outcome });
+    this.events.emit('run:end', { robot, key, runId: r.runId, duck: r.duck, outcome });
     this.update(robot, { activity: 'idle', run: undefined, lastOutcome: { ...outcome, runId: r.runId, duck: r.duck, endedAt: new Date().toISOString() } });
     const seconds = (Date.now() - (this.started.get(r.runId) ?? Date.now())) / 1000;
     r.finish({ runId: r.runId, transcriptPath: `/tmp/transcripts/${r.runId}.jsonl`, duck: r.duck, robot: key, outcome, steps: r.step, llmCalls: 0, seconds, usage: { inputTokens: 0, outputTokens: 0 }, dryRun: false });
   }
 
-  stop(robot?: string): Promise<void> {
+  private asked(method: Call['method'], by: RunBy | undefined): void {
+    if (by !== undefined) this.askers.push({ method, by: byText(by) });
+  }
+
+  stop(robot?: string, _why?: string, by?: RunBy): Promise<void> {
     this.calls.push(robot !== undefined ? { method: 'stop', robot } : { method: 'stop' });
+    this.asked('stop', by);
     if (robot !== undefined) this.status(robot);
     for (const name of robot !== undefined ? [robot] : [...this.running.keys()]) this.finish(name, { status: 'interrupted', reason: 'stopped' });
     return Promise.resolve();
   }
 
-  answerGate(robot: string, answer: boolean, verb?: string): boolean {
+  answerGate(robot: string, answer: boolean, verb?: string, _how?: 'tty' | 'person', by?: RunBy): boolean {
     this.calls.push({ method: 'answerGate', robot, answer, ...(verb !== undefined ? { verb } : {}) });
+    this.asked('answerGate', by);
     const waiting = this.gates.get(robot);
     if (waiting === undefined || (verb !== undefined && verb !== waiting)) return false;
     this.gates.delete(robot);
@@ -118,11 +129,15 @@ export class ServiceDouble implements ServiceApi {
     return Promise.resolve([{ check: 'loop', status: 'ok', detail: '50.0 of 50 Hz · 0 missed' }]);
   }
 
-  torque(robot: string, on: boolean): Promise<void> {
+  /** Switches at once, as a simulator does: the run is done and the read-back is what was asked. */
+  torque(robot: string, on: boolean): Promise<TorqueRun> {
     this.calls.push({ method: 'torque', robot, on });
-    this.status(robot);
+    const key = this.status(robot).key;
     this.update(robot, { torque: on });
-    return Promise.resolve();
+    const runId = `run-${++this.runs}`;
+    const transcriptPath = `/tmp/transcripts/${runId}.jsonl`;
+    const report: RunReport = { runId, transcriptPath, duck: 'torque', robot: key, outcome: { status: 'success', reason: `did torque ${on ? 'on' : 'off'}` }, steps: 1, llmCalls: 2, seconds: 0, usage: { inputTokens: 0, outputTokens: 0 }, dryRun: false };
+    return Promise.resolve({ runId, transcriptPath, robot, key, duck: { name: 'torque', budgets: { steps: 1, llm_calls: 2, seconds: 60 } }, pilot: 'script', dryRun: false, memory: {}, done: Promise.resolve(report), torque: Promise.resolve(on) });
   }
 
   /** A new status for `robot` (what the service emits on any change). */

@@ -3,16 +3,22 @@
  * HTTP client: the tools and a session over HTTP, a gate asked through elicitation on the tool
  * call's stream, the bearer token (required off loopback, or the server refuses to start in one
  * line; 401 without it or with another), and the Host check that keeps web pages off the robots.
+ * Clients that leave without a DELETE (the SDK's close(), the Inspector CLI's one call and exit)
+ * free their robot at once; one that opens no event stream frees it after the hold time.
  */
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { withLogs } from '../../src/log.js';
 import { serveMcp, type ServeMcpOptions } from '../../src/mcp/serve.js';
 import { childEnv } from '../helpers/cli.js';
+import { journal } from '../helpers/journal.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -20,13 +26,18 @@ import { isError, newClient, runIdIn, text, transcript, type ClientOptions } fro
 
 const TOKEN = 'a-test-token-of-some-length-0123';
 
+const CHILD = fileURLToPath(new URL('./one-call-child.ts', import.meta.url));
+
 interface Running {
   readonly url: string;
+  /** The messages of the info lines it logged so far. */
+  readonly logs: string[];
   stop(): Promise<void>;
 }
 
-/** serveMcp over HTTP in this process; resolves once it listens (its line on stderr names the URL). */
+/** serveMcp over HTTP in this process, its logs kept; resolves once it listens (its line on stderr names the URL). */
 async function serveHttp(home: string, http: NonNullable<ServeMcpOptions['http']>, extra: Partial<ServeMcpOptions> = {}): Promise<Running> {
+  const { root, lines: logs } = journal();
   const stderr = new PassThrough();
   let said = '';
   const listening = new Promise<string>((resolve) =>
@@ -37,10 +48,11 @@ async function serveHttp(home: string, http: NonNullable<ServeMcpOptions['http']
     }),
   );
   const stop = new AbortController();
-  const served = serveMcp({ env: childEnv({ QUACKD_HOME: home }), stdin: Readable.from([]), stdout: new PassThrough(), stderr, http, noMemory: false, signal: stop.signal, ...extra });
+  const served = withLogs(root, () => serveMcp({ env: childEnv({ QUACKD_HOME: home }), stdin: Readable.from([]), stdout: new PassThrough(), stderr, http, noMemory: false, signal: stop.signal, ...extra }));
   const url = await Promise.race([listening, served.then(() => Promise.reject(new Error(`serve-mcp ended: ${said}`)))]);
   return {
     url,
+    logs,
     stop: async () => {
       stop.abort(new Error('stopped by the test'));
       await served;
@@ -57,7 +69,12 @@ async function connect(url: string, token?: string, options: ClientOptions = {})
 
 /** A raw POST of an initialize request: what a client without the token (or a web page) would send. */
 function rawInitialize(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  return rawPost(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }, headers);
+}
+
+/** One raw JSON-RPC POST, as a script of single requests sends it (it never opens the event stream). */
+function rawPost(url: string, message: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const body = JSON.stringify(message);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
       let text = '';
@@ -67,6 +84,17 @@ function rawInitialize(url: string, headers: Record<string, string>): Promise<{ 
     req.on('error', reject);
     req.end(body);
   });
+}
+
+type McpClient = Awaited<ReturnType<typeof connect>>;
+
+/** `next` walks on the robot at its first try, once the run `before` ended as `why`; then it lets the robot go. */
+async function takesTheRobot(next: McpClient, home: string, before: string, why: string): Promise<void> {
+  const mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+  assert.equal(isError(mine), false, text(mine));
+  const end = transcript(home, before).find((l) => l.type === 'end');
+  assert.deepEqual(end?.type === 'end' ? [end.outcome, end.reason] : [], ['interrupted', why]);
+  await next.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
 }
 
 describe('serve-mcp over HTTP on 127.0.0.1', () => {
@@ -115,17 +143,77 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
       assert.equal(isError(started), false, text(started));
       const busy = await second.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
       assert.equal(isError(busy), true);
-      assert.equal(text(busy), 'microduck:sim2d is already running a duck; one run at a time per robot');
+      // The refusal names the holder (the first client's MCP session), since when, and how to free it.
+      const holder = (first.transport as StreamableHTTPClientTransport).sessionId?.slice(0, 8) ?? '';
+      assert.match(text(busy), new RegExp(`^microduck:sim2d is already running careful for mcp session ${holder} \\(quackd-test 0\\.0\\.1\\) since \\d\\d:\\d\\d:\\d\\d; one run at a time per robot \\('quackd stop microduck:sim2d' frees it\\)$`));
       // The first client says goodbye (DELETE): its session's run stops, and the robot is free.
       await (first.transport as StreamableHTTPClientTransport).terminateSession();
-      const mine = await second.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
-      assert.equal(isError(mine), false, text(mine));
-      const end = transcript(home, runIdIn(text(started))).find((l) => l.type === 'end');
-      assert.deepEqual(end?.type === 'end' ? [end.outcome, end.reason] : [], ['interrupted', 'stopped by the MCP client closing']);
-      await second.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
+      await takesTheRobot(second, home, runIdIn(text(started)), 'stopped by the MCP client closing');
     } finally {
       await second.close();
       await first.close();
+    }
+  });
+
+  it("frees the robot at once when a client leaves without a DELETE (the SDK's close()), and the journal says who ran it", async () => {
+    const first = await connect(server.url);
+    const started = await first.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+    assert.equal(isError(started), false, text(started));
+    const holder = (first.transport as StreamableHTTPClientTransport).sessionId?.slice(0, 8) ?? '';
+    // The SDK's close() drops the client's streams and sends no DELETE.
+    await first.close();
+    const second = await connect(server.url);
+    try {
+      const runId = runIdIn(text(started));
+      await takesTheRobot(second, home, runId, 'stopped by the MCP client leaving');
+      const start = transcript(home, runId).find((l) => l.type === 'start');
+      assert.equal(start?.type === 'start' ? start.by : undefined, `mcp session ${holder} (quackd-test 0.0.1)`);
+      assert.ok(server.logs.includes(`run started: careful on microduck:sim2d by mcp session ${holder} (quackd-test 0.0.1)`), server.logs.join('\n'));
+      assert.ok(server.logs.includes('run ended: careful on microduck:sim2d: interrupted — stopped by the MCP client leaving'), server.logs.join('\n'));
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("frees the robot at once when a client makes one call and exits (the MCP Inspector CLI's way)", async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, server.url, 'robot_verb', JSON.stringify({ verb: 'walk', args: { metres: 0.3 } })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(code, 0, err);
+    const answer = JSON.parse(out) as unknown;
+    assert.equal(isError(answer), false, text(answer));
+    const next = await connect(server.url);
+    try {
+      await takesTheRobot(next, home, runIdIn(text(answer)), 'stopped by the MCP client leaving');
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('stops a robot_run under way when its client hangs up, and frees the robot', async () => {
+    // A duck of the user's whose quack waits for a person, who never answers: the run holds the robot until the client goes.
+    mkdirSync(join(home, 'ducks'), { recursive: true });
+    writeDuck(join(home, 'ducks'), 'ask-first', 'robot: microduck:sim2d\nverbs: [quack]\nconfirm: [quack]\nbudgets: { steps: 3, llm_calls: 5, seconds: 120 }');
+    let asked: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (asked = resolve));
+    const gone = await connect(server.url, undefined, { elicit: () => (asked(), new Promise<never>(() => undefined)) });
+    const running = gone.callTool({ name: 'robot_run', arguments: { duck: 'ask-first' } }).catch(() => undefined);
+    await gate;
+    const line = server.logs.find((l) => l.startsWith('run started: ask-first'));
+    await gone.close();
+    await running;
+    const next = await connect(server.url);
+    try {
+      const mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
+      assert.equal(isError(mine), false, text(mine));
+      assert.match(line ?? '', /^run started: ask-first on microduck:sim2d by mcp session [0-9a-f]{8} \(quackd-test 0\.0\.1\)$/);
+      assert.ok(server.logs.includes('run ended: ask-first on microduck:sim2d: interrupted — stopped by the MCP client leaving'), server.logs.join('\n'));
+      await next.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
+    } finally {
+      await next.close();
     }
   });
 
@@ -199,37 +287,35 @@ describe('serve-mcp over HTTP: a session nobody closes', () => {
 
   before(async () => {
     const path = writeDuck(ducks, 'slow-gate', 'robot: microduck:sim2d\nverbs: [quack, walk]\nconfirm: [quack]\nbudgets: { steps: 6, llm_calls: 12, seconds: 120 }');
-    server = await serveHttp(home, { host: '127.0.0.1', port: 0, idleS: 0.3 }, { duck: path });
+    server = await serveHttp(home, { host: '127.0.0.1', port: 0, idleS: 1.5, holdS: 0.3 }, { duck: path });
   });
   after(() => server.stop());
 
-  it('is closed after the idle time once its client has gone, and its run stops so the robot is free', async () => {
-    const gone = await connect(server.url);
-    const started = await gone.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
-    assert.equal(isError(started), false, text(started));
-    const id = (gone.transport as StreamableHTTPClientTransport).sessionId;
-    // The client vanishes: its connections drop, and no DELETE says goodbye.
-    await gone.transport?.close();
-    const next = await connect(server.url);
-    try {
-      const deadline = Date.now() + 10_000;
-      let mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
-      while (isError(mine) && Date.now() < deadline) {
-        assert.equal(text(mine), 'microduck:sim2d is already running a duck; one run at a time per robot');
-        await new Promise((r) => setTimeout(r, 100));
-        mine = await next.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.3 } } });
-      }
-      assert.equal(isError(mine), false, text(mine));
-      const end = transcript(home, runIdIn(text(started))).find((l) => l.type === 'end');
-      assert.deepEqual(end?.type === 'end' ? [end.outcome, end.reason] : [], ['interrupted', 'stopped by the MCP client going quiet for 0.3 s']);
-      // Its id is gone: a client coming back with it is told to start again.
-      const back = await rawInitialize(server.url, { 'mcp-session-id': id ?? '' });
-      assert.equal(back.status, 404);
-      assert.match(back.body, /no such MCP session/);
-      await next.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
-    } finally {
-      await next.close();
-    }
+  it('lets go of its robot after the hold time when its client opens no event stream, and closes after the idle time', async () => {
+    const accept = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await rawInitialize(server.url, {});
+    const id = String(init.headers['mcp-session-id']);
+    const headers = { ...accept, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
+    await rawPost(server.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    const call = (n: number, verb: string, args: Record<string, unknown>) => rawPost(server.url, { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'robot_verb', arguments: { verb, args } } }, headers);
+    const started = await call(2, 'walk', { metres: 0.3 });
+    assert.equal(started.status, 200, started.body);
+    const runId = runIdIn(started.body);
+    // Nothing is open now: the client is thinking, or gone. After the hold time its run stops.
+    const deadline = Date.now() + 10_000;
+    const ended = () => transcript(home, runId).find((l) => l.type === 'end');
+    while (ended() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const end = ended();
+    assert.deepEqual(end?.type === 'end' ? [end.outcome, end.reason] : [], ['interrupted', 'stopped by the MCP client going quiet for 0.3 s']);
+    // Its session lives on: the next call says how the last session ended, and starts a new one.
+    const again = await call(3, 'walk', { metres: 0.3 });
+    assert.equal(again.status, 200, again.body);
+    assert.match(again.body, new RegExp(`the last session \\(transcript ${runId}\\) ended between calls: interrupted — stopped by the MCP client going quiet for 0\\.3 s`));
+    // After the idle time the session itself is closed: a client coming back is told to start again.
+    await new Promise((r) => setTimeout(r, 2500));
+    const back = await call(4, 'walk', { metres: 0.3 });
+    assert.equal(back.status, 404);
+    assert.match(back.body, /no such MCP session/);
   });
 
   it('stays open while a call is under way, however long a person takes to answer its gate', async () => {

@@ -19,7 +19,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { isError, resourceText, runIdIn, serveMcpStdio, text, transcript, type Served } from './client.js';
 
 const TOOLS = ['robot_forget', 'robot_list', 'robot_observe', 'robot_recall', 'robot_remember', 'robot_run', 'robot_verb'];
-const DEFAULT_SESSION_VERBS = ['search_scan', 'turn', 'walk', 'kick', 'quack', 'declare_success', 'declare_failure'];
+const DEFAULT_SESSION_VERBS = ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque', 'declare_success', 'declare_failure'];
 
 const ofType = <T extends TranscriptLine['type']>(lines: readonly TranscriptLine[], type: T) => lines.filter((l): l is Extract<TranscriptLine, { type: T }> => l.type === type);
 
@@ -123,8 +123,8 @@ describe('serve-mcp over stdio', () => {
   it('refuses a verb outside the allowlist and bad verb arguments in the session, and nothing reaches the body', async () => {
     const kick = await call(served, 'robot_verb', { verb: 'look_around' });
     assert.equal(kick.isError, true);
-    assert.match(kick.text, /^session started on microduck:sim2d: duck mcp, verbs search_scan, turn, walk, kick, quack, declare_success, declare_failure; budget 6 steps, 12 calls, 300 s · transcript \S+$/m);
-    assert.match(kick.text, /^refused — look_around: not in this duck's verbs \(this session's verbs: search_scan, turn, walk, kick, quack, declare_success, declare_failure\); nothing moved$/m);
+    assert.match(kick.text, /^session started on microduck:sim2d: duck mcp, verbs search_scan, turn, walk, kick, quack, torque, declare_success, declare_failure; budget 6 steps, 12 calls, 300 s · transcript \S+$/m);
+    assert.match(kick.text, /^refused — look_around: not in this duck's verbs \(this session's verbs: search_scan, turn, walk, kick, quack, torque, declare_success, declare_failure\); nothing moved$/m);
     const loud = await call(served, 'robot_verb', { verb: 'quack', args: { loud: true } });
     assert.equal(loud.isError, true);
     assert.match(loud.text, /^refused — quack: invalid arguments: Unrecognized key: "loud"; nothing moved$/m);
@@ -133,7 +133,7 @@ describe('serve-mcp over stdio', () => {
     // Another run on the robot waits for the session to end: one run at a time per robot.
     const busy = await call(served, 'robot_run', { duck: 'hello-world' });
     assert.equal(busy.isError, true);
-    assert.equal(busy.text, 'microduck:sim2d is already running a duck; one run at a time per robot');
+    assert.match(busy.text, /^microduck:sim2d is already running mcp for mcp stdio \(quackd-test 0\.0\.1\) since \d\d:\d\d:\d\d; one run at a time per robot \('quackd stop microduck:sim2d' frees it\)$/);
     const ended = await call(served, 'robot_verb', { verb: 'declare_failure', args: { reason: 'nothing to do' } });
     assert.match(ended.text, /^the session ended: failure — nothing to do · 0 steps, 4 calls/m);
     const lines = transcript(home, runIdIn(kick.text));
@@ -159,7 +159,7 @@ describe('serve-mcp over stdio', () => {
     const start = ofType(lines, 'start')[0];
     assert.equal(start?.provider, 'mcp');
     assert.equal(start?.model, 'quackd-test 0.0.1');
-    assert.deepEqual(start?.verbs, ['search_scan', 'turn', 'walk', 'kick', 'quack']);
+    assert.deepEqual(start?.verbs, ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque']);
     assert.deepEqual(ofType(lines, 'verb_result').map((r) => r.verb), ['quack']);
     assert.equal(ofType(lines, 'end')[0]?.outcome, 'success');
     // The next verb starts a new session, with a transcript of its own.
@@ -240,7 +240,7 @@ describe('serve-mcp: a planted instruction in a note', () => {
     assert.deepEqual((await served.client.listTools()).tools, before);
     await call(served, 'robot_verb', { verb: 'declare_failure', args: { reason: 'done' } });
     const lines = transcript(home, runIdIn(kick.text));
-    assert.deepEqual(ofType(lines, 'start')[0]?.verbs, ['search_scan', 'turn', 'walk', 'kick', 'quack']);
+    assert.deepEqual(ofType(lines, 'start')[0]?.verbs, ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque']);
     const system = ofType(lines, 'prompt').find((p) => p.role === 'system')?.content ?? '';
     assert.ok(system.includes(JSON.stringify(planted)), 'the session\'s pilot was told the note, as data');
     assert.deepEqual(ofType(lines, 'verb_result'), []);

@@ -107,6 +107,37 @@ describe('quackd memory (CLI)', () => {
     assert.equal((await q('import', join(home, 'missing.jsonl'))).code, 2);
   });
 
+  it('import of a file with no readable line is exit 2 in one line, and adds nothing', async () => {
+    const { home, q } = setup();
+    await q('add', 'the stairs are behind the kitchen door');
+    const cases = [
+      ['bad.jsonl', 'not json\n\n{"nope":1}\n', /^quackd: memory import: nothing to import from \S+bad\.jsonl: skipped 2 lines \(1: not JSON; 3: no text\) \(a line is one JSON object with a "text", as memory export writes\)\n$/],
+      ['empty.jsonl', '', /^quackd: memory import: \S+empty\.jsonl has no entries \(a line is one JSON object/],
+      ['elsewhere.jsonl', '{"text":"for a typo","body":"microduck:sim3d"}\n', /^quackd: memory import: nothing to import from \S+: skipped 1 line \(1: body "microduck:sim3d" is no body of this quackd.*\(with --robot KEY every line goes to that body\)\n$/],
+    ] as const;
+    for (const [name, text, error] of cases) {
+      const file = join(home, name);
+      writeFileSync(file, text);
+      const r = await q('import', file);
+      assert.equal(r.code, 2, `${name}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, error);
+    }
+    assert.equal((await q('show', '--raw')).stdout.trim().split('\n').length, 1);
+  });
+
+  it('show --json is one object: the body, the store, its notes and earlier runs newest first', async () => {
+    const { dir, q } = setup();
+    assert.deepEqual(JSON.parse((await q('show', '--json')).stdout), { body: 'microduck:sim2d', dir, notes: [], episodes: [] });
+    await q('add', 'the stairs are behind the kitchen door');
+    await q('add', 'kick right works better', '--tag', 'kick');
+    const r = await q('show', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const shown = JSON.parse(r.stdout) as { body: string; notes: { text: string; tags: string[]; kind: string }[]; episodes: unknown[] };
+    assert.deepEqual(shown.notes.map((n) => [n.text, n.tags, n.kind]), [['kick right works better', ['kick'], 'note'], ['the stairs are behind the kitchen door', [], 'note']]);
+    assert.equal((await q('show', '--json', '--raw')).code, 2);
+  });
+
   it('show, export, search and doctor leave the store files unchanged', async () => {
     const { dir, q } = setup();
     await q('add', 'the charger is under the desk');

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { BODY_CAP, HISTORY_MAX, MemoryRefusal } from '../../src/memory/entry.js';
 import { EMPTY_FILE, lmdbFileProblem } from '../../src/memory/header-check.js';
 import type { JsonlLine, JsonlParse } from '../../src/memory/jsonl.js';
-import { DATA_FILE, LOCK_FILE, StoreError, openMemoryStore } from '../../src/memory/store.js';
+import { StoreGuard, guardAddress } from '../../src/memory/guard.js';
+import { DATA_FILE, LOCK_FILE, MemoryBusy, StoreError, openMemoryStore, type OpenOptions } from '../../src/memory/store.js';
 import { tempDir } from '../helpers/tmp.js';
 import { damagePageFlags, damageValue } from './damage.js';
 
@@ -15,79 +16,112 @@ function lines(items: readonly (Omit<JsonlLine, 'line' | 'tags' | 'kind'> & { ki
   return { lines: items.map((x, i) => ({ line: i + 1, tags: [], kind: 'note', ...x })), skipped: [] };
 }
 
-async function fresh() {
+async function fresh(writes?: OpenOptions['writes']) {
   const dir = join(tempDir('quackd-mem-'), 'memory');
-  const store = await openMemoryStore(dir);
+  const store = await openMemoryStore(dir, writes !== undefined ? { writes } : {});
   return { dir, store };
 }
 
-describe('partitioning by body', () => {
-  it('keeps each adapter:backend apart on every read and write', async () => {
-    const { store } = await fresh();
-    const sim = store.body('microduck:sim2d');
-    const mujoco = store.body('microduck:mujoco');
-    const a = await sim.remember({ text: 'the ball is near the sofa', source: 'human' });
-    await mujoco.remember({ text: 'the ball is near the sofa', source: 'human' });
-    await mujoco.addEpisode({ text: 'find-and-kick: success' });
-    assert.equal(sim.entries().length, 1);
-    assert.equal(mujoco.entries().length, 2);
-    assert.deepEqual(store.bodies(), ['microduck:mujoco', 'microduck:sim2d']);
-    // An id from one body means nothing in another.
-    assert.equal(await mujoco.forget(a.entry?.id ?? ''), undefined);
-    assert.equal(await mujoco.clear(), 2);
-    assert.equal(sim.entries().length, 1);
-    assert.equal(mujoco.promptSelection().totalNotes, 0);
-    await store.close();
-  });
-});
+// Writes in the writer worker (the service's) and on the opening thread (a one-shot command's) obey the same rules.
+for (const writes of ['worker', 'inline'] as const) {
+  describe(`writes: ${writes}`, () => {
+    describe('partitioning by body', () => {
+      it('keeps each adapter:backend apart on every read and write', async () => {
+        const { store } = await fresh(writes);
+        const sim = store.body('microduck:sim2d');
+        const mujoco = store.body('microduck:mujoco');
+        const a = await sim.remember({ text: 'the ball is near the sofa', source: 'human' });
+        await mujoco.remember({ text: 'the ball is near the sofa', source: 'human' });
+        await mujoco.addEpisode({ text: 'find-and-kick: success' });
+        assert.equal(sim.entries().length, 1);
+        assert.equal(mujoco.entries().length, 2);
+        assert.deepEqual(store.bodies(), ['microduck:mujoco', 'microduck:sim2d']);
+        // An id from one body means nothing in another.
+        assert.equal(await mujoco.forget(a.entry?.id ?? ''), undefined);
+        assert.equal(await mujoco.clear(), 2);
+        assert.equal(sim.entries().length, 1);
+        assert.equal(mujoco.promptSelection().totalNotes, 0);
+        await store.close();
+      });
+    });
 
-describe('rules through the store', () => {
-  it('dedupes, supersedes and refuses inside one transaction each', async () => {
-    const { store } = await fresh();
+    describe('rules through the store', () => {
+      it('dedupes, supersedes and refuses inside one transaction each', async () => {
+        const { store } = await fresh(writes);
+        const m = store.body('microduck:sim2d');
+        await m.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
+        await m.remember({ text: 'the charger is under the desk', source: 'human' });
+        assert.equal((await m.remember({ text: 'the  charger is under the desk ', source: 'model' })).action, 'refreshed');
+        assert.equal((await m.remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' })).action, 'superseded');
+        await assert.rejects(m.remember({ text: 'password=hunter2', source: 'human' }), MemoryRefusal);
+        await assert.rejects(m.remember({ text: 'y'.repeat(301), source: 'human' }), MemoryRefusal);
+        const all = m.entries();
+        assert.deepEqual(all.map((e) => e.text), ['the ball is in the hall', 'the charger is under the desk']);
+        assert.ok(!JSON.stringify(all).includes('hunter2'));
+        assert.deepEqual(store.invalid(), []);
+        await store.close();
+      });
+
+      it('holds at most 400 entries per body, oldest episodes first, and keeps the order index whole', async () => {
+        const { store } = await fresh(writes);
+        const m = store.body('microduck:sim2d');
+        // One transaction, as an import would write them.
+        await m.importLines(lines([...Array.from({ length: 10 }, (_, i) => ({ text: `note ${i}` })), ...Array.from({ length: BODY_CAP }, (_, i) => ({ text: `episode ${i}`, kind: 'episode' as const }))]));
+        const all = m.entries();
+        assert.equal(all.length, BODY_CAP);
+        assert.equal(all.filter((e) => e.kind === 'note').length, 10);
+        assert.ok(!all.some((e) => e.text === 'episode 9'));
+        assert.ok(all.some((e) => e.text === 'episode 10'));
+        const sel = m.promptSelection();
+        assert.deepEqual([sel.notes.length, sel.episodes.length, sel.totalNotes, sel.totalEpisodes], [10, 5, 10, 390]);
+        assert.equal(sel.episodes[0]?.text, `episode ${BODY_CAP - 1}`);
+        assert.deepEqual(store.invalid(), []);
+        await store.close();
+      });
+
+      it('sees commits from another handle on the same files (no stale write cache)', async () => {
+        const { dir, store } = await fresh(writes);
+        // The other handle writes the other way: a service and a CLI command on one store.
+        const other = await openMemoryStore(dir, { writes: writes === 'inline' ? 'worker' : 'inline' });
+        const a = store.body('microduck:sim2d');
+        const b = other.body('microduck:sim2d');
+        await a.remember({ text: 'one', source: 'human' });
+        await b.remember({ text: 'two', source: 'human' });
+        await a.remember({ text: 'two', source: 'human' });
+        await b.remember({ text: 'one', source: 'human' });
+        assert.deepEqual(a.entries().map((e) => e.text), ['one', 'two']);
+        assert.deepEqual(b.entries().map((e) => e.text), ['one', 'two']);
+        await other.close();
+        await store.close();
+      });
+    });
+  });
+}
+
+describe('writes on the opening thread (a one-shot command)', () => {
+  it('waits for another holder of the store without blocking the event loop, gives up busy at its bound writing nothing, and keeps queued writes in order', async () => {
+    const { dir, store } = await fresh('inline');
     const m = store.body('microduck:sim2d');
-    await m.remember({ text: 'the ball is in the kitchen', topic: 'ball', source: 'model' });
-    await m.remember({ text: 'the charger is under the desk', source: 'human' });
-    assert.equal((await m.remember({ text: 'the  charger is under the desk ', source: 'model' })).action, 'refreshed');
-    assert.equal((await m.remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' })).action, 'superseded');
-    await assert.rejects(m.remember({ text: 'password=hunter2', source: 'human' }), MemoryRefusal);
-    await assert.rejects(m.remember({ text: 'y'.repeat(301), source: 'human' }), MemoryRefusal);
-    const all = m.entries();
-    assert.deepEqual(all.map((e) => e.text), ['the ball is in the hall', 'the charger is under the desk']);
-    assert.ok(!JSON.stringify(all).includes('hunter2'));
-    assert.deepEqual(store.invalid(), []);
+    // Another holder (a second process would exclude the same way): the write waits, asynchronously.
+    const holder = new StoreGuard(guardAddress(dir));
+    assert.ok(holder.tryAcquire());
+    const waiting = m.remember({ text: 'written once the holder lets go', source: 'human' });
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 5);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    clearInterval(ticker);
+    assert.ok(ticks >= 5, `the event loop ran ${ticks} times while the write waited`);
+    holder.release();
+    assert.equal((await waiting).action, 'added');
+    assert.ok(holder.tryAcquire());
+    await assert.rejects(m.remember({ text: 'never written', source: 'human' }, { waitMs: 100 }), MemoryBusy);
+    holder.release();
+    assert.deepEqual(m.entries().map((e) => e.text), ['written once the holder lets go']);
+    // Queued writes keep their order and each its own transaction.
+    const plans = await Promise.all(['one', 'two', 'three'].map((text) => m.addEpisode({ text })));
+    assert.deepEqual(plans.map((p) => p.entry?.text), ['one', 'two', 'three']);
     await store.close();
-  });
-
-  it('holds at most 400 entries per body, oldest episodes first, and keeps the order index whole', async () => {
-    const { store } = await fresh();
-    const m = store.body('microduck:sim2d');
-    // One transaction, as an import would write them.
-    await m.importLines(lines([...Array.from({ length: 10 }, (_, i) => ({ text: `note ${i}` })), ...Array.from({ length: BODY_CAP }, (_, i) => ({ text: `episode ${i}`, kind: 'episode' as const }))]));
-    const all = m.entries();
-    assert.equal(all.length, BODY_CAP);
-    assert.equal(all.filter((e) => e.kind === 'note').length, 10);
-    assert.ok(!all.some((e) => e.text === 'episode 9'));
-    assert.ok(all.some((e) => e.text === 'episode 10'));
-    const sel = m.promptSelection();
-    assert.deepEqual([sel.notes.length, sel.episodes.length, sel.totalNotes, sel.totalEpisodes], [10, 5, 10, 390]);
-    assert.equal(sel.episodes[0]?.text, `episode ${BODY_CAP - 1}`);
-    assert.deepEqual(store.invalid(), []);
-    await store.close();
-  });
-
-  it('sees commits from another handle on the same files (no stale write cache)', async () => {
-    const { dir, store } = await fresh();
-    const other = await openMemoryStore(dir);
-    const a = store.body('microduck:sim2d');
-    const b = other.body('microduck:sim2d');
-    await a.remember({ text: 'one', source: 'human' });
-    await b.remember({ text: 'two', source: 'human' });
-    await a.remember({ text: 'two', source: 'human' });
-    await b.remember({ text: 'one', source: 'human' });
-    assert.deepEqual(a.entries().map((e) => e.text), ['one', 'two']);
-    assert.deepEqual(b.entries().map((e) => e.text), ['one', 'two']);
-    await other.close();
-    await store.close();
+    await assert.rejects(m.remember({ text: 'after close', source: 'human' }), StoreError);
   });
 });
 
@@ -208,22 +242,24 @@ describe('a damaged data file', () => {
 });
 
 describe('legacy per-body files', () => {
-  it('imports <adapter>-<backend>.jsonl once on first open, then renames it', async () => {
-    const dir = join(tempDir('quackd-mem-'), 'memory');
-    const { store: first } = { store: await openMemoryStore(dir) };
-    await first.close();
-    writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\nnot json\n{"text":"found the ball","kind":"episode"}\n');
-    const store = await openMemoryStore(dir);
-    const warnings = await store.importLegacy();
-    assert.equal(warnings.length, 1);
-    assert.match(warnings[0] ?? '', /microduck-sim2d\.jsonl: skipped 1 line \(2: not JSON\)/);
-    assert.equal(store.body('microduck:sim2d').entries().length, 2);
-    assert.ok(readdirSync(dir).includes('microduck-sim2d.jsonl.imported'));
-    assert.deepEqual(await store.importLegacy(), []);
-    // Put back by hand with the same bytes: the marker recognises it and nothing is doubled.
-    writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\n{"text":"found the ball","kind":"episode"}\n');
-    await store.importLegacy();
-    assert.equal(store.body('microduck:sim2d').entries().filter((e) => e.kind === 'note').length, 1);
-    await store.close();
-  });
+  for (const writes of ['worker', 'inline'] as const) {
+    it(`imports <adapter>-<backend>.jsonl once on first open, then renames it (writes: ${writes})`, async () => {
+      const dir = join(tempDir('quackd-mem-'), 'memory');
+      const { store: first } = { store: await openMemoryStore(dir, { writes }) };
+      await first.close();
+      writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\nnot json\n{"text":"found the ball","kind":"episode"}\n');
+      const store = await openMemoryStore(dir, { writes });
+      const warnings = await store.importLegacy();
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] ?? '', /microduck-sim2d\.jsonl: skipped 1 line \(2: not JSON\)/);
+      assert.equal(store.body('microduck:sim2d').entries().length, 2);
+      assert.ok(readdirSync(dir).includes('microduck-sim2d.jsonl.imported'));
+      assert.deepEqual(await store.importLegacy(), []);
+      // Put back by hand with the same bytes: the marker recognises it and nothing is doubled.
+      writeFileSync(join(dir, 'microduck-sim2d.jsonl'), '{"text":"the ball is under the sofa"}\n{"text":"found the ball","kind":"episode"}\n');
+      await store.importLegacy();
+      assert.equal(store.body('microduck:sim2d').entries().filter((e) => e.kind === 'note').length, 1);
+      await store.close();
+    });
+  }
 });

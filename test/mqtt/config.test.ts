@@ -85,6 +85,35 @@ describe('mqtt: in config.yaml', () => {
     await assert.rejects(load('mqtt:\n  password: a\n  password_file: b\n'), /password or password_file, not both/);
   });
 
+  it('listen: the embedded broker on another loopback address or port; never with a url or beside port', async () => {
+    const v6 = await load('mqtt:\n  listen: { host: "::1", port: 18830 }\n');
+    const s = resolveMqttSettings(v6.config.mqtt, '/');
+    assert.deepEqual(s?.broker, { kind: 'embedded', host: '::1', port: 18830 });
+    assert.ok(s !== undefined);
+    assert.equal(describeBroker(s), 'embedded [::1]:18830');
+    // localhost is dialled as it is bound: 127.0.0.1, never a name that may resolve to ::1 for one side only.
+    assert.deepEqual(resolveMqttSettings((await load('mqtt:\n  listen: { host: localhost }\n')).config.mqtt, '/')?.broker, { kind: 'embedded', host: '127.0.0.1', port: 1883 });
+    assert.deepEqual(resolveMqttSettings((await load('mqtt:\n  listen: { port: 1999 }\n')).config.mqtt, '/')?.broker, { kind: 'embedded', host: '127.0.0.1', port: 1999 });
+    await assert.rejects(load('mqtt:\n  url: mqtt://broker.lan\n  listen: { port: 1999 }\n'), /config\.yaml:3: mqtt\.listen: listen is where the embedded broker listens; with a url/);
+    await assert.rejects(load('mqtt:\n  port: 1884\n  listen:\n    port: 1999\n'), /config\.yaml:4: mqtt\.listen\.port: give port or listen\.port, not both/);
+  });
+
+  it('listen off loopback is refused at config check, in one line naming the authentication it needs', async () => {
+    const home = tempDir('quackd-home-');
+    for (const host of ['0.0.0.0', '192.168.1.20', '::', 'duck.local']) {
+      writeFileSync(join(home, 'config.yaml'), `mqtt:\n  listen:\n    host: "${host}"\n`);
+      const r = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
+      assert.equal(r.code, 2, r.stdout);
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0] ?? '', new RegExp(`config\\.yaml:3: mqtt\\.listen\\.host: ${host.replace(/\./g, '\\.')} is not loopback: a broker other machines reach needs authentication`));
+    }
+    writeFileSync(join(home, 'config.yaml'), 'mqtt:\n  listen:\n    host: 127.0.0.1\n    port: 18831\n');
+    const ok = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^mqtt +embedded 127\.0\.0\.1:18831 · MQTT 3\.1\.1/m);
+  });
+
   it('quackd config check shows the broker, and says a bad password file keeps the service off MQTT', async () => {
     const home = tempDir('quackd-home-');
     const plain = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });

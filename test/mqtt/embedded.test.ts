@@ -13,7 +13,7 @@ import type { MqttSection } from '../../src/mqtt/config.js';
 import { freePort } from '../helpers/mosquitto.js';
 import { watch, type Received } from '../helpers/mqtt-watch.js';
 import { ServiceDouble } from '../helpers/service-double.js';
-import { DISCOVERY_TOPIC, HA_SCHEMAS } from './ha-schema.js';
+import { discoveryProblems } from '../helpers/ha-discovery.js';
 
 async function until(what: string, ok: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -59,30 +59,40 @@ test('Home Assistant discovery: every payload fits HA schema; buttons and the to
   await new Promise((r) => setTimeout(r, 100));
   const found = configs(w.messages);
   for (const m of found) {
-    assert.match(m.topic, DISCOVERY_TOPIC);
     assert.equal(m.retain, true, m.topic);
-    const component = m.topic.split('/')[1] as keyof typeof HA_SCHEMAS;
-    const checked = HA_SCHEMAS[component].safeParse(JSON.parse(m.payload));
-    assert.ok(checked.success, `${m.topic}: ${checked.success ? '' : JSON.stringify(checked.error.issues)}`);
+    assert.deepEqual(discoveryProblems(m.topic, m.payload), []);
   }
   const objects = found.map((m) => m.topic.replace(/^homeassistant\//, '').replace(/\/config$/, '')).sort();
   assert.deepEqual(objects, [
+    'binary_sensor/quackd_hall/gate',
+    'binary_sensor/quackd_kitchen/gate',
     'button/quackd_bridge/stop_all',
+    'button/quackd_hall/gate_confirm',
+    'button/quackd_hall/gate_deny',
     'button/quackd_hall/run_hello-world',
     // patrol: a motion starter on every duck that walks, the real one included
     'button/quackd_hall/run_patrol',
     'button/quackd_hall/stop',
+    'button/quackd_kitchen/gate_confirm',
+    'button/quackd_kitchen/gate_deny',
     'button/quackd_kitchen/run_find-and-kick',
     'button/quackd_kitchen/run_hello-world',
     'button/quackd_kitchen/run_patrol',
     'button/quackd_kitchen/stop',
+    'select/quackd_hall/duck',
+    'select/quackd_kitchen/duck',
     'sensor/quackd_hall/activity',
     'sensor/quackd_hall/battery',
+    'sensor/quackd_hall/battery_level',
     'sensor/quackd_hall/last_outcome',
     'sensor/quackd_hall/loop_rate',
     'sensor/quackd_kitchen/activity',
     'sensor/quackd_kitchen/last_outcome',
+    // The simulators keep torque as state: their switch is there too.
     'switch/quackd_hall/torque',
+    'switch/quackd_kitchen/torque',
+    'text/quackd_hall/goal',
+    'text/quackd_kitchen/goal',
   ]);
   const payload = (object: string) => JSON.parse(found.find((m) => m.topic === `homeassistant/${object}/config`)?.payload ?? '{}') as Record<string, string>;
   const device = payload('sensor/quackd_hall/battery')['device'] as unknown as Record<string, unknown>;
@@ -97,6 +107,9 @@ test('Home Assistant discovery: every payload fits HA schema; buttons and the to
   await w.client.publishAsync(stopAll['command_topic'] ?? '', stopAll['payload_press'] ?? '', { qos: 1 });
   await until('three calls', () => api.calls.length === 3);
   assert.deepEqual(api.calls, [{ method: 'run', robot: 'kitchen', request: { duck: 'find-and-kick' } }, { method: 'torque', robot: 'hall', on: false }, { method: 'stop' }]);
+  // The embedded broker saw who pressed them: the run and the stop are that client's.
+  const client = w.client.options.clientId ?? '';
+  assert.deepEqual(api.askers, [{ method: 'run', by: `mqtt client ${client}` }, { method: 'stop', by: `mqtt client ${client}` }]);
   // The switch's state topic now says torque off (what its value_template reads).
   await w.client.subscribeAsync(sw['state_topic'] ?? '');
   await w.waitFor((m) => m.topic === sw['state_topic'] && (JSON.parse(m.payload) as { torque?: boolean }).torque === false, 'torque off in state');

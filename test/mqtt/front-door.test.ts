@@ -73,7 +73,10 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
     assert.equal(started['status'], 'ok', JSON.stringify(started));
     assert.equal((started['data'] as Record<string, unknown>)['runId'], 'run-1');
     assert.deepEqual(api.calls[0], { method: 'run', robot: 'kitchen', request: { duck: 'find-and-kick', seed: 3 } });
-    await w.waitFor((m) => m.topic === `${base}/kitchen/event` && json(m.payload)['type'] === 'run_started', 'run_started event');
+    // mosquitto does not say which client published: the run is said to come through it.
+    assert.deepEqual(api.askers[0], { method: 'run', by: `mqtt client via ${broker.url}` });
+    const begun = await w.waitFor((m) => m.topic === `${base}/kitchen/event` && json(m.payload)['type'] === 'run_started', 'run_started event');
+    assert.equal(json(begun.payload)['by'], `mqtt client via ${broker.url}`);
     api.step('kitchen');
     const step = await w.waitFor((m) => m.topic === `${base}/kitchen/event` && json(m.payload)['type'] === 'step', 'step event');
     assert.equal(json(step.payload)['verb'], 'walk');
@@ -133,7 +136,7 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
     const w = await watch(broker.url, [`${base}/+/set/response`, `${base}/bridge/response/+`]);
     const set = (robot: string, payload: Record<string, unknown>) => w.ask(`${base}/${robot}/set`, payload, `${base}/${robot}/set/response`);
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['kitchen', { dance: true }, /unknown command: expected one of run, stop, confirm, torque/],
+      ['kitchen', { dance: true }, /unknown command: expected one of run, goal, stop, confirm, torque/],
       ['kitchen', { run: 'hello-world', stop: true }, /one command at a time/],
       ['kitchen', { run: '../../etc/passwd' }, /run: .*never a path/],
       ['kitchen', { run: 'x.duck' }, /never a path/],
@@ -145,6 +148,8 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
       ['kitchen', { confirm: 'kick' }, /answer/],
       ['kitchen', { confirm: 'kick', answer: 'yes' }, /answer/],
       ['kitchen', { torque: 'on' }, /torque/],
+      ['kitchen', { goal: '   ' }, /goal: a goal in words/],
+      ['kitchen', { goal: 'x'.repeat(1001) }, /goal: /],
       ['garage', { stop: true }, /unknown robot "garage"/],
       ['kitchen', { run: 'no-such-duck' }, /no duck named/],
     ];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { fitLine, stripColor } from '../../src/cli/fit.js';
+import { stripColor } from '../../src/cli/fit.js';
 import { createOutput } from '../../src/cli/output.js';
 import { printOutcome, stepPrinter } from '../../src/cli/run-printer.js';
 import type { RunReport } from '../../src/run/start-run.js';
@@ -57,6 +57,33 @@ describe('the step printer', () => {
     assert.equal(text(), '\u001b[1A\r\u001b[2K  1  kick right         ball moved 0.49 m\n');
   });
 
+  it("a follower's printer erases nothing: the question was asked on another terminal", () => {
+    const { io, text } = capture(true);
+    const print = stepPrinter(io, { asks: false });
+    print({ type: 'gate', verb: 'kick', label: 'kick right', allowed: true, how: 'tty' });
+    assert.equal(text(), '');
+  });
+
+  it('a recall answer too long for the terminal is one line, pointing to the transcript', () => {
+    const summary = `2 matches for "where was the ball found", best first (data from memory, not instructions): ${'[earlier run, 1 minute ago] "find-and-kick: success — the ball was by the sofa"; '.repeat(4)}`;
+    const event = { type: 'verb_result', verb: 'recall', label: 'recall "where was the ball found"', ok: true, summary, data: { hits: 2 }, invented: false } as const;
+    for (const width of [60, 80]) {
+      const tty = capture(true, width);
+      stepPrinter(tty.io)(event);
+      const lines = stripColor(tty.text()).trimEnd().split('\n');
+      assert.equal(lines.length, 1, tty.text());
+      assert.ok([...lines[0]!].length <= width, lines[0]);
+      assert.match(lines[0]!, /^ {5}recall "where.* 2 matches: see quackd transcript show$/);
+    }
+    // Into a pipe, and where it fits, the whole answer.
+    const pipe = capture(false);
+    stepPrinter(pipe.io)(event);
+    assert.ok(pipe.text().includes(summary.trim()));
+    const short = capture(true, 80);
+    stepPrinter(short.io)({ ...event, summary: 'nothing in memory matches "x"', label: 'recall "x"', data: { hits: 0 } });
+    assert.equal(short.text(), '     recall "x"         nothing in memory matches "x"\n');
+  });
+
   it('erases nothing when stderr (where the question was asked) is not the terminal', () => {
     const out = new PassThrough() as PassThrough & { isTTY?: boolean };
     out.isTTY = true;
@@ -109,14 +136,5 @@ describe('the step printer', () => {
     const words = (t: string): string[] => stripColor(t).split(/\s+/).filter((w) => w !== '');
     assert.deepEqual(words(tty.text()), words('✘ budget — 12 steps spent · 12 steps, 13 calls, 0.2 s · transcript 20261130-012203-find-and-kick'));
     for (const l of stripColor(tty.text()).trimEnd().split('\n')) assert.ok([...l].length <= 40 || !l.trim().includes(' '), l);
-  });
-});
-
-describe('fitLine', () => {
-  it('breaks between words only; a word wider than the line overflows whole', () => {
-    assert.equal(fitLine('aaa bbb ccc', 7, 2), 'aaa bbb\n  ccc');
-    assert.equal(fitLine('aaa bbbbbbbbbbbb c', 6, 0), 'aaa\nbbbbbbbbbbbb\nc');
-    assert.equal(fitLine('aaa bbb ccc', undefined, 2), 'aaa bbb ccc');
-    assert.equal(fitLine('\u001b[2maaa\u001b[22m bbb', 7), '\u001b[2maaa\u001b[22m bbb');
   });
 });

@@ -2,24 +2,30 @@
  * One runtime, several robots: runs on different robots go on side by side, a second run on a
  * busy robot is refused, a serial link is opened once and stays up across runs (the firmware over
  * a real pty, one boot of it in both runs' transcripts), and each run's success is measured on
- * that run alone.
+ * that run alone. The journal (info log lines) says who ran what, and each torque switch.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { findDuck } from '../../src/ducks/find.js';
+import { withLogs } from '../../src/log.js';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import { RobotBusy } from '../../src/runtime/body-pool.js';
 import { AmbiguousRobot, RobotSettingsError, UnknownRobot } from '../../src/runtime/fleet.js';
+import type { RunBy } from '../../src/runtime/holder.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { noTtyGate } from '../../src/safety/gate.js';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { Rig, missingTools } from '../bridge/rig.js';
 import { duck } from '../helpers/ducks.js';
+import { journal } from '../helpers/journal.js';
 import { scripted } from '../helpers/scripted-provider.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const never = new AbortController().signal;
+
+/** Every info line the runs below log. */
+const { root, lines: logs } = journal();
 
 /** The firmware boot a run talked to, as its transcript records it. */
 function firmwareBoot(transcriptPath: string): number {
@@ -45,6 +51,7 @@ describe('the runtime', { skip: missingTools() }, () => {
       robots: { den: { body: 'microduck:sim2d' }, hall: { body: 'microduck:sim2d' }, bench: { body: 'microduck:jsonrpc', port: rig.hostPath } },
       memoryDir: join(home, 'memory'),
       transcriptsDir: join(home, 'transcripts'),
+      dataDir: home,
     });
     runtime.events.on('body:open', (e) => opened.push(e.robot));
     runtime.events.on('body:close', (e) => closed.push(e.robot));
@@ -56,8 +63,8 @@ describe('the runtime', { skip: missingTools() }, () => {
     await rig?.cleanup();
   });
 
-  const run = (robot: string, d = findDuck('hello-world'), provider = createFakeProvider(), signal = never) =>
-    runtime.run({ duck: d, robot: runtime.robot(robot), seed: 7, provider, gate: noTtyGate, dryRun: false, signal });
+  const run = (robot: string, d = findDuck('hello-world'), provider = createFakeProvider(), signal = never, by?: RunBy) =>
+    withLogs(root, () => runtime.run({ duck: d, robot: runtime.robot(robot), seed: 7, provider, gate: noTtyGate, dryRun: false, signal, ...(by !== undefined ? { by } : {}) }));
 
   it('runs ducks on two robots at once, the serial one and a simulator', async () => {
     const [kick, hello] = await Promise.all([run('den', findDuck('find-and-kick')), run('bench')]);
@@ -86,12 +93,23 @@ describe('the runtime', { skip: missingTools() }, () => {
   it('refuses a second run on a robot that is running one, and takes it once the first ends', async () => {
     const abort = new AbortController();
     const first = run('hall', duck('verbs: [quack]'), scripted(['hang']), abort.signal);
-    await assert.rejects(run('hall'), (err: unknown) => err instanceof RobotBusy && /hall is already running a duck/.test(err.message));
+    await assert.rejects(run('hall'), (err: unknown) => err instanceof RobotBusy && /^hall is already running \S+ for cli .* since \d\d:\d\d:\d\d; one run at a time per robot$/.test(err.message));
     // Another robot is not held up by it.
     assert.equal((await run('den')).outcome.status, 'success');
     abort.abort();
     assert.equal((await first).outcome.status, 'interrupted');
     assert.equal((await run('hall')).outcome.status, 'success');
+  });
+
+  it('journals who ran what, the policies a held robot opened with, and each torque switch as the firmware reports it', async () => {
+    const by: RunBy = { door: 'mqtt', who: 'client ha-den' };
+    const calls = [[{ name: 'torque', args: { on: true } }], [{ name: 'torque', args: { on: false } }], [{ name: 'declare_success', args: { reason: 'switched' } }]];
+    const r = await run('bench', duck('verbs: [torque]', 'limber'), scripted(calls), never, by);
+    assert.equal(r.outcome.status, 'success', r.outcome.reason);
+    const mine = logs.slice(logs.indexOf('run started: limber on bench by mqtt client ha-den'));
+    assert.deepEqual(mine.slice(0, 4), ['run started: limber on bench by mqtt client ha-den', 'torque on: bench by mqtt client ha-den', 'torque off: bench by mqtt client ha-den', 'run ended: limber on bench: success — switched (unverified: nothing measured it)']);
+    // The held robot opened (with the first run on it) with the bundled policies: said once.
+    assert.deepEqual(logs.filter((l) => l.startsWith('policies loaded: bench')), ['policies loaded: bench (all bundled)']);
   });
 
   it('keeps the serial link up across runs: opened once, never closed between runs, one firmware boot', async () => {

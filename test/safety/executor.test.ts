@@ -81,6 +81,16 @@ describe('confirmation gates', () => {
     assert.equal(h.body.performed.length, 2);
   });
 
+  it('hold torque on, never torque off: a stop is never gated', async () => {
+    const h = harness(duck('verbs: [torque]\nconfirm: [torque]'), { gate: noTtyGate });
+    const on = await h.executor.execute({ id: '1', name: 'torque', args: { on: true } });
+    assert.equal(on.kind, 'denied');
+    const off = await h.executor.execute({ id: '2', name: 'torque', args: { on: false } });
+    assert.equal(off.kind === 'done' ? off.result.summary : off.kind, 'torque off: limp');
+    assert.deepEqual(h.body.performed, [{ verb: 'torque', args: { on: false } }]);
+    assert.deepEqual(h.events.filter((e) => e.type === 'gate').map((e) => e.type === 'gate' && e.verb), ['torque'], 'torque off was not asked about');
+  });
+
   it('ask on a terminal: y allows, anything else denies', async () => {
     for (const [answer, allowed] of [['y\n', true], ['yes\n', true], ['n\n', false], ['\n', false], ['sure\n', false]] as const) {
       const input = new PassThrough();

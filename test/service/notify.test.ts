@@ -1,8 +1,8 @@
 /**
  * sd_notify as systemd hears it: a unix datagram socket of the test's own (a Python listener that
  * closes the barrier fd as systemd does) stands in for systemd's, and a process runs the notifier
- * with the real systemd-notify. READY once, WATCHDOG at half of WATCHDOG_USEC while healthy and
- * none once not, STOPPING on SIGTERM; nothing at all without NOTIFY_SOCKET.
+ * with the real systemd-notify. READY once, WATCHDOG at half of WATCHDOG_USEC while the service is alive
+ * and none once not, STOPPING on SIGTERM; nothing at all without NOTIFY_SOCKET.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,7 +31,7 @@ function service(env: NodeJS.ProcessEnv): ChildProcess & { said: () => string } 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('sd_notify through systemd-notify', { skip: noNotifyTools }, () => {
-  it('READY with a one-line status, WATCHDOG at half of WATCHDOG_USEC while healthy, none once not, STOPPING on SIGTERM', async () => {
+  it('READY with a one-line status, WATCHDOG at half of WATCHDOG_USEC while alive, none once not, STOPPING on SIGTERM', async () => {
     const socket = join(tempDir(), 'notify.sock');
     const systemd = await listen(socket);
     const child = service({ NOTIFY_SOCKET: socket, WATCHDOG_USEC: '1000000' });
@@ -49,9 +49,9 @@ describe('sd_notify through systemd-notify', { skip: noNotifyTools }, () => {
     await sleep(700); // a ping already on its way may still land
     const withheld = systemd.heard.filter(is('WATCHDOG=1')).length;
     await sleep(1500);
-    assert.equal(systemd.heard.filter(is('WATCHDOG=1')).length, withheld, 'pings went on after healthy() turned false');
+    assert.equal(systemd.heard.filter(is('WATCHDOG=1')).length, withheld, 'pings went on once the service was not alive');
     // The journal says why systemd is about to restart the service, once.
-    assert.equal(child.said().match(/systemd watchdog pings withheld/g)?.length, 1, child.said());
+    assert.equal(child.said().match(/the service is not alive \(store: stuck\): systemd watchdog pings withheld/g)?.length, 1, child.said());
 
     const stopping = systemd.next(is('STOPPING=1'));
     child.kill('SIGTERM');
@@ -81,7 +81,7 @@ describe('the notifier without systemd', () => {
   it('does nothing without NOTIFY_SOCKET: no message, no timer', async () => {
     const sent: string[] = [];
     const sender = { open: () => void sent.push('open'), send: async (m: string) => void sent.push(m), close: () => undefined };
-    const notify = new SystemdNotify({ env: { WATCHDOG_USEC: '2000' }, healthy: () => true, log: silent, sender });
+    const notify = new SystemdNotify({ env: { WATCHDOG_USEC: '2000' }, trouble: () => undefined, log: silent, sender });
     notify.start();
     notify.ready('up');
     notify.status('still up');
@@ -105,7 +105,7 @@ describe('the notifier without systemd', () => {
     const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
     const missing = Object.assign(new Error('spawn systemd-notify ENOENT'), { code: 'ENOENT' });
     const sender = { open: () => undefined, send: () => (tries++, Promise.reject(missing)), close: () => undefined };
-    const notify = new SystemdNotify({ env: { NOTIFY_SOCKET: '/run/none' }, healthy: () => true, log, sender });
+    const notify = new SystemdNotify({ env: { NOTIFY_SOCKET: '/run/none' }, trouble: () => undefined, log, sender });
     notify.ready();
     notify.status('a');
     await notify.stopping();

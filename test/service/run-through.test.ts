@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { quackd as dispatch } from '../../src/cli/quackd.js';
 import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import type { Provider } from '../../src/pilot/providers/provider.js';
+import { byText, cliUser } from '../../src/runtime/holder.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { runCli } from '../helpers/cli.js';
@@ -79,6 +80,8 @@ describe('quackd run through a running service', () => {
       const out = JSON.parse(r.stdout) as Record<string, unknown>;
       assert.equal(out['outcome'], 'success');
       assert.equal(out['duck'], 'mine');
+      assert.equal(out['robot'], 'den', "the robot's name, as the header says it");
+      assert.equal(out['body'], 'microduck:sim2d');
       assert.equal(out['run'], serving.service.status('den').lastOutcome?.runId);
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
@@ -103,7 +106,7 @@ describe('quackd run through a running service', () => {
     assert.match(r.stdout, /quack +\(denied: needs confirmation; no terminal to ask, --yes to allow\)/);
   });
 
-  it('a robot busy in the service is refused in one line', async () => {
+  it('a robot busy in the service is refused in one line that names who holds it, since when, and how to free it', async () => {
     const waiting = gateWaiting(serving);
     const busy = await serving.service.run('den', { duck: 'careful-hello' });
     await waiting;
@@ -111,7 +114,8 @@ describe('quackd run through a running service', () => {
       const r = await quackd(['run', 'hello-world', '--robot', 'den'], { env: env() });
       assert.equal(r.code, 3);
       assert.equal(r.stdout, '');
-      assert.equal(r.stderr, 'quackd: den is already running a duck; one run at a time per robot\n');
+      const holder = byText(cliUser()).replace(/[()]/g, '\\$&');
+      assert.match(r.stderr, new RegExp(`^quackd: den is already running careful-hello for ${holder} since \\d\\d:\\d\\d:\\d\\d; one run at a time per robot \\('quackd stop den' frees it\\)\\n$`));
     } finally {
       serving.service.answerGate('den', false);
       await busy.done;
@@ -147,10 +151,33 @@ describe('quackd run through a running service', () => {
     assert.match(lines.at(-1) ?? '', new RegExp(`^OK success — .* · transcript ${run.runId}$`));
   });
 
-  it('transcript follow with no run under way says so', async () => {
-    const r = await quackd(['transcript', 'follow', 'den'], { env: env() });
+  it('transcript follow ROBOT with nothing under way waits for its next run, and shows a waiting gate and how to answer it', async () => {
+    const c = captured({ env: env(), columns: 200 });
+    const following = dispatch(['transcript', 'follow', 'den'], c.invocation);
+    await waitFor(() => c.stdout().includes('waiting for the next run on den'));
+    const waiting = gateWaiting(serving);
+    const run = await serving.service.run('den', { duck: 'careful-hello' });
+    await waiting;
+    await waitFor(() => c.stdout().includes('waiting for a yes or no'));
+    const question = c.stdout().split('\n').find((l) => l.includes('waiting for a yes or no'));
+    assert.equal(question, '  1  quack — waiting for a yes or no: quackd confirm den yes|no');
+    // Answered as the line says, from another terminal.
+    const confirm = await quackd(['confirm', 'den', 'yes'], { env: env() });
+    assert.equal(confirm.code, 0, confirm.stderr);
+    await run.done;
+    const code = await following;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(code, 0, c.stderr());
+    const lines = c.stdout().trim().split('\n');
+    assert.deepEqual(lines.slice(0, 2), ['waiting for the next run on den · Ctrl-C to stop', 'careful-hello on den (microduck:sim2d) · pilot fake · budget 3 steps, 5 calls, 30 s']);
+    assert.ok(lines.some((l) => /^ {2}1 {2}quack +quack!$/.test(l)), c.stdout());
+    assert.match(lines.at(-1) ?? '', new RegExp(`^OK success — .* · transcript ${run.runId}$`));
+  });
+
+  it('transcript follow of a run id not under way says so', async () => {
+    const r = await quackd(['transcript', 'follow', '20990101-000000-hello-world'], { env: env() });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /no run under way on or with "den"/);
+    assert.match(r.stderr, /no run under way on or with "20990101-000000-hello-world"/);
   });
 
   it('Ctrl-C in the terminal stops the run in the service: interrupted, exit 130', async () => {

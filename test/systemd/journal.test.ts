@@ -95,7 +95,7 @@ describe('the summary line', () => {
     events.emit('run:step', { robot: 'duck', runId: 'r1', step: 1, verb: 'quack', label: 'quack', ok: true, summary: 'quacked' });
     events.emit('run:step', { robot: 'duck', runId: 'r1', verb: 'remember', label: 'remember', ok: true, summary: 'noted' });
     events.emit('run:step', { robot: 'duck', runId: 'r1', step: 2, verb: 'quack', label: 'quack', ok: true, summary: 'quacked' });
-    events.emit('run:end', { robot: 'duck', key: 'microduck:sim2d', runId: 'r1', outcome: { status: 'success', reason: 'quacked' } });
+    events.emit('run:end', { robot: 'duck', key: 'microduck:sim2d', runId: 'r1', duck: 'hello-world', outcome: { status: 'success', reason: 'quacked' } });
     events.emit('control:stats', { robot: 'duck', stats: stats(49.9, 3) });
     const summary = startSummary(counted.figures, log, 40);
     while (lines.length < 2) await new Promise((r) => setTimeout(r, 20));

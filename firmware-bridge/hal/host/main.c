@@ -12,9 +12,10 @@
  * The loop wakes at every millisecond boundary (not 1 ms after it last slept), so the core sees
  * each millisecond of the clock and its watchdog trips in the millisecond it is due.
  * Test hooks of the simulation: --tilt-at tips the simulated IMU (tilt.h; SIGUSR1 starts a `USR1`
- * step); --reopen keeps running when the link hangs up and opens --port again once it is back,
- * as a duck's microcontroller on its own battery does while its USB cable is out; --yaw-rate turns
- * the trunk left at DEG_S while a joint moves, so a `turn` ends on the gyro (hal-host.c).
+ * step); --reopen keeps running when the link hangs up (or a write to it fails) and opens --port
+ * again once it is back, as a duck's microcontroller on its own battery does while its USB cable
+ * is out; --yaw-rate turns the trunk left at DEG_S while a joint moves, so a `turn` ends on the
+ * gyro (hal-host.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -264,9 +265,16 @@ int main(int argc, char **argv) {
       next_noise = now + (uint32_t)noise_ms;
     }
     if (flush_tx(fd) != 0) {
-      fprintf(stderr, "quackd-fw-host: write failed on %s: %s\n", port, strerror(errno));
-      status = 1;
-      break;
+      if (!reopen) {
+        fprintf(stderr, "quackd-fw-host: write failed on %s: %s\n", port, strerror(errno));
+        status = 1;
+        break;
+      }
+      /* The far end went while a write was pending: the same hang-up, seen by the write first. */
+      fprintf(stderr, "quackd-fw-host: link write failed (%s: %s); reopening it when it is back\n", port, strerror(errno));
+      close(fd);
+      fd = -1;
+      next_open = now + 50u;
     }
   }
   hal_set_torque(false); /* powering down: limp, never holding a stale target */

@@ -1,6 +1,7 @@
 /** `quackd memory add`: a person adds a note, under the same rules as the pilot's `remember`. */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
+import { fitLine } from '../../cli/fit.js';
 import { printable } from '../../cli/output.js';
 import type { Command } from '../command.js';
 import type { Invocation } from '../../cli/invocation.js';
@@ -33,10 +34,11 @@ export const addCommand: Command = {
         store.body(body).remember({ text, source: 'human', tags: flags.tag ?? [], ...(flags.topic !== undefined ? { topic: flags.topic } : {}) }),
       );
       const id = plan.entry?.id ?? '?';
-      if (plan.action === 'added') io.line(`remembered ${id} for ${body}: ${printable(plan.entry?.text ?? '')}`);
-      else if (plan.action === 'refreshed') io.line(`already known: refreshed ${id} for ${body}`);
-      else io.line(`replaced ${id} for ${body} (was: ${printable(plan.replaced ?? '')})`);
-      if (plan.evicted.length > 0) io.line(io.dim(`over the cap: removed ${plan.evicted.map((e) => e.id).join(', ')}`));
+      const say = (text: string): void => io.line(fitLine(text, io.width(), 2));
+      if (plan.action === 'added') say(`remembered ${id} for ${body}: ${printable(plan.entry?.text ?? '')}`);
+      else if (plan.action === 'refreshed') say(`already known: refreshed ${id} for ${body}`);
+      else say(`replaced ${id} for ${body} (was: ${printable(plan.replaced ?? '')})`);
+      if (plan.evicted.length > 0) say(io.dim(`over the cap: removed ${plan.evicted.map((e) => e.id).join(', ')}`));
       return 0;
     } finally {
       await store.close();

@@ -64,11 +64,11 @@ function storeFailure(dir: string, err: unknown): RuntimeError {
   return new RuntimeError(`memory store in ${dir}: ${msg}`, 'quackd memory doctor checks it');
 }
 
-/** Opens the store for writing (creating it), importing any legacy files first. */
+/** Opens the store for writing (creating it), importing any legacy files first; one command's writes run on this thread. */
 export async function openForWrite(dir: string, io: Output): Promise<MemoryStore> {
   let store: MemoryStore | undefined;
   try {
-    store = await openMemoryStore(dir);
+    store = await openMemoryStore(dir, { writes: 'inline' });
     for (const w of await store.importLegacy()) io.err.write(`quackd: warning: ${w}\n`);
     return store;
   } catch (err) {

@@ -2,6 +2,8 @@
 import { createReadStream } from 'node:fs';
 import { parseFlags } from '../../cli/args.js';
 import { InputError, UsageError } from '../../cli/errors.js';
+import { fitLine } from '../../cli/fit.js';
+import { printable } from '../../cli/output.js';
 import { readJsonl, skippedWarning, type JsonlLine, type JsonlParse, type Skipped } from '../../memory/jsonl.js';
 import { isBodyKey } from '../../memory/entry.js';
 import type { BodyKey } from '../../bodies/body.js';
@@ -61,7 +63,12 @@ export const importCommand: Command = {
       if (group === undefined) groups.set(to, [l]);
       else group.push(l);
     }
-    if (groups.size === 0) groups.set(body, []);
+    // Nothing to add: a wrong file (or an empty one) is an error, not "0 added".
+    if (groups.size === 0) {
+      const skipped = [...parse.skipped, ...misplaced].sort((a, b) => a.line - b.line);
+      const hint = parse.lines.length > 0 ? 'with --robot KEY every line goes to that body' : 'a line is one JSON object with a "text", as memory export writes';
+      throw new InputError(skipped.length === 0 ? `memory import: ${printable(file)} has no entries` : `memory import: nothing to import from ${skippedWarning(file, skipped) ?? printable(file)}`, hint);
+    }
     const store = await openForWrite(dir, io);
     try {
       let first = true;
@@ -70,7 +77,7 @@ export const importCommand: Command = {
         first = false;
         const warning = skippedWarning(file, r.skipped, r.added + r.refreshed + r.superseded + r.unchanged);
         if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);
-        io.line(`imported ${file} into ${to}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`);
+        io.line(fitLine(`imported ${printable(file)} into ${to}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`, io.width(), 2));
       }
       return 0;
     } finally {

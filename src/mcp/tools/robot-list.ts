@@ -1,5 +1,6 @@
 /** `robot_list`: the robots this server looks after, what each is doing, its run and last outcome. */
 import { z } from 'zod';
+import { bodyFacts } from '../../runtime/robot-status.js';
 import type { RobotStatus } from '../../service/api.js';
 import { answering, said } from '../results.js';
 import type { InstallTool } from '../tool.js';
@@ -11,9 +12,7 @@ function describe(s: RobotStatus): string {
     ...(s.run !== undefined ? [`  run: ${s.run.duck} · step ${s.run.step} · since ${s.run.startedAt} · transcript ${s.run.runId}`] : []),
     ...(s.gate !== undefined ? [`  gate waiting since ${s.gate.since}: ${s.gate.question.trim()} — confirm?`] : []),
     ...(s.lastOutcome !== undefined ? [`  last run: ${s.lastOutcome.duck} · ${s.lastOutcome.status} — ${s.lastOutcome.reason} · transcript ${s.lastOutcome.runId}`] : []),
-    ...(s.battery_v !== undefined || s.torque !== undefined || s.link !== undefined
-      ? [`  body:${s.battery_v !== undefined ? ` battery ${s.battery_v.toFixed(2)} V` : ''}${s.torque !== undefined ? ` · torque ${s.torque ? 'on' : 'off'}` : ''}${s.link !== undefined ? ` · link ${s.link}` : ''}`]
-      : []),
+    ...(bodyFacts(s).length > 0 ? [`  body: ${bodyFacts(s).join(' · ')}`] : []),
   ].join('\n');
 }
 

@@ -24,7 +24,7 @@ export const robotObserve: InstallTool = (server, ctx) => {
         if (session !== undefined) {
           return said(`${robotLabel(status.robot, status.key)} after the last verb of this session (transcript ${session.runId}):\n${session.observation.summary}`, { robot: status.robot, body: status.key, runId: session.runId, observation: { ...session.observation.data } });
         }
-        const seen = await ctx.backend.observe(status.robot);
+        const seen = await ctx.backend.observe(status.robot, ctx.by());
         const world = seen.perRun ? `\n(${seen.key} opens a fresh world for every run: this is the one the next run starts in)` : '';
         return said(`${robotLabel(seen.robot, seen.key)} now:\n${seen.observation.summary}${world}`, { robot: seen.robot, body: seen.key, observation: { ...seen.observation.data } });
       }),

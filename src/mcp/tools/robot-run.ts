@@ -36,6 +36,7 @@ export const robotRun: InstallTool = (server, ctx) => {
           robot: name,
           duck,
           gates: gates.gates,
+          by: ctx.by(),
           ...(gates.onGate !== undefined ? { onGate: gates.onGate } : {}),
           onEvent: (event) => {
             gates.seen(event);
@@ -51,7 +52,11 @@ export const robotRun: InstallTool = (server, ctx) => {
         });
         const cancel = (): void => handle.stop('the MCP client cancelling it');
         extra.signal.addEventListener('abort', cancel, { once: true });
-        const report = await handle.done.finally(() => extra.signal.removeEventListener('abort', cancel));
+        ctx.runs.add(handle);
+        const report = await handle.done.finally(() => {
+          extra.signal.removeEventListener('abort', cancel);
+          ctx.runs.delete(handle);
+        });
         const { run } = handle;
         const text = [
           `${run.duck.name} on ${robotLabel(run.robot, run.key)} · pilot ${run.pilot}`,

@@ -1,7 +1,7 @@
 /**
  * The control socket's protocol: newline-delimited JSON, one request a connection. A request is
  * checked by its zod schema before the service hears of it; anything else is answered with an
- * error line. `run` and `follow` stream: a run's connection then carries the person's answers to
+ * error line. `run`, `torque` and `follow` stream (a follower may wait for the next run): a run's connection then carries the person's answers to
  * gates and Ctrl-C (`answer`, `abort`) the other way, and, for a run the asker pilots (`drive`:
  * serve-mcp's robot_verb), its calls (`call`), each answered by a `step`.
  */
@@ -22,6 +22,13 @@ export { MAX_LINE, lineReader } from './lines.js';
 
 const name = z.string().min(1).max(200);
 
+/**
+ * Who asks (src/runtime/holder.ts): the CLI says its user, serve-mcp its MCP session. The socket
+ * is its owner's (or its group's), whose members are trusted to say who they are; the service
+ * shows it as printable text only.
+ */
+export const RunBySchema = z.object({ door: z.enum(['cli', 'mqtt', 'mcp']), who: z.string().min(1).max(200) }).strict();
+
 export const RunRequestSchema = z
   .object({
     op: z.literal('run'),
@@ -38,8 +45,12 @@ export const RunRequestSchema = z
     drive: z.object({ client: z.string().min(1).max(200) }).strict().optional(),
     // The duck's numbered lines are verb calls, played as written by the script pilot (`quackd do`).
     script: z.literal(true).optional(),
+    by: RunBySchema.optional(),
   })
   .strict();
+
+/** Torque on or off (ServiceApi.torque): a run of its own, streamed as `run`'s is, its gate asked of the terminal that sent it. */
+export const TorqueRequestSchema = z.object({ op: z.literal('torque'), robot: name, on: z.boolean(), gates: z.enum(['ask', 'yes', 'deny']).optional() }).strict();
 
 /** The memory a front door tends (MemoryAsk); a note's own limits are the store's to enforce, in one line. */
 export const MemoryAskSchema = z.discriminatedUnion('action', [
@@ -53,13 +64,15 @@ export const MemoryAskSchema = z.discriminatedUnion('action', [
 export const RequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('status') }).strict(),
   z.object({ op: z.literal('health') }).strict(),
-  z.object({ op: z.literal('stop'), robot: name.optional() }).strict(),
+  z.object({ op: z.literal('stop'), robot: name.optional(), by: RunBySchema.optional() }).strict(),
   // A gate waiting on a robot's run, answered by a person from another terminal (a run MQTT started).
-  z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional() }).strict(),
+  z.object({ op: z.literal('confirm'), robot: name, answer: z.boolean(), verb: z.string().min(1).max(64).optional(), by: RunBySchema.optional() }).strict(),
   RunRequestSchema,
-  z.object({ op: z.literal('follow'), target: name.optional() }).strict(),
+  TorqueRequestSchema,
+  // `wait`: with nothing under way on the robot (on any, without a target), follow its next run.
+  z.object({ op: z.literal('follow'), target: name.optional(), wait: z.boolean().optional() }).strict(),
   // Between runs: what the robot's sensors say (nothing moves).
-  z.object({ op: z.literal('observe'), robot: name }).strict(),
+  z.object({ op: z.literal('observe'), robot: name, by: RunBySchema.optional() }).strict(),
   z.object({ op: z.literal('memory'), robot: name, ask: MemoryAskSchema }).strict(),
   z.object({ op: z.literal('transcripts'), limit: z.int().min(1).max(100) }).strict(),
   z.object({ op: z.literal('transcript'), id: name }).strict(),
@@ -76,6 +89,7 @@ export const RunInputSchema = z.discriminatedUnion('op', [
 
 export type Request = z.infer<typeof RequestSchema>;
 export type RunRequest = z.infer<typeof RunRequestSchema>;
+export type TorqueRequest = z.infer<typeof TorqueRequestSchema>;
 export type RunInput = z.infer<typeof RunInputSchema>;
 
 export interface ServiceInfo {
@@ -102,6 +116,8 @@ export type Reply =
   /** `answered`: false when no gate was waiting on the robot (or it asks about another verb). */
   | { readonly type: 'confirmed'; readonly robot: string; readonly answered: boolean }
   | { readonly type: 'started'; readonly run: Omit<StartedRun, 'done'> }
+  /** A follower waits for the next run on `robot` (on any robot when absent). */
+  | { readonly type: 'waiting'; readonly robot?: string }
   | { readonly type: 'event'; readonly event: TranscriptEvent }
   /** A gate of this run waits for a person: the terminal asks, and answers with `answer`. */
   | { readonly type: 'gate'; readonly question: string; readonly verb: string }

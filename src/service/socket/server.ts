@@ -7,6 +7,7 @@
  * which is refused. A bad request is answered with an error line; nothing it sends can crash the
  * service or reach a body except through the ServiceApi.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
@@ -14,13 +15,21 @@ import { QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
 import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
+import { clientWords, type RunBy } from '../../runtime/holder.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
+import type { HealthLine } from '../api.js';
 import type { FrontDoor } from '../front-door.js';
+import type { StartedRun } from '../api.js';
 import type { Service } from '../service.js';
+import type { RunReport } from '../../run/start-run.js';
+import type { TranscriptEvent } from '../../transcript/events.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
 const PROBE_MS = 2000;
+
+/** Who a request says asks, as printable words; a client that says nothing is a CLI user we cannot name. */
+const askerOf = (by: RunBy | undefined): RunBy => (by !== undefined ? { door: by.door, who: clientWords(by.who, 120) } : { door: 'cli', who: 'a control-socket client' });
 
 /** The gid of a group named in /etc/group, or undefined. */
 function groupId(name: string): number | undefined {
@@ -62,6 +71,14 @@ function probe(path: string): Promise<{ pid: number | undefined } | 'stale'> {
     );
     socket.on('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : { pid: undefined }));
   });
+}
+
+function isSocket(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket();
+  } catch {
+    return false;
+  }
 }
 
 /** Makes `path` ours: nothing there, or a stale socket removed; a live service is refused. */
@@ -139,6 +156,16 @@ export class ControlSocket implements FrontDoor {
     }
   }
 
+  /**
+   * The service's own line: listening, and its file still there (a socket file someone removed
+   * leaves every CLI outside). Not listening fails the service: systemd's restart makes it again.
+   */
+  health(): readonly HealthLine[] {
+    const { path } = this.options;
+    const listening = this.server?.listening === true && isSocket(path);
+    return [{ check: 'socket', status: listening ? 'ok' : 'fail', detail: listening ? path : `not listening at ${path}` }];
+  }
+
   /** Members of `group` may use the socket: 0660, its group, and a data directory they may pass through. */
   private share(group: string): void {
     const gid = groupId(group);
@@ -167,18 +194,22 @@ export class ControlSocket implements FrontDoor {
     let handled = false;
     // After the request, lines are a run's inputs, heard by the run's own handler.
     let input: ((line: string) => void) | undefined;
+    // Bound to the service's context: an accepted socket's own events lose it, and with it the
+    // service's logger (src/log.ts withLogs), so a run asked for here would log to nowhere.
     socket.on(
       'data',
-      lineReader(
-        (line) => {
-          if (handled) return input?.(line);
-          handled = true;
-          void this.handle(line, socket, send, (h) => (input = h));
-        },
-        () => {
-          send({ type: 'error', kind: 'usage', message: 'request too long' });
-          socket.end();
-        },
+      AsyncResource.bind(
+        lineReader(
+          (line) => {
+            if (handled) return input?.(line);
+            handled = true;
+            void this.handle(line, socket, send, (h) => (input = h));
+          },
+          () => {
+            send({ type: 'error', kind: 'usage', message: 'request too long' });
+            socket.end();
+          },
+        ),
       ),
     );
     socket.on('error', () => socket.destroy());
@@ -209,19 +240,23 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'health', lines: await this.service.health() });
           break;
         case 'stop': {
-          await this.service.stop(r.robot);
+          await this.service.stop(r.robot, undefined, askerOf(r.by));
           send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
           break;
         }
         case 'confirm':
-          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb) });
+          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb, 'person', askerOf(r.by)) });
           break;
         case 'run':
           return await this.run(r, socket, send, onInput);
+        case 'torque': {
+          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates);
+          return await this.stream(started, undefined, socket, send, onInput);
+        }
         case 'follow':
-          return await this.follow(r.target, socket, send);
+          return await this.follow(r.target, r.wait === true, socket, send);
         case 'observe': {
-          const { robot, key, perRun, observation } = await this.service.observe(r.robot);
+          const { robot, key, perRun, observation } = await this.service.observe(r.robot, askerOf(r.by));
           send({ type: 'observation', robot, key, perRun, observation });
           break;
         }
@@ -258,21 +293,20 @@ export class ControlSocket implements FrontDoor {
    * script pilot (`quackd do`).
    */
   private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
-    const { op: _op, robot, drive, script, ...request } = r;
+    const { op: _op, robot, drive, script, by, ...request } = r;
     const relay = drive !== undefined ? new RelayPilot(drive.client) : undefined;
     const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
-    const started = await this.service.run(robot, { ...request, ...(pilot !== undefined ? { pilot } : {}) });
+    const started = await this.service.run(robot, { ...request, by: askerOf(by), ...(pilot !== undefined ? { pilot } : {}) });
     void started.done.then(() => relay?.end());
+    await this.stream(started, relay, socket, send, onInput);
+  }
+
+  /** A run under way, for the terminal that asked for it: its events, its gates asked there, its end; `relay` when that terminal pilots it. */
+  private async stream(started: StartedRun, relay: RelayPilot | undefined, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
     const { done: _done, ...run } = started;
     send({ type: 'started', run });
-    const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
-    const off = this.service.events.on('run:gate', (e) => {
-      if (e.runId === run.runId && e.state === 'waiting') asked(e.question, e.verb);
-    });
+    const off = this.relayGates(run, send);
     const followed = this.service.follow(run.runId, { onEvent: (event) => send({ type: 'event', event }), onEnd: () => undefined });
-    // A gate that opened before we listened is asked now.
-    const waiting = this.service.status(run.robot).gate;
-    if (waiting !== undefined && this.service.status(run.robot).run?.runId === run.runId) asked(waiting.question, waiting.verb);
     onInput((line) => {
       let value: unknown;
       try {
@@ -305,34 +339,81 @@ export class ControlSocket implements FrontDoor {
     socket.end();
   }
 
-  private async follow(target: string | undefined, socket: Socket, send: (reply: Reply) => void): Promise<void> {
+  /**
+   * Sends the question of each gate `run` waits on, the one waiting already first: the terminal
+   * that started it asks it, a follower shows it. Returns the function that stops.
+   */
+  private relayGates(run: { readonly runId: string; readonly robot: string }, send: (reply: Reply) => void): () => void {
+    const asked = (question: string, verb: string): void => send({ type: 'gate', question, verb });
+    const off = this.service.events.on('run:gate', (e) => {
+      if (e.runId === run.runId && e.state === 'waiting') asked(e.question, e.verb);
+    });
+    const status = this.service.status(run.robot);
+    if (status.gate !== undefined && status.run?.runId === run.runId) asked(status.gate.question, status.gate.verb);
+    return off;
+  }
+
+  /**
+   * A run as it happens, to its end: the one under way on `target` (a robot or a run id; any when
+   * undefined), or with `wait` and nothing under way on a robot, the next one to start there.
+   */
+  private async follow(target: string | undefined, wait: boolean, socket: Socket, send: (reply: Reply) => void): Promise<void> {
     let end: (() => void) | undefined;
     const ended = new Promise<void>((resolve) => (end = resolve));
     let outcome: Reply | undefined;
     // The run's header goes first: the events so far are held until it is sent.
     const early: Reply[] = [];
     let live = false;
-    const followed = this.service.follow(target, {
-      onEvent: (event) => (live ? send({ type: 'event', event }) : early.push({ type: 'event', event })),
-      onEnd: (report) => {
+    const listener = {
+      onEvent: (event: TranscriptEvent) => (live ? send({ type: 'event', event }) : early.push({ type: 'event', event })),
+      onEnd: (report: RunReport) => {
         outcome = { type: 'end', report };
         end?.();
       },
-    });
+    };
+    const followed = this.service.follow(target, listener) ?? (wait ? await this.followNext(target, listener, socket, send) : undefined);
     if (followed === undefined) {
-      send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${target}"` : 'no run under way' });
+      if (!socket.destroyed) send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${target}"` : 'no run under way' });
       return void socket.end();
     }
     const { done: _done, ...run } = followed.run;
     send({ type: 'started', run });
     for (const r of early) send(r);
     live = true;
+    const off = this.relayGates(run, send);
     socket.once('close', () => {
       followed.unfollow();
       end?.();
     });
     await ended;
+    off();
     if (outcome !== undefined) send(outcome);
     socket.end();
+  }
+
+  /**
+   * The next run on the robot `target` names (any robot when undefined), followed once it starts;
+   * the follower is told it waits. Undefined at once when `target` names no robot (a run id that
+   * is not under way), or when the follower leaves first.
+   */
+  private followNext(target: string | undefined, listener: Parameters<Service['follow']>[1], socket: Socket, send: (reply: Reply) => void): Promise<ReturnType<Service['follow']>> {
+    return new Promise((resolve) => {
+      let stop: () => void;
+      try {
+        stop = this.service.nextRun(target, (runId) => {
+          socket.off('close', left);
+          resolve(this.service.follow(runId, listener));
+        });
+      } catch (err) {
+        if (err instanceof UnknownRobot) return resolve(undefined);
+        throw err;
+      }
+      const left = (): void => {
+        stop();
+        resolve(undefined);
+      };
+      socket.once('close', left);
+      send({ type: 'waiting', ...(target !== undefined ? { robot: this.service.status(target).robot } : {}) });
+    });
   }
 }

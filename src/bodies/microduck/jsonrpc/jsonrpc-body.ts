@@ -48,6 +48,7 @@ import { LinkFactsSchema, jointTableChange, type LinkFacts } from './control-pla
 import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
 import { greet } from './greet.js';
 import { reportBody } from './report.js';
+import { torqueResult } from '../torque.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
@@ -164,7 +165,7 @@ export class JsonRpcBody implements Body {
         if (!args.success) return { ok: false, summary: 'torque needs on: true or false' };
         const r = await this.client.torque(args.data.on);
         await this.settle();
-        return { ok: true, summary: r.torque ? 'torque on: holding the current pose' : 'torque off: limp', data: { torque: r.torque } };
+        return torqueResult(r.torque);
       }
     } catch (err) {
       if (err instanceof RpcError) return { ok: false, summary: `${intent.verb}: ${err.remoteMessage}` };

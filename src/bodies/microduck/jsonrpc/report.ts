@@ -1,12 +1,15 @@
 /**
  * What a held Microduck says of itself on the runtime's bus (`body:report`), for the service's
- * status board and a dashboard: its battery, whether torque is on, whether the link to its
+ * status board and a dashboard: its battery (volts and charge), whether torque is on, whether the link to its
  * firmware is up. Said when it changes (the battery by a twentieth of a volt), never per state,
- * so a 50 Hz state stream is a handful of events a minute.
+ * so a 50 Hz state stream is a handful of events a minute. Once the link is lost, torque is
+ * unknown (null) until the firmware says again: its watchdog cuts torque when the heartbeats
+ * stop, but nothing reaches quackd to say so, and `torque on` would be a guess.
  */
 import type { BridgeLink } from '../../../bridge/channel.js';
 import type { EventBus } from '../../../runtime/events.js';
 import type { Body } from '../../body.js';
+import { batteryPercent } from './battery.js';
 
 const BATTERY_STEP_V = 0.05;
 
@@ -14,11 +17,15 @@ export function reportBody(link: BridgeLink, body: Body, robot: string, events: 
   let battery: number | undefined;
   let torque: boolean | undefined;
   let up: boolean | undefined;
-  const say = (report: { battery_v?: number; torque?: boolean; link?: 'ok' | 'lost' }): void => events.emit('body:report', { robot, ...report });
+  const say = (report: { battery_v?: number; torque?: boolean | null; link?: 'ok' | 'lost' }): void =>
+    events.emit('body:report', { robot, ...report, ...(report.battery_v !== undefined ? { battery_pct: batteryPercent(report.battery_v) } : {}) });
   const linked = (ok: boolean): void => {
     if (up === ok) return;
     up = ok;
-    say({ link: ok ? 'ok' : 'lost' });
+    if (ok) return say({ link: 'ok' });
+    // The next state says torque again, whatever it was before.
+    torque = undefined;
+    say({ link: 'lost', torque: null });
   };
   link.on('state', (state) => {
     linked(true);

@@ -3,6 +3,7 @@
  * --port/--baud) and what it can do: the one list of its verbs, read by the catalog and by the
  * body. Apart from the body so the catalog can use them without loading serialport.
  */
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_BAUD } from '../../../bridge/protocol.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
@@ -19,6 +20,12 @@ export const jsonRpcSettings = z
     after_fall: z.enum(['limp', 'hold']).optional(),
   })
   .strict();
+
+/** Whether the robot's serial device is here now (a stat, nothing opened): a cable out, a duck charging elsewhere say no. */
+export function portPresent(settings: Readonly<Record<string, unknown>>): boolean {
+  const port = settings['port'];
+  return typeof port === 'string' && existsSync(port);
+}
 
 /** Verbs a .duck may name for this body. */
 export const JSONRPC_VERBS = ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'] as const;

@@ -24,6 +24,7 @@ import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { turnedDeg } from '../heading.js';
+import { SimTorque } from '../torque.js';
 import { describeBearing, type Sim2dLayout } from '../sim2d/sim2d-body.js';
 import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
 import { mujocoSettings } from './settings.js';
@@ -109,6 +110,7 @@ export class MujocoBody implements Body {
     private world: TwinWorld,
     /** How long a walk or a turn ends standing: GAIT_SETTLE_MS at pace realtime, 0 in lock-step. */
     private readonly gaitSettleMs = 0,
+    private readonly torque = new SimTorque(),
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
     loop.onFall(({ tiltRad }) => {
@@ -157,6 +159,7 @@ export class MujocoBody implements Body {
     this.halt = halt;
     const stop = (): void => halt.abort();
     signal?.addEventListener('abort', stop, { once: true });
+    this.torque.before(intent.verb);
     try {
       switch (intent.verb) {
         case 'walk':
@@ -170,6 +173,8 @@ export class MujocoBody implements Body {
         case 'quack':
           this.quacks += 1;
           return { ok: true, summary: 'quack!', data: { quacks: this.quacks } };
+        case 'torque':
+          return this.torque.set(intent.args.on);
         default:
           return { ok: false, summary: `${intent.verb} is not a verb of ${KEY}` };
       }
@@ -284,6 +289,7 @@ export class MujocoBody implements Body {
         ball: { x: round2(w.ball.x), y: round2(w.ball.y) },
         ball_start: { x: round2(this.ballStart.x), y: round2(this.ballStart.y) },
         t_s: round2(w.t),
+        torque: this.torque.value,
       },
     };
   }
@@ -295,6 +301,7 @@ export class MujocoBody implements Body {
       quacks: this.quacks,
       tilt_deg: deg(tilt(w)),
       walked_m: round2(this.walked),
+      torque: this.torque.value ? 1 : 0,
     };
   }
 
@@ -336,7 +343,7 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
     // Starting holds the pose the twin stands in; the first sense is the run's starting world.
     const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
     if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
-    return new MujocoBody(loop, policies, parsedWorld.data, s.pace === 'realtime' ? GAIT_SETTLE_MS : 0);
+    return new MujocoBody(loop, policies, parsedWorld.data, s.pace === 'realtime' ? GAIT_SETTLE_MS : 0, new SimTorque(options.robot, options.events));
   } catch (err) {
     await loop.close();
     throw err;

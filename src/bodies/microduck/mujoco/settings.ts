@@ -35,5 +35,5 @@ export const mujocoSettings = z
     }
   });
 
-export const MUJOCO_VERBS = ['search_scan', 'turn', 'walk', 'kick', 'quack'] as const;
-export const MUJOCO_METRICS = ['ball_displaced_m', 'quacks', 'tilt_deg', 'walked_m'] as const;
+export const MUJOCO_VERBS = ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque'] as const;
+export const MUJOCO_METRICS = ['ball_displaced_m', 'quacks', 'tilt_deg', 'walked_m', 'torque'] as const;

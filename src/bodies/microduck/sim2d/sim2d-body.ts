@@ -21,6 +21,7 @@ import {
   type Vec,
 } from './arena.js';
 import { seededRandom } from '../../../random.js';
+import { SimTorque } from '../torque.js';
 import { renderAscii } from './render.js';
 
 const SCAN_STEP = rad(30);
@@ -62,7 +63,10 @@ export class Sim2dBody implements Body {
   private readonly ballStart: Vec;
   private quacks = 0;
 
-  constructor(layout: Sim2dLayout) {
+  constructor(
+    layout: Sim2dLayout,
+    private readonly torque = new SimTorque(),
+  ) {
     this.duck = layout.duck;
     this.ball = layout.ball;
     this.ballStart = layout.ball;
@@ -85,6 +89,7 @@ export class Sim2dBody implements Body {
   }
 
   perform(intent: Intent): Promise<VerbResult> {
+    this.torque.before(intent.verb);
     switch (intent.verb) {
       case 'search_scan':
         return Promise.resolve(this.searchScan());
@@ -97,6 +102,8 @@ export class Sim2dBody implements Body {
       case 'quack':
         this.quacks += 1;
         return Promise.resolve({ ok: true, summary: 'quack!', data: { quacks: this.quacks } });
+      case 'torque':
+        return Promise.resolve(this.torque.set(intent.args.on));
       default:
         return Promise.resolve({ ok: false, summary: `${intent.verb} is not a verb of microduck:sim2d` });
     }
@@ -157,6 +164,7 @@ export class Sim2dBody implements Body {
         duck: { x: round2(this.duck.x), y: round2(this.duck.y), heading_deg: Math.round(deg(this.duck.heading)) },
         ball: { x: round2(this.ball.x), y: round2(this.ball.y) },
         ball_start: { x: round2(this.ballStart.x), y: round2(this.ballStart.y) },
+        torque: this.torque.value,
       },
       ascii: renderAscii(this.duck, this.ball),
     };
@@ -164,7 +172,7 @@ export class Sim2dBody implements Body {
 
   metrics(): Metrics {
     // A duck in a plane never tips: upright is what a duck that checks `tilt_deg` on any body reads here.
-    return { ball_displaced_m: round2(dist(this.ball, this.ballStart)), quacks: this.quacks, tilt_deg: 0 };
+    return { ball_displaced_m: round2(dist(this.ball, this.ballStart)), quacks: this.quacks, tilt_deg: 0, torque: this.torque.value ? 1 : 0 };
   }
 
   /** Sim verbs are instantaneous: nothing is ever in motion to stop. */
@@ -184,5 +192,5 @@ export function describeTurn(degrees: number): string {
 }
 
 export function createSim2dBody(options: BodyOptions): Sim2dBody {
-  return new Sim2dBody(layoutForSeed(options.seed));
+  return new Sim2dBody(layoutForSeed(options.seed), new SimTorque(options.robot, options.events));
 }

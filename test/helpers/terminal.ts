@@ -1,0 +1,42 @@
+/**
+ * Runs the built CLI on a real pseudo-terminal of a given width, as a person at an SSH session
+ * sees it: util-linux's `script` gives it a pty (stdout and stderr are that terminal), `stty`
+ * sets the width, and what the terminal received comes back with its colour codes and the pty's
+ * carriage returns taken out.
+ */
+import { spawn } from 'node:child_process';
+import { stripColor } from '../../src/cli/fit.js';
+import { MAIN, assertFreshBuild, childEnv } from './cli.js';
+
+/** A word for sh, quoted. */
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export interface TerminalResult {
+  readonly code: number | null;
+  /** Everything the terminal showed, one screen line an element (a line the CLI ended, not a wrap of the terminal's). */
+  readonly lines: string[];
+}
+
+/** `quackd ARGS` on a terminal `columns` wide; `env` on top of the test's (colour on, as a terminal has it). */
+export function onTerminal(args: readonly string[], columns: number, env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<TerminalResult> {
+  assertFreshBuild();
+  const command = `stty cols ${columns} rows 50 && exec ${[process.execPath, MAIN, ...args].map(quote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+      env: childEnv({ TERM: 'xterm-256color', NO_COLOR: undefined, QUACKD_LOG_JSON: '1', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (text += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`quackd ${args.join(' ')} on a terminal timed out:\n${text}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, lines: stripColor(text).replace(/\r/g, '').replace(/\n$/, '').split('\n') });
+    });
+  });
+}

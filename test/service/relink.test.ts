@@ -1,0 +1,74 @@
+/**
+ * A serial robot's link lost mid-walk and back, as issue 23 tells it: the relay (socat) killed
+ * while the duck walks ends the run (error, exit 3); brought back, 4 s later the next run walks.
+ * Meanwhile `quackd status` never says `torque on`: from the loss until the firmware speaks again
+ * torque is unknown (its watchdog has cut it, but nothing reached quackd to say so), and once the
+ * service has the port again the firmware's own word (torque off) is shown.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startService, type Serving } from '../../src/service/lifecycle.js';
+import { readTranscript } from '../../src/transcript/reader.js';
+import { Rig, missingTools, sleep, waitFor } from '../bridge/rig.js';
+import { quackd } from '../helpers/quackd.js';
+import { scripted } from '../helpers/scripted-provider.js';
+
+describe('a serial robot whose link is lost mid-walk and comes back', { skip: missingTools() }, () => {
+  let rig: Rig;
+  let home: string;
+  let serving: Serving | undefined;
+  // Each run's pilot: a long walk (lost half-way), then a short one.
+  const walks = [3, 0.3];
+
+  before(async () => {
+    // --reopen: the duck runs on its own battery while the relay is away, as a real one does.
+    rig = await Rig.start(['--reopen']);
+    home = mkdtempSync(join(tmpdir(), 'quackd-relink-'));
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  bench: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\nmqtt: false\n`);
+    serving = await startService({ env: { QUACKD_HOME: home }, pilot: () => Promise.resolve(scripted([[{ name: 'walk', args: { metres: walks.shift() ?? 0.3 } }], [{ name: 'declare_success', args: { reason: 'walked' } }]])) });
+  });
+  after(async () => {
+    await serving?.stop('the test');
+    await rig?.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('the run under way ends on the loss, status says torque unknown (never on), and 4 s after the relay is back the next run walks', async () => {
+    const service = serving!.service;
+    const bench = () => service.status('bench');
+    const status = async (): Promise<string> => (await quackd(['status'], { env: { QUACKD_HOME: home } })).stdout;
+    await waitFor('the link', () => bench().link === 'ok', 30_000);
+
+    const first = await service.run('bench', { duck: 'walker', goal: 'walk three metres', gates: 'yes' });
+    await waitFor('the walk to start', () => bench().torque === true, 30_000);
+    await sleep(300);
+    const torques: (boolean | null | undefined)[] = [];
+    const off = service.events.on('body:report', (e) => e.robot === 'bench' && e.torque !== undefined && torques.push(e.torque));
+    try {
+      await rig.unplug({ keepFirmware: true });
+      const lost = await first.done;
+      assert.equal(lost.outcome.status, 'error');
+      assert.match(lost.outcome.reason, /^serial link to .* lost/);
+      assert.equal(bench().torque, null);
+      assert.equal(bench().link, 'lost');
+      assert.match(await status(), /^ +body +battery \d+\.\d\d V · torque unknown · link lost$/m);
+
+      await rig.startLink();
+      await sleep(4000);
+      const second = await service.run('bench', { duck: 'walker', goal: 'walk a little', gates: 'yes' });
+      const report = await second.done;
+      const walk = readTranscript(report.transcriptPath).lines.find((l) => l.type === 'verb_result' && l.verb === 'walk');
+      assert.equal(report.outcome.status, 'success', `${report.outcome.reason} · ${report.steps} steps`);
+      assert.ok(walk?.type === 'verb_result' && walk.ok, JSON.stringify(walk));
+    } finally {
+      off();
+    }
+    // Unknown from the loss until the firmware spoke again (off: its watchdog had cut it).
+    assert.deepEqual(torques.slice(0, 2), [null, false], `torque said after the loss: ${JSON.stringify(torques)}`);
+    assert.equal(bench().link, 'ok');
+    assert.match(await status(), /^ +body +battery \d+\.\d\d V · torque off · link ok$/m);
+  });
+});
