@@ -34,6 +34,21 @@ describe('the ball game at close range on the twin', () => {
     assert.ok(degrees > 10 && degrees < 60, `turned left towards it by the veer and more: ${degrees}°`);
   });
 
+  it('turns a ball its last leg left beside the foot, out of its reach, onto the kick spot instead of stepping back from it', () => {
+    const game = new BallGame();
+    // Seen 0.26 m ahead of the trunk, 7 cm left (the kick's side): the last leg, walked blind.
+    const first = game.next(ctx(seenAt(0.26, 0.07, 0.16, 25)), OFFERED);
+    assert.equal(first.name, 'walk', JSON.stringify(first));
+    // It veered 10° right: the ball is reckoned 0.09 m ahead and 0.10 m left, beyond the left foot.
+    const walked = { verb: 'walk', result: { ok: true, summary: 'walked 0.15 m; no ball in view', data: { walked_m: 0.15, turned_deg: -10, ball_visible: false } } };
+    const look = game.next(ctx(unseen, walked), OFFERED);
+    assert.equal(look.name, 'turn', `a turn onto the foot, not ${JSON.stringify(look)}`);
+    const degrees = Number((look.args as { degrees: number }).degrees);
+    assert.ok(degrees >= 10 && degrees <= 22, `turned left by what brings it 7 cm left of the trunk's line: ${degrees}°`);
+    // The feet feel it there: kicked with that foot.
+    assert.deepEqual(game.next(ctx({ ...unseen, ball_in_reach: 'left' }, { verb: 'turn', result: { ok: true, summary: 'turned', data: { turned_deg: degrees } } }), OFFERED), { name: 'kick', args: { foot: 'left' } });
+  });
+
   it('steps back from a ball under its camera, and turns round only when the walk cannot go backwards', () => {
     const game = new BallGame();
     const first = game.next(ctx(seenAt(0.2, 0.07, 0.1, 35)), OFFERED);

@@ -43,6 +43,8 @@ const LINE_UP_M = 0.5;
 const FINAL_LEG_M = 0.14;
 /** A ball lost from view within this of the trunk is looked for where the reckoning puts it (a body that says where its kicks reach). */
 const CLOSE_M = 0.35;
+/** How far nearer or farther than the middle of the kicks' reach a ball is still kicked (the twin's: 0.075–0.15 m ahead). */
+const REACH_DEPTH_M = 0.035;
 /** A step back from a ball under the camera: a gait's shortest sure step. */
 const BACK_STEP_M = 0.06;
 /** A ball last seen within this is looked for by a scan, not walked to. */
@@ -178,13 +180,32 @@ export class BallGame {
    * ball is not near or three looks found nothing (then the search goes on as for any ball).
    */
   private lostClose(seen: Facts): Call | undefined {
-    if (this.nearBall === undefined || kickReach(seen) === undefined) return undefined;
+    const reach = kickReach(seen);
+    if (this.nearBall === undefined || reach === undefined) return undefined;
     const { ahead, left } = this.fromTrunk(this.nearBall);
     if (Math.hypot(ahead, left) > CLOSE_M || this.looks >= 3) return undefined;
     this.looks += 1;
+    // First, a ball reckoned a turn away from the kick spot (a last leg that drifted a few
+    // centimetres off the reach): that turn, and the feet say whether it is there.
+    const atFoot = this.looks === 1 ? this.turnToFoot({ ahead, left }, reach) : undefined;
+    if (atFoot !== undefined) return atFoot;
     if (ahead < this.cameraAhead + 0.03) return this.stepBack(BACK_STEP_M);
     const turn = deg(Math.atan2(left, ahead));
     return Math.abs(turn) >= 3 ? { name: 'turn', args: { degrees: Math.round(turn) } } : this.stepBack(BACK_STEP_M);
+  }
+
+  /**
+   * The turn about the trunk that puts a ball beside the duck at the kicking foot's side, when
+   * one can (a ball as far from the trunk as the reach, give or take its depth); undefined when not.
+   */
+  private turnToFoot(ball: { readonly ahead: number; readonly left: number }, reach: KickSpot['reach']): Call | undefined {
+    const r = Math.hypot(ball.ahead, ball.left);
+    const side = (ball.left >= 0 ? 1 : -1) * reach.side;
+    if (ball.ahead <= 0 || r <= Math.abs(side)) return undefined;
+    const then = Math.sqrt(r * r - side * side);
+    if (Math.abs(then - reach.ahead) > REACH_DEPTH_M) return undefined;
+    const turn = deg(Math.atan2(ball.left, ball.ahead) - Math.asin(side / r));
+    return Math.abs(turn) >= 3 ? { name: 'turn', args: { degrees: Math.round(turn) } } : undefined;
   }
 
   /** A small step straight back, or (a walk that does not go backwards) turn round, step off, turn back. */
