@@ -41,6 +41,12 @@ const LINE_UP_M = 0.5;
  * less than the reach is wide.
  */
 const FINAL_LEG_M = 0.14;
+/** A ball lost from view within this of the trunk is looked for where the reckoning puts it (a body that says where its kicks reach). */
+const CLOSE_M = 0.35;
+/** How far nearer or farther than the middle of the kicks' reach a ball is still kicked (the twin's: 0.075–0.15 m ahead). */
+const REACH_DEPTH_M = 0.035;
+/** A step back from a ball under the camera: a gait's shortest sure step. */
+const BACK_STEP_M = 0.06;
 /** A ball last seen within this is looked for by a scan, not walked to. */
 const NEAR_M = 0.8;
 /** How far a move to new ground goes after a scan that saw nothing. */
@@ -52,10 +58,16 @@ interface KickSpot {
   readonly reach: { readonly ahead: number; readonly side: number };
 }
 
+/** Where the body's kicks reach from its trunk, when it says (the twin does, seen or not). */
+function kickReach(seen: Facts): KickSpot['reach'] | undefined {
+  const [ahead, side] = [num(seen, 'kick_ahead_m'), num(seen, 'kick_side_m')];
+  return ahead === undefined || side === undefined ? undefined : { ahead, side };
+}
+
 function kickSpot(seen: Facts): KickSpot | undefined {
-  const [ahead, left, reachAhead, side] = ['ball_ahead_m', 'ball_left_m', 'kick_ahead_m', 'kick_side_m'].map((k) => num(seen, k));
-  if (ahead === undefined || left === undefined || reachAhead === undefined || side === undefined) return undefined;
-  return { ball: { ahead, left }, reach: { ahead: reachAhead, side } };
+  const [ahead, left, reach] = [num(seen, 'ball_ahead_m'), num(seen, 'ball_left_m'), kickReach(seen)];
+  if (ahead === undefined || left === undefined || reach === undefined) return undefined;
+  return { ball: { ahead, left }, reach };
 }
 
 export class BallGame {
@@ -68,6 +80,14 @@ export class BallGame {
   private sidestep: Call | undefined;
   private emptyScans = 0;
   private kicked = false;
+  /** Where the camera last put the ball from the trunk, on the floor (a body that says so: the twin); reckoned on while unseen. */
+  private nearBall: Spot | undefined;
+  /** How far ahead of the trunk the camera sits, from the last sighting that said both. */
+  private cameraAhead = 0;
+  /** Close-range looks since the camera last saw the ball: after three that found nothing, the reckoning is wrong. */
+  private looks = 0;
+  /** The walk policy refused a step backwards (its range has none): back off by turning round. */
+  private noBackStep = false;
 
   next(ctx: PilotContext, offered: ReadonlySet<string>): Call {
     const call = this.choose(ctx, offered);
@@ -97,6 +117,8 @@ export class BallGame {
     if (planned !== undefined) return planned;
     const kickFrom = num(seen, 'kick_from_m') ?? KICK_FROM_M;
     if (seen['ball_visible'] === true) return this.approach(seen, kickFrom);
+    const close = this.lostClose(seen);
+    if (close !== undefined) return close;
     if (this.ball !== undefined) return this.walkToWhereItWas(kickFrom, last);
     return this.search(last?.verb);
   }
@@ -111,11 +133,16 @@ export class BallGame {
         const turned = num(data, 'turned_deg') ?? (verb === 'turn' ? asked : undefined) ?? 0;
         this.pose.heading = wrap(this.pose.heading + rad(turned));
       } else if (verb === 'walk') {
+        if (data?.['walked_m'] === undefined && (num(this.asked?.args as Facts, 'metres') ?? 0) < 0) this.noBackStep = true;
         const walked = num(data, 'walked_m') ?? 0;
-        this.pose.x += walked * Math.cos(this.pose.heading);
-        this.pose.y += walked * Math.sin(this.pose.heading);
+        // A body that says how much its gait veered (the twin): the walk went, on average, half way between.
+        const veer = rad(num(data, 'turned_deg') ?? 0);
+        this.pose.x += walked * Math.cos(this.pose.heading + veer / 2);
+        this.pose.y += walked * Math.sin(this.pose.heading + veer / 2);
+        this.pose.heading = wrap(this.pose.heading + veer);
       } else if (verb === 'kick' && (num(data, 'ball_moved_m') ?? 0) > 0) {
         this.ball = undefined; // it rolled off somewhere: only the camera can say where
+        this.nearBall = undefined;
       }
     }
     const seen = ctx.observation.data;
@@ -125,7 +152,67 @@ export class BallGame {
       const a = this.pose.heading + rad(bearing);
       this.ball = { x: this.pose.x + distance * Math.cos(a), y: this.pose.y + distance * Math.sin(a) };
       this.emptyScans = 0;
+      this.looks = 0;
+      const ahead = num(seen, 'ball_ahead_m');
+      const left = num(seen, 'ball_left_m');
+      if (ahead !== undefined && left !== undefined) {
+        const [c, s] = [Math.cos(this.pose.heading), Math.sin(this.pose.heading)];
+        this.nearBall = { x: this.pose.x + ahead * c - left * s, y: this.pose.y + ahead * s + left * c };
+        this.cameraAhead = Math.max(0, Math.hypot(ahead, left) - distance);
+      }
+    } else if (this.ball === undefined) {
+      this.nearBall = undefined;
     }
+  }
+
+  /** The reckoned ball from the trunk (ahead, left), as the pose reckoning has it now. */
+  private fromTrunk(spot: Spot): { readonly ahead: number; readonly left: number } {
+    const [dx, dy] = [spot.x - this.pose.x, spot.y - this.pose.y];
+    const [c, s] = [Math.cos(this.pose.heading), Math.sin(this.pose.heading)];
+    return { ahead: dx * c + dy * s, left: -dx * s + dy * c };
+  }
+
+  /**
+   * Lost from view at close range, on a body that says where its kicks reach (the twin: its
+   * camera sits ahead of the trunk and loses a ball at its feet): look where the reckoning puts
+   * it, a small turn that brings it in front of the camera, or a small step back when it is
+   * under the camera; never a scan, whose turns sweep a ball this close away. Undefined when the
+   * ball is not near or three looks found nothing (then the search goes on as for any ball).
+   */
+  private lostClose(seen: Facts): Call | undefined {
+    const reach = kickReach(seen);
+    if (this.nearBall === undefined || reach === undefined) return undefined;
+    const { ahead, left } = this.fromTrunk(this.nearBall);
+    if (Math.hypot(ahead, left) > CLOSE_M || this.looks >= 3) return undefined;
+    this.looks += 1;
+    // First, a ball reckoned a turn away from the kick spot (a last leg that drifted a few
+    // centimetres off the reach): that turn, and the feet say whether it is there.
+    const atFoot = this.looks === 1 ? this.turnToFoot({ ahead, left }, reach) : undefined;
+    if (atFoot !== undefined) return atFoot;
+    if (ahead < this.cameraAhead + 0.03) return this.stepBack(BACK_STEP_M);
+    const turn = deg(Math.atan2(left, ahead));
+    return Math.abs(turn) >= 3 ? { name: 'turn', args: { degrees: Math.round(turn) } } : this.stepBack(BACK_STEP_M);
+  }
+
+  /**
+   * The turn about the trunk that puts a ball beside the duck at the kicking foot's side, when
+   * one can (a ball as far from the trunk as the reach, give or take its depth); undefined when not.
+   */
+  private turnToFoot(ball: { readonly ahead: number; readonly left: number }, reach: KickSpot['reach']): Call | undefined {
+    const r = Math.hypot(ball.ahead, ball.left);
+    const side = (ball.left >= 0 ? 1 : -1) * reach.side;
+    if (ball.ahead <= 0 || r <= Math.abs(side)) return undefined;
+    const then = Math.sqrt(r * r - side * side);
+    if (Math.abs(then - reach.ahead) > REACH_DEPTH_M) return undefined;
+    const turn = deg(Math.atan2(ball.left, ball.ahead) - Math.asin(side / r));
+    return Math.abs(turn) >= 3 ? { name: 'turn', args: { degrees: Math.round(turn) } } : undefined;
+  }
+
+  /** A small step straight back, or (a walk that does not go backwards) turn round, step off, turn back. */
+  private stepBack(metres: number): Call {
+    if (this.noBackStep) return this.backOff();
+    this.plan.length = 0;
+    return { name: 'walk', args: { metres: -metres } };
   }
 
   private clear(call: Call): Call {
@@ -161,7 +248,7 @@ export class BallGame {
   private lineUp({ ball, reach }: KickSpot): Call {
     const r = Math.hypot(ball.ahead, ball.left);
     const side = (ball.left >= 0 ? 1 : -1) * reach.side;
-    if (r <= Math.abs(side) + 0.02 || ball.ahead < reach.ahead - 0.03) return this.backOff();
+    if (r <= Math.abs(side) + 0.02 || ball.ahead < reach.ahead - 0.03) return this.stepBack(BACK_STEP_M);
     // The turn about the trunk that puts the ball `side` to the left of straight ahead.
     const turn = deg(Math.atan2(ball.left, ball.ahead) - Math.asin(side / r));
     if (Math.abs(ball.left - side) > 0.025 && Math.abs(turn) >= 2) {
@@ -174,7 +261,7 @@ export class BallGame {
     // in a walk), and the reach is a few centimetres wide.
     // First to where the camera still sees it lined up, then the last leg, short and blind.
     const go = ball.ahead - reach.ahead;
-    if (go <= 0.02) return this.backOff();
+    if (go <= 0.02) return this.stepBack(BACK_STEP_M);
     return { name: 'walk', args: { metres: cm(go > FINAL_LEG_M + 0.03 ? go - FINAL_LEG_M : go) } };
   }
 

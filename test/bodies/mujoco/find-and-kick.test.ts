@@ -13,6 +13,8 @@ const CLASSES: readonly (readonly [string, number])[] = [
   ['one long walk to the kick spot ended off the kick\'s reach, and kicks from there moved the ball 0.04 m', 20],
   ['one long walk ended on the ball, and kicks from there moved it 0.25 m, then aiming swung to and fro', 33],
   ['aiming by the camera at close range swung left and right until the budget ran out (the camera is ahead of the trunk)', 13],
+  ['the blind last leg, walked from the stride the last turn left, drifted the ball off the reach, and looks and steps back spent the budget', 9],
+  ['a walk started from the stride the turn before it left fell', 98],
 ];
 
 /** find-and-kick.duck's seconds budget. */

@@ -35,12 +35,20 @@ const SCAN_STEP_DEG = 30;
 /** How long the duck stands after a kick while the ball rolls on. */
 const KICK_SETTLE_MS = 1500;
 /**
- * How long the duck stands after a walk or a turn at pace realtime: a gait stopped mid-stride
- * holds one foot in the air, and a duck left so while its pilot thinks tips over. In lock-step
- * the twin's time stands still between verbs, so it is left as the gait ended (the stand's
- * transition turns the duck a few degrees more: measured 0–7° on top of a turn).
+ * How long the duck stands after a walk or a turn, at either pace: a gait stopped mid-stride
+ * holds one foot in the air and its trunk twisted over it (the bundled walk's yaw read there
+ * swings 10–40° from the way its feet point), a duck left so tips over at pace realtime, and in
+ * lock-step the next verb starts from that stride: walks veered 19° on average (up to 42° in a
+ * 0.14 m walk) and a walk started right after a turn fell. Standing 300 ms first: 8° on average,
+ * and what the camera and the feet report is where the next verb starts from.
  */
-const GAIT_SETTLE_MS = 500;
+const GAIT_SETTLE_MS = 300;
+/**
+ * How far the duck carries on while it stands after a walk: measured 1.5–3 cm at the bundled
+ * walk's nominal speed (0.12 m asked, 0.14–0.15 m walked). A walk ends this much short of its
+ * goal, so that standing brings it there: a pilot's last leg to a kick is 0.1–0.15 m.
+ */
+const SETTLE_CARRY_M = 0.02;
 
 /** The loop's period (ControlLoop's default, 50 Hz): a verb's ticks in seconds. */
 const PERIOD_MS = 20;
@@ -50,9 +58,10 @@ const round2 = (n: number): number => Math.round(n * 100) / 100;
 const tilt = (w: TwinWorld): number => trunkTilt(w.trunk);
 
 /**
- * Where a kick reaches, measured in the twin with the bundled kicks: the ball's centre 0.10–0.14 m
- * ahead of the trunk and 3–12 cm to the kicking side (dead ahead only at ≤ 0.11 m). So close,
- * the head camera has lost it; the feet would feel it. The camera distance to stop at for a kick.
+ * Where a kick reaches, measured in the twin with the bundled kicks from a duck standing (as it
+ * does after every walk and turn): the ball's centre 0.075–0.15 m ahead of the trunk and up to
+ * 12 cm to the kicking side moves 0.3–0.9 m; at 0.165 m ahead 0–0.3 m, past 0.18 m nothing. So
+ * close, the head camera has lost it; the feet would feel it. The camera distance to stop at for a kick.
  */
 const KICK_FROM_M = 0.04;
 /** The middle of that reach, in the duck's own frame: where a pilot lines the ball up for a kick. */
@@ -77,7 +86,7 @@ const IDLE_LIMIT_MS = 86_400_000;
 
 function ballInReach(w: TwinWorld): 'left' | 'right' | undefined {
   const { forward, left } = ballFromTrunk(w);
-  const inReach = forward >= 0.08 && forward <= 0.15 && Math.abs(left) <= 0.12 && (Math.abs(left) >= 0.025 || forward <= 0.11);
+  const inReach = forward >= 0.075 && forward <= 0.15 && Math.abs(left) <= 0.12;
   return inReach ? (left >= 0 ? 'left' : 'right') : undefined;
 }
 
@@ -108,8 +117,8 @@ export class MujocoBody implements Body {
     private readonly loop: ControlLoop,
     private readonly policies: (slot: Slot) => string,
     private world: TwinWorld,
-    /** How long a walk or a turn ends standing: GAIT_SETTLE_MS at pace realtime, 0 in lock-step. */
-    private readonly gaitSettleMs = 0,
+    /** How long a walk or a turn ends standing. */
+    private readonly gaitSettleMs = GAIT_SETTLE_MS,
     private readonly torque = new SimTorque(),
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
@@ -224,18 +233,22 @@ export class MujocoBody implements Body {
     const c = this.command('walk', 'vx', metres, speed);
     if (!('axis' in c)) return c;
     const sent = { commanded_vx: round2(c.value) };
-    const driven = await this.drive('walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeLimitMs(metres, c), halt);
+    // The gait stops short by what the settle after it carries (never below half the walk).
+    const goal = Math.sign(metres) * Math.max(Math.abs(metres) / 2, Math.abs(metres) - (this.gaitSettleMs > 0 ? SETTLE_CARRY_M : 0));
+    const driven = await this.drive('walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres: goal }, timeLimitMs(metres, c), halt);
     const { before, after } = driven;
     const along = (after.trunk.x - before.trunk.x) * Math.cos(before.trunk.yaw) + (after.trunk.y - before.trunk.y) * Math.sin(before.trunk.yaw);
     this.walked += Math.abs(along);
+    // A gait veers as it goes (the bundled walk up to 25° in a short walk): the yaw its IMU felt, so a pilot's reckoning can follow.
+    const veer = { turned_deg: turnedDeg(before.trunk.yaw, after.trunk.yaw, 0) };
     const what = `walked ${along.toFixed(2)} m`;
     const failed = this.failed(driven, what);
-    if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent } };
+    if (failed !== undefined) return { ...failed, data: { ...failed.data, ...sent, ...veer } };
     const short = Math.abs(along) < Math.abs(metres) * 0.8;
     // The policy skill ends a walk whose way is blocked; sim2d words it the same way.
     const blockedBy = short ? (metres >= 0 ? after.proximity.ahead : after.proximity.behind) : null;
-    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...sent, ...this.viewData(after) } };
-    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}, ${c.text}; ${this.view(after)}`, data: { walked_m: round2(along), ...sent, ...this.viewData(after) } };
+    if (blockedBy !== null) return { ok: false, summary: `stopped after ${along.toFixed(2)} m: blocked by the ${blockedBy}; ${this.view(after)}`, data: { walked_m: round2(along), blocked_by: blockedBy, ...veer, ...sent, ...this.viewData(after) } };
+    return { ok: !short, summary: `${what}${short ? ` of ${metres.toFixed(2)} m asked (time limit)` : ''}, ${c.text}; ${this.view(after)}`, data: { walked_m: round2(along), ...veer, ...sent, ...this.viewData(after) } };
   }
 
   /** `rate` in degrees per second, as the verb takes it. */
@@ -341,7 +354,7 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
     // Starting holds the pose the twin stands in; the first sense is the run's starting world.
     const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
     if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
-    return new MujocoBody(loop, policies, parsedWorld.data, s.pace === 'realtime' ? GAIT_SETTLE_MS : 0, new SimTorque(options.robot, options.events));
+    return new MujocoBody(loop, policies, parsedWorld.data, GAIT_SETTLE_MS, new SimTorque(options.robot, options.events));
   } catch (err) {
     await loop.close();
     throw err;
