@@ -40,6 +40,26 @@ for (const protocol of ['feetech', 'dynamixel'] as const) {
       assert.ok(along > 0.2, `the twin went ${along.toFixed(2)} m along its heading`);
       assert.ok(twin.goalWrites > 50, `${twin.goalWrites} goal positions reached the twin`);
       for (const j of twin.joints) assert.equal(twin.sim.table(j.id)[torqueAt], 0, `${j.name}'s torque is off`);
+      if (protocol === 'dynamixel') {
+        // Armed with torque on (5 × 20 ms): the servos stop by themselves if quackd dies.
+        const watchdog = modelByName('XL330-M288')!.registers.busWatchdog!.address;
+        for (const j of twin.joints) assert.equal(twin.sim.table(j.id)[watchdog], 5, `${j.name}'s Bus Watchdog`);
+      }
+      // Each sync write of the torque register: every servo's one byte after its id (the address takes 1 byte on Feetech, 2 on Dynamixel, the length as much).
+      const head = protocol === 'feetech' ? 2 : 4;
+      const torqueWrites = twin.sim.writes().filter((w) => w.instruction === 'sync write' && w.params[0] === torqueAt);
+      const values = torqueWrites.map((w) => [...new Set(w.params.slice(head).filter((_, i) => i % 2 === 1))]);
+      assert.deepEqual(values, [[1], [0]], 'torque on for every servo before the walk, off for every servo after it');
+    });
+
+    it('plays patrol with --provider script: walk, turn round on the gyro, walk back, in the twin', async () => {
+      const start = twin.trunk();
+      const r = await quackd(['run', 'patrol', '--provider', 'script', '--no-memory', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 120_000 });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /^ {2}2 {2}turn 180 +turned 1[5-9]\d° left \(gyro\)/m);
+      const end = twin.trunk();
+      const turned = Math.abs(Math.atan2(Math.sin(end.yaw - start.yaw), Math.cos(end.yaw - start.yaw)));
+      assert.ok(turned > (120 * Math.PI) / 180, `the twin turned ${Math.round((turned * 180) / Math.PI)}°`);
     });
   });
 }

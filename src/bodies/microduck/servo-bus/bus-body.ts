@@ -40,6 +40,11 @@ const PERIOD_MS = 20;
 /** How often a running verb looks at the bus for a fault. */
 const WATCH_MS = 50;
 const TORQUE_TIMEOUT_MS = 3000;
+/**
+ * How long the duck stands after a walk or a turn (the twin's body does the same): a gait
+ * stopped mid-stride holds one foot in the air, and a duck left so tips over.
+ */
+const GAIT_SETTLE_MS = 500;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
@@ -139,6 +144,10 @@ export class BusBody implements Body {
     let result: LoopResult;
     try {
       result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs), halt.signal);
+      if (result.outcome === 'done' && (slot === 'walk' || slot === 'turn')) {
+        const settle = await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, GAIT_SETTLE_MS), halt.signal);
+        if (settle.outcome !== 'done') result = { ...settle, ticks: result.ticks + settle.ticks };
+      }
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
@@ -154,7 +163,7 @@ export class BusBody implements Body {
 
   /** The run ends here: torque off is tried and its read-back said with the fault. */
   private async failHard(verb: string, fault: string): Promise<never> {
-    const off = await this.remote.torque(false).then(describeReadBack, (err: unknown) => `torque off failed: ${err instanceof Error ? err.message : String(err)}`);
+    const off = await this.remote.torque(false).then(describeReadBack, (err: unknown) => `torque off not sent: ${err instanceof Error ? err.message : String(err)}`);
     throw new BodyError(`${verb} on ${this.port}: ${fault}; ${off}`);
   }
 

@@ -4,10 +4,10 @@
  * (tty.ts: serialport cannot run in a worker), so nothing on the main thread stands between a
  * tick and the servos.
  *
- * Each tick read() hands the loop the newest reading and starts the next bus cycle, unless one
- * is still under way: one sync write of the goal positions the safety stage sent last (when
- * torque is on and they changed), then one sync read of present position and velocity from
- * every joint. A cycle that fails (a servo silent, a garbled reply after its retry, a lost
+ * Each tick is one bus cycle, unless one is still under way: when the safety stage sends new
+ * targets, one sync write of the goal positions (torque on) at once and one sync read of present
+ * position and velocity from every joint right after, which the next tick's read() hands the
+ * loop; a tick that sends nothing new has read() start the sync read alone. A cycle that fails (a servo silent, a garbled reply after its retry, a lost
  * adapter) or a reply carrying an alarm bit (overload, overheat…) is a fault naming the servo
  * and why; from then on read() reads nothing (the loop runs no policy), and the body ends the
  * verb and the run on it. Torque is switched only on the body's word (channel.ts) and read back
@@ -100,6 +100,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let goalsDirty = false;
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
   let busy = false;
+  let sentSinceRead = false;
   let yaw = 0;
   let lastTick: number | undefined;
   const c = { cycles: 0, sent: 0 };
@@ -166,6 +167,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
 
   const setTorque = async (on: boolean): Promise<TorqueReadBack> => {
     if (on && fault !== undefined) throw new Error(`torque stays off: ${fault}`);
+    if (!bus.attached) throw new Error(`the adapter is gone: ${r.busWatchdog !== undefined ? 'the Bus Watchdog stops the servos' : 'the servos hold their last goal until their power is cut'}`);
     if (on) {
       // The servos take the pose they stand in as their goal first: switching on moves nothing.
       const now = await readAll();
@@ -196,7 +198,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   }
   const stopServing = serveServoBus(o.channel, setTorque);
   bus.on('detached', (reason) => {
-    fault ??= why(reason);
+    fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
     torque = false;
   });
 
@@ -210,7 +212,9 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const imu = o.simImu !== undefined ? readSimImu(o.simImu) : undefined;
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
-      if (!busy && fault === undefined && bus.attached) void cycle();
+      // A tick whose targets did not change starts no cycle in send(): its reading is read here.
+      if (!sentSinceRead && !busy && fault === undefined && bus.attached) void cycle();
+      sentSinceRead = false;
       if (fault !== undefined || frame === undefined) return undefined;
       // No IMU (the BNO055 is not built yet): an upright duck at rest, and the body refuses the motion verbs.
       const gyro = imu?.gyro ?? [0, 0, 0];
@@ -223,6 +227,11 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (goals !== undefined && goals.every((g, i) => g === targets[i])) return;
       goals = targets.slice();
       goalsDirty = true;
+      // Written at once, and the joints read right after: the next tick reads where they went.
+      if (!busy && fault === undefined && bus.attached) {
+        sentSinceRead = true;
+        void cycle();
+      }
     },
     limp(): void {
       void setTorque(false).catch(() => undefined);
