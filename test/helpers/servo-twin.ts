@@ -22,6 +22,8 @@ export interface ServoTwinOptions {
   readonly seed?: number;
   /** Pace the simulator's replies at this baud (default: answer at once). */
   readonly baud?: number;
+  /** Servos whose torque stays on whatever is written (a fault the body must name). */
+  readonly torqueStuckOn?: readonly number[];
 }
 
 const MODEL: Record<ProtocolName, string> = { feetech: 'STS3215', dynamixel: 'XL330-M288' };
@@ -67,6 +69,8 @@ export class ServoTwin {
       servos: joints.map((j) => ({ id: j.id, model: model.name })),
       ...(options.baud !== undefined ? { baud: options.baud } : {}),
       onWrite: (id, address, data) => {
+        // onWrite runs after the write is stored: the servo sets itself back and keeps holding.
+        if (address === r.torqueEnable.address && options.torqueStuckOn?.includes(id) === true) sim.table(id)[address] = 1;
         const i = index.get(id);
         if (i === undefined || address !== r.goalPosition.address || data.length < r.goalPosition.size) return;
         const counts = decodeRegister(r.goalPosition, data, model.byteOrder);

@@ -31,6 +31,27 @@ async function walkWith(fault: (twin: ServoTwin) => void | Promise<void>): Promi
   }
 }
 
+describe('torque read back on microduck:feetech', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+  it('torque off names a servo that stays on, and the verb fails', async () => {
+    const twin = await ServoTwin.start({ protocol: 'feetech', torqueStuckOn: [23] });
+    const home = mkdtempSync(join(tmpdir(), 'quackd-servo-torque-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, bus_timeout_ms: 100 }\n`);
+      const r = await quackd(['do', 'torque', 'off', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /torque off +torque off not confirmed: left_knee \(servo 23\) still on/);
+      // Without an IMU (no sim_imu here, no BNO055 built) a motion verb is refused and nothing moves.
+      const walk = await quackd(['do', 'walk', '0.3', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+      assert.equal(walk.code, 1, walk.stdout + walk.stderr);
+      assert.match(walk.stdout, /walk needs the trunk's IMU, and microduck:feetech reads none yet/);
+      assert.equal(twin.goalWrites, 0);
+    } finally {
+      await twin.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('bus faults on microduck:feetech', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
   it('a servo that stops answering ends the run (exit 3) naming it; torque off is tried and said', async () => {
     const r = await walkWith((twin) => twin.sim.silence(22));

@@ -91,6 +91,12 @@ export class BusBody implements Body {
     };
   }
 
+  /** A bus that faulted in an earlier run is not trusted again: the pool then opens the robot afresh. */
+  async beginRun(): Promise<void> {
+    const f = await this.sense();
+    if (f.fault !== null) throw new BodyError(`${this.key} on ${this.port} faulted in an earlier run (${f.fault}); it is opened afresh for the next`);
+  }
+
   async observe(): Promise<Observation> {
     const f = await this.sense();
     this.assertSound(f);
@@ -131,11 +137,11 @@ export class BusBody implements Body {
 
   /** Torque on (read back), then the policy until `until` or its time; a bus fault ends it and the run. */
   private async drive(verb: string, slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, signal?: AbortSignal): Promise<LoopResult | VerbResult> {
-    if (!this.facts.torque) {
-      const back = await this.torque(true);
-      if (back.silent.length > 0) await this.failHard(verb, `${back.silent.join(', ')} did not answer torque on`);
-      if (back.stuck.length > 0) return { ok: false, summary: `${verb}: ${describeReadBack(back)}`, data: { stuck: back.stuck } };
-    }
+    // Every motion verb switches torque on itself (goals first set to the pose the servos stand
+    // in), so only torque it has read back from every servo is ever driven.
+    const back = await this.torque(true);
+    if (back.silent.length > 0) await this.failHard(verb, `${back.silent.join(', ')} did not answer torque on`);
+    if (back.stuck.length > 0) return { ok: false, summary: `${verb}: ${describeReadBack(back)}`, data: { stuck: back.stuck } };
     const halt = new AbortController();
     this.halt = halt;
     const stop = (): void => halt.abort();
@@ -218,7 +224,9 @@ export class BusBody implements Body {
         this.halt?.abort();
         if (this.reported) return;
         this.reported = true;
-        for (const l of [...this.listeners]) l({ kind: 'fault', message: `${this.key} on ${this.port}: ${f.fault ?? ''}` });
+        // Told as a lost link whatever the fault: the bus is not trusted again until opened afresh,
+        // which the pool does for a lost link once the port is back (a pulled adapter, a servo reset).
+        for (const l of [...this.listeners]) l({ kind: 'link-lost', message: `${this.key} on ${this.port}: ${f.fault ?? ''}` });
       });
     }, WATCH_MS);
     this.watch.unref();

@@ -96,6 +96,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
 
   let fault: string | undefined;
   let torque = false;
+  /** Goals are written only after the body switched torque on itself: a torque found on at open is left holding. */
+  let armed = false;
   let goals: Float64Array | undefined;
   let goalsDirty = false;
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
@@ -136,7 +138,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const cycle = async (): Promise<void> => {
     busy = true;
     try {
-      if (torque && goalsDirty && goals !== undefined) {
+      if (armed && goalsDirty && goals !== undefined) {
         goalsDirty = false;
         await writeGoals(goals);
         c.sent++;
@@ -184,13 +186,14 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     }
     const back = await readTorque(on);
     torque = on ? back.stuck.length === 0 && back.silent.length === 0 : back.stuck.length > 0 || back.silent.length > 0;
+    armed = on && torque;
     return back;
   };
 
   try {
     frame = await readAll();
     const back = await readTorque(true);
-    torque = back.stuck.length < rows.length;
+    torque = back.stuck.length === 0 && back.silent.length === 0;
   } catch (err) {
     bus.close();
     await link.close();
@@ -199,7 +202,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const stopServing = serveServoBus(o.channel, setTorque);
   bus.on('detached', (reason) => {
     fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
-    torque = false;
+    armed = false;
   });
 
   const joints: JointSpec[] = rows.map((j) => ({ name: j.name, min: j.min, max: j.max, maxVelocity: JOINT_MAX_VELOCITY }));
