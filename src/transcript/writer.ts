@@ -6,7 +6,7 @@
  * deadline) is written synchronously in the 'exit' hook, so a kill still leaves every line up
  * to that moment. Files are 0600; every line passes through redact() so no API key lands on disk.
  */
-import { close, closeSync, openSync, write, writeSync } from 'node:fs';
+import { close, closeSync, openSync, readdirSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import { ensurePrivateDir, unwritableReason } from '../config/paths.js';
@@ -20,6 +20,16 @@ export function runIdFor(duck: string, at: Date = new Date()): string {
   const date = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}`;
   const time = `${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}`;
   return `${date}-${time}-${duck.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/** One past the highest `-N` suffix a transcript of `baseId` already has in `dir` (at least 2). */
+function nextSuffix(dir: string, baseId: string): number {
+  let highest = 1;
+  for (const name of readdirSync(dir)) {
+    const m = name.startsWith(`${baseId}-`) && name.endsWith('.jsonl') ? /^(\d+)$/.exec(name.slice(baseId.length + 1, -6)) : null;
+    if (m) highest = Math.max(highest, Number(m[1]));
+  }
+  return highest + 1;
 }
 
 /** Writers whose queue the 'exit' hook must still write out. */
@@ -91,13 +101,16 @@ export class TranscriptWriter {
     } catch (err) {
       throw cannot(err);
     }
-    for (let n = 1; ; n++) {
+    // The suffix after a collision starts past the highest one present: a fast simulator runs
+    // over a hundred ducks in one second, and counting up from 2 each time would be quadratic.
+    for (let n = 1, tries = 0; ; n = n === 1 ? nextSuffix(dir, baseId) : n + 1, tries++) {
       const runId = n === 1 ? baseId : `${baseId}-${n}`;
       const path = join(dir, `${runId}.jsonl`);
       try {
         return new TranscriptWriter(runId, path, openSync(path, 'wx', 0o600));
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw cannot(err);
+        // More collisions than this means something else keeps writing these names.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 100) throw cannot(err);
       }
     }
   }

@@ -94,6 +94,13 @@ describe('transcripts', () => {
     assert.equal(resolveTranscriptId(dir, '20261130-010203-x'), '20261130-010203-x');
   });
 
+  it('name every run of a busy second: 150 runs of one duck, as a fast simulator starts them', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 150; i++) await TranscriptWriter.create(dir, '20261130-010203-x').close();
+    assert.equal(readdirSync(dir).length, 150);
+    assert.equal(resolveTranscriptId(dir, 'last'), '20261130-010203-x-150');
+  });
+
   it('list newest first across seconds and days, whatever the duck is called', async () => {
     const dir = tempDir();
     for (const id of ['20261130-235959-zebra', '20261201-000001-apple', '20261130-120000-mango']) await TranscriptWriter.create(dir, id).close();
