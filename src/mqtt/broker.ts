@@ -6,6 +6,9 @@
  * a subscriber who published, so this is how a run from MQTT names the client that asked.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { Duplex, pipeline, Transform } from 'node:stream';
+import { logger } from '../log.js';
+import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
 export class BrokerPortTaken extends Error {
@@ -51,7 +54,19 @@ export async function startEmbeddedBroker(host: string, port: number, watched: (
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    aedes.handle(socket);
+    // Each packet's declared size is read before aedes buffers it (packet-limit.ts).
+    const guard = packetSizeGuard();
+    const inbound = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        const size = guard(chunk);
+        if (size === undefined) return done(null, chunk);
+        logger('mqtt').warn({ from: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`, bytes: size }, `refused an MQTT packet over the ${MAX_PACKET_BYTES / 1024} KB packet limit; connection closed`);
+        socket.destroy();
+        done();
+      },
+    });
+    pipeline(socket, inbound, () => undefined);
+    aedes.handle(Duplex.from({ readable: inbound, writable: socket }));
   });
   const closeAedes = () => new Promise<void>((resolve) => aedes.close(() => resolve()));
   try {

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { ServiceApi } from '../service/api.js';
 import { printable } from '../text/printable.js';
+import { jsonTooDeep, nestingMessage } from '../text/nesting.js';
 import { InputError, QuackdError } from '../errors.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { UnknownRobot } from '../runtime/fleet.js';
@@ -89,6 +90,7 @@ function readObject(payload: Buffer, emptyIsObject: boolean): Parsed<Record<stri
   } catch {
     return { ok: false, error: 'payload is not UTF-8 text' };
   }
+  if (jsonTooDeep(text) !== undefined) return { ok: false, error: `payload is ${nestingMessage()}` };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { connectAsync } from 'mqtt';
 import { after, test } from 'node:test';
 import { createMqttFrontDoor, type MqttFrontDoor } from '../../src/mqtt/front-door.js';
 import { resolveMqttSettings } from '../../src/mqtt/settings.js';
@@ -154,4 +155,19 @@ test('stop closes the embedded broker: its port is free again', async () => {
     again.listen(port, '127.0.0.1', () => resolve());
   });
   await new Promise<void>((r) => again.close(() => r()));
+});
+
+test('bounded: a packet over the 256 KB limit cuts its sender off, a payload nested past 64 levels is refused by name; the others go on', async () => {
+  const { door, url } = await embedded();
+  await until('online', () => door.status().state === 'online');
+  const w = await watch(url, ['quackd/kitchen/set/response']);
+  const big = await connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0 });
+  after(() => big.endAsync(true));
+  const cut = new Promise<void>((resolve) => big.once('close', () => resolve()));
+  big.publish('quackd/kitchen/set', Buffer.alloc(300 * 1024, 0x20));
+  await cut;
+  // Refused unread: no transaction can be taken from it.
+  await w.client.publishAsync('quackd/kitchen/set', `{"run": ${'['.repeat(100)}${']'.repeat(100)}}`);
+  await w.waitFor((m) => m.payload.includes('"error":"payload is nested more than 64 levels deep (the nesting limit)"'), 'the nesting refusal');
+  assert.equal((await w.ask('quackd/kitchen/set', { stop: true }, 'quackd/kitchen/set/response'))['status'], 'ok');
 });

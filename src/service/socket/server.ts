@@ -7,6 +7,7 @@
  * which is refused. A bad request is answered with an error line; nothing it sends can crash the
  * service or reach a body except through the ServiceApi.
  */
+import { jsonTooDeep, nestingMessage } from '../../text/nesting.js';
 import { AsyncResource } from 'node:async_hooks';
 import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -218,6 +219,10 @@ export class ControlSocket implements FrontDoor {
 
   private async handle(line: string, socket: Socket, send: (r: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
     let parsed: unknown;
+    if (jsonTooDeep(line) !== undefined) {
+      send({ type: 'error', kind: 'usage', message: `a request is ${nestingMessage()}` });
+      return void socket.end();
+    }
     try {
       parsed = JSON.parse(line);
     } catch {
@@ -310,7 +315,7 @@ export class ControlSocket implements FrontDoor {
     onInput((line) => {
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = jsonTooDeep(line) === undefined ? JSON.parse(line) : undefined;
       } catch {
         value = undefined;
       }
