@@ -67,7 +67,7 @@ export function listDucks(yoursDir?: string): DuckListing[] {
 }
 
 /** `./x`, `a/b.duck`, `x.duck` are paths; a bare `hello-world` is a name, even if a file of that name sits here. */
-function looksLikePath(ref: string): boolean {
+export function looksLikePath(ref: string): boolean {
   return ref.includes('/') || ref.includes('\\') || extname(ref) === '.duck';
 }
 
