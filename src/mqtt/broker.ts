@@ -3,11 +3,15 @@
  * only (mqtt.listen; src/mqtt/config.ts says why), retained messages in memory (the front door republishes them after a restart). A port
  * that is taken is said as such, so the service can go on without MQTT instead of failing.
  * Being the broker, it knows which client sent each command (`sender`): MQTT itself never tells
- * a subscriber who published, so this is how a run from MQTT names the client that asked.
+ * a subscriber who published, so this is how a run from MQTT names the login and client that
+ * asked. Anonymous clients are refused; who may publish where is broker-acl.ts's.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { Duplex, pipeline, Transform } from 'node:stream';
+import { timingSafeEqual } from 'node:crypto';
 import { logger } from '../log.js';
+import { clientWords } from '../runtime/holder.js';
+import { publishRefusal, type AclContext, type BrokerLogin } from './broker-acl.js';
 import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
@@ -21,32 +25,72 @@ export class BrokerPortTaken extends Error {
   }
 }
 
+/** Who published a command: its client id and the login it connected with. */
+export interface Sender {
+  readonly clientId: string;
+  readonly username: string;
+}
+
 export interface EmbeddedBroker {
   readonly url: string;
   readonly port: number;
-  /** The client id that published `payload` on `topic` (a topic `watched` accepts), asked once when it arrives. */
-  sender(topic: string, payload: Buffer): string | undefined;
+  /** Who published `payload` on `topic` (a topic `watched` accepts), asked once when it arrives. */
+  sender(topic: string, payload: Buffer): Sender | undefined;
   close(): Promise<void>;
+}
+
+export interface BrokerAccess {
+  /** Every login (the service's own included) with its password and rights. */
+  readonly logins: ReadonlyMap<string, BrokerLogin>;
+  readonly acl: AclContext;
+}
+
+/** A CONNACK refusal aedes passes on: 4 is "bad user name or password". */
+const badLogin = (): Error & { returnCode: number } => Object.assign(new Error('bad user name or password'), { returnCode: 4 });
+
+function samePassword(given: Buffer | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const want = Buffer.from(expected);
+  return given.length === want.length && timingSafeEqual(given, want);
 }
 
 /** Commands noted and not yet asked about: a few at a time, unless nobody asks (then the oldest go). */
 const SENDERS_KEPT = 64;
 
-export async function startEmbeddedBroker(host: string, port: number, watched: (topic: string) => boolean = () => false): Promise<EmbeddedBroker> {
+export async function startEmbeddedBroker(host: string, port: number, access: BrokerAccess, watched: (topic: string) => boolean = () => false): Promise<EmbeddedBroker> {
   // Imported here: a service on an external broker (mosquitto, HA's add-on) never pays its memory.
   const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
-  const senders = new Map<string, string>();
+  const log = logger('mqtt');
+  const senders = new Map<string, Sender>();
+  /** Each connected client's login, as it authenticated. */
+  const users = new WeakMap<object, string>();
   const key = (topic: string, payload: Buffer | string): string => `${topic}\n${Buffer.from(payload).toString('base64')}`;
-  const authorize = aedes.authorizePublish.bind(aedes);
+  // No anonymous client: every login is one of the data directory's (credentials.ts).
+  aedes.authenticate = (client, username, password, callback) => {
+    const login = username !== undefined ? access.logins.get(username) : undefined;
+    if (username === undefined || login === undefined || !samePassword(password, login.password)) {
+      log.warn({ client: clientWords(client.id), user: username === undefined ? '(anonymous)' : clientWords(username) }, 'refused an MQTT login: anonymous or unknown user, or a wrong password');
+      return callback(badLogin(), false);
+    }
+    users.set(client, username);
+    callback(null, true);
+  };
   // Before the message goes anywhere: the front door's own client hears it later, over its socket.
   aedes.authorizePublish = (client, packet, callback) => {
-    if (client !== null && watched(packet.topic)) {
-      senders.set(key(packet.topic, packet.payload), client.id);
+    if (client === null) return callback(null);
+    const username = users.get(client) ?? '';
+    const why = publishRefusal(access.acl, username, access.logins.get(username), packet.topic);
+    if (why !== undefined) {
+      log.warn({ client: clientWords(client.id), user: clientWords(username), topic: clientWords(packet.topic, 200) }, `refused an MQTT publish: ${why}; connection closed`);
+      return callback(new Error(why));
+    }
+    if (watched(packet.topic)) {
+      senders.set(key(packet.topic, packet.payload), { clientId: client.id, username });
       const [oldest] = senders.keys();
       if (senders.size > SENDERS_KEPT && oldest !== undefined) senders.delete(oldest);
     }
-    authorize(client, packet, callback);
+    callback(null);
   };
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -60,7 +104,7 @@ export async function startEmbeddedBroker(host: string, port: number, watched: (
       transform(chunk: Buffer, _encoding, done) {
         const size = guard(chunk);
         if (size === undefined) return done(null, chunk);
-        logger('mqtt').warn({ from: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`, bytes: size }, `refused an MQTT packet over the ${MAX_PACKET_BYTES / 1024} KB packet limit; connection closed`);
+        log.warn({ from: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`, bytes: size }, `refused an MQTT packet over the ${MAX_PACKET_BYTES / 1024} KB packet limit; connection closed`);
         socket.destroy();
         done();
       },

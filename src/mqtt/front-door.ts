@@ -12,13 +12,18 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { logger } from '../log.js';
 import type { RobotStatus, ServiceApi } from '../service/api.js';
 import type { RuntimeEvents } from '../runtime/events.js';
-import { clientWords, type RunBy } from '../runtime/holder.js';
+import { byText, clientWords } from '../runtime/holder.js';
 import { printable } from '../text/printable.js';
-import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
+import { startEmbeddedBroker, type EmbeddedBroker, type Sender } from './broker.js';
+import type { BrokerLogin } from './broker-acl.js';
+import { MQTT_RIGHTS, SERVICE_USER } from './config.js';
+import { ensureCredentials } from './credentials.js';
+import { dataDir } from '../config/paths.js';
+import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
-import { answer, errorLine, execute, MAX_PAYLOAD_BYTES, parseRequest, parseSet, refusal, type Answer, type Parsed } from './commands.js';
+import { answer, errorLine, execute, MAX_PAYLOAD_BYTES, parseRequest, parseSet, refusal, rightRefusal, type Answer, type Command, type MqttAsker, type Parsed } from './commands.js';
 import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
@@ -54,6 +59,10 @@ export interface MqttDoorOptions extends BridgeOptions {
   /** stop() waits at most this long for the broker to take the offline messages. */
   readonly stopDeadlineMs?: number;
   readonly limits?: PublisherLimits;
+  /** Where the embedded broker's logins are kept (credentials.ts); default: the data directory of QUACKD_HOME. */
+  readonly dataDir?: string;
+  /** The group that may read them too (0640): the control socket's. */
+  readonly credentialsGroup?: string;
   /** The starters a body can run, for HA's buttons (default: the bundled starters that fit). */
   readonly starters?: (body: BodyEntry) => string[];
 }
@@ -86,6 +95,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   let brokerName = describeBroker(settings);
   let client: MqttClient | undefined;
   let broker: EmbeddedBroker | undefined;
+  /** The service's own password at the embedded broker. */
+  let ownLogin: string | undefined;
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
   let health: NodeJS.Timeout | undefined;
@@ -218,16 +229,32 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     const incoming = parseIncoming(settings.baseTopic, topic);
     if (incoming.kind === 'other') return;
     const known = new Set(robots.keys());
-    // The embedded broker knows who sent it; another broker does not say.
-    const sender = broker?.sender(topic, payload);
-    const by: RunBy = { door: 'mqtt', who: sender !== undefined ? `client ${clientWords(sender)}` : `client via ${brokerName}` };
+    const asker = askerOf(broker?.sender(topic, payload));
+    /** The login's rights first: a command it may not give is refused, and said in the log (a forged gate answer is worth knowing of). */
+    const checked = (command: Command, run: () => Promise<Answer['data']>): Promise<Answer['data']> => {
+      const why = rightRefusal(command, asker, asker.user);
+      if (why === undefined) return run();
+      log.warn({ by: byText(asker.by), command: command.kind }, `refused an MQTT command: ${why}`);
+      return Promise.reject(new InputError(why));
+    };
     if (incoming.kind === 'set') {
-      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known, by));
+      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => checked(command, () => execute(api, command, incoming.robot, known, asker)));
     } else if (incoming.kind === 'get') {
       answerGet(incoming.robot, payload);
     } else if (incoming.kind === 'request') {
-      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known, by, () => bridge.restart()));
+      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => checked(r.command, () => execute(api, r.command, r.robot, known, asker, () => bridge.restart())));
     }
+  };
+
+  /**
+   * Who sent a command: on the embedded broker its login and client id, with the login's rights,
+   * and a gate answer is a person's when the login may confirm; another broker does not say who,
+   * its own ACL decides what may arrive, and its answers are a person's only when the config says so.
+   */
+  const askerOf = (sender: Sender | undefined): MqttAsker & { readonly user: string } => {
+    if (sender === undefined) return { by: { door: 'mqtt', who: `client via ${brokerName}` }, may: 'all', confirmHow: settings.answersArePeople ? 'person' : 'channel', user: '?' };
+    const may = sender.username === SERVICE_USER ? MQTT_RIGHTS : (settings.users[sender.username]?.may ?? []);
+    return { by: { door: 'mqtt', who: `user ${clientWords(sender.username)} · client ${clientWords(sender.clientId)}` }, may, confirmHow: may.includes('confirm') ? 'person' : 'channel', user: clientWords(sender.username) };
   };
 
   const scheduleReconnect = (): void => {
@@ -255,6 +282,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       resubscribe: false,
       will: { topic: topics.bridgeState, payload: Buffer.from('offline'), retain: true, qos: 1 },
       ...credentials(settings),
+      // At the embedded broker, the service's own login (credentials.ts).
+      ...(ownLogin !== undefined ? { username: SERVICE_USER, password: ownLogin } : {}),
     };
     const c = connect(url, clientOptions);
     client = c;
@@ -303,7 +332,12 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       let url: string;
       if (settings.broker.kind === 'embedded') {
         try {
-          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other');
+          const users = Object.keys(settings.users);
+          const passwords = ensureCredentials(options.dataDir ?? dataDir(process.env), [SERVICE_USER, ...users], options.credentialsGroup);
+          ownLogin = passwords.get(SERVICE_USER);
+          const logins = new Map<string, BrokerLogin>([[SERVICE_USER, { password: ownLogin ?? '', may: MQTT_RIGHTS }], ...users.map((u): [string, BrokerLogin] => [u, { password: passwords.get(u) ?? '', may: settings.users[u]?.may ?? [] }])]);
+          const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic };
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, { logins, acl }, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other');
         } catch (err) {
           state = 'off';
           reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');

@@ -106,7 +106,7 @@ describe('mqtt: in config.yaml', () => {
       assert.equal(r.code, 2, r.stdout);
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0] ?? '', new RegExp(`config\\.yaml:3: mqtt\\.listen\\.host: ${host.replace(/\./g, '\\.')} is not loopback: a broker other machines reach needs authentication`));
+      assert.match(lines[0] ?? '', new RegExp(`config\\.yaml:3: mqtt\\.listen\\.host: ${host.replace(/\./g, '\\.')} is not loopback: the embedded broker has no TLS`));
     }
     writeFileSync(join(home, 'config.yaml'), 'mqtt:\n  listen:\n    host: 127.0.0.1\n    port: 18831\n');
     const ok = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });

@@ -7,9 +7,10 @@
  * which is refused. A bad request is answered with an error line; nothing it sends can crash the
  * service or reach a body except through the ServiceApi.
  */
-import { jsonTooDeep, nestingMessage } from '../../text/nesting.js';
 import { AsyncResource } from 'node:async_hooks';
-import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
+import { groupId } from '../../config/os-group.js';
+import { jsonTooDeep, nestingMessage } from '../../text/nesting.js';
+import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { InputError, QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
@@ -46,16 +47,6 @@ function askerOf(by: RunBy | undefined, peer: Peer | undefined): RunBy {
 /** The one refusal for a path the asker may not have read: the same whether or not it exists. */
 const NOT_YOURS = (path: string) => new InputError(`${clientWords(path, 200)}: no duck you can read there (a path is read only when you could read it yourself; a name comes from the ducks folder)`);
 
-/** The gid of a group named in /etc/group, or undefined. */
-function groupId(name: string): number | undefined {
-  try {
-    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
-    const gid = Number(line?.split(':')[2]);
-    return Number.isInteger(gid) ? gid : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether a quackd serve answers at `path`: its pid when one does, `stale` when nobody listens. */
 function probe(path: string): Promise<{ pid: number | undefined } | 'stale'> {
@@ -271,7 +262,7 @@ export class ControlSocket implements FrontDoor {
         case 'run':
           return await this.run(r, socket, send, onInput);
         case 'torque': {
-          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates);
+          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates, await this.asker(socket, undefined));
           return await this.stream(started, undefined, socket, send, onInput);
         }
         case 'follow':
