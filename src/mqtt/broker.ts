@@ -2,9 +2,9 @@
  * The embedded broker (aedes) for a robot with no broker of its own: MQTT 3.1.1, on loopback
  * only (mqtt.listen; src/mqtt/config.ts says why), retained messages in memory (the front door republishes them after a restart). A port
  * that is taken is said as such, so the service can go on without MQTT instead of failing.
- * Being the broker, it knows which client sent each command (`sender`): MQTT itself never tells
- * a subscriber who published, so this is how a run from MQTT names the login and client that
- * asked. Anonymous clients are refused; who may publish where is broker-acl.ts's.
+ * Being the broker, it knows which client sent each command: MQTT itself never tells a
+ * subscriber who published, so commands are handed to the front door from here, with their
+ * sender, and a run from MQTT names the login and client that asked. Anonymous clients are refused; who may publish where is broker-acl.ts's.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { Duplex, pipeline, Transform } from 'node:stream';
@@ -12,6 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { logger } from '../log.js';
 import { clientWords } from '../runtime/holder.js';
 import { publishRefusal, type AclContext, type BrokerLogin } from './broker-acl.js';
+import { COMMAND_RATE, CommandRateLimit } from './rate-limit.js';
 import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
@@ -34,8 +35,6 @@ export interface Sender {
 export interface EmbeddedBroker {
   readonly url: string;
   readonly port: number;
-  /** Who published `payload` on `topic` (a topic `watched` accepts), asked once when it arrives. */
-  sender(topic: string, payload: Buffer): Sender | undefined;
   close(): Promise<void>;
 }
 
@@ -54,18 +53,19 @@ function samePassword(given: Buffer | undefined, expected: string): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-/** Commands noted and not yet asked about: a few at a time, unless nobody asks (then the oldest go). */
-const SENDERS_KEPT = 64;
-
-export async function startEmbeddedBroker(host: string, port: number, access: BrokerAccess, watched: (topic: string) => boolean = () => false): Promise<EmbeddedBroker> {
+/**
+ * `commands`: hears each message another login publishes on a topic `watched` accepts, with who
+ * sent it, in the order the broker takes them (the front door's commands, straight from the
+ * broker: no round trip through a client, and no guessing who sent what).
+ */
+export async function startEmbeddedBroker(host: string, port: number, access: BrokerAccess, watched: (topic: string) => boolean, commands: (topic: string, payload: Buffer, sender: Sender) => void): Promise<EmbeddedBroker> {
   // Imported here: a service on an external broker (mosquitto, HA's add-on) never pays its memory.
   const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
   const log = logger('mqtt');
-  const senders = new Map<string, Sender>();
+  const throttle = new CommandRateLimit(COMMAND_RATE);
   /** Each connected client's login, as it authenticated. */
   const users = new WeakMap<object, string>();
-  const key = (topic: string, payload: Buffer | string): string => `${topic}\n${Buffer.from(payload).toString('base64')}`;
   // No anonymous client: every login is one of the data directory's (credentials.ts).
   aedes.authenticate = (client, username, password, callback) => {
     const login = username !== undefined ? access.logins.get(username) : undefined;
@@ -85,13 +85,20 @@ export async function startEmbeddedBroker(host: string, port: number, access: Br
       log.warn({ client: clientWords(client.id), user: clientWords(username), topic: clientWords(packet.topic, 200) }, `refused an MQTT publish: ${why}; connection closed`);
       return callback(new Error(why));
     }
-    if (watched(packet.topic)) {
-      senders.set(key(packet.topic, packet.payload), { clientId: client.id, username });
-      const [oldest] = senders.keys();
-      if (senders.size > SENDERS_KEPT && oldest !== undefined) senders.delete(oldest);
+    // A client over the command rate is read no further for a moment: its flood waits in its own
+    // socket, not in the broker's queues ahead of someone else's stop (the front door refuses it).
+    if (watched(packet.topic) && throttle.take(client.id, Date.now()).kind !== 'ok') {
+      const paused = client as unknown as { pause(): void; resume(): void; closed: boolean };
+      paused.pause();
+      setTimeout(() => (paused.closed ? undefined : paused.resume()), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
     }
     callback(null);
   };
+  aedes.on('publish', (packet, client) => {
+    const username = client !== null ? users.get(client) : undefined;
+    if (client === null || username === undefined || username === access.acl.serviceUser || !watched(packet.topic)) return;
+    commands(packet.topic, Buffer.from(packet.payload), { clientId: client.id, username });
+  });
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     // Commands are small packets: no Nagle delay on a stop.
@@ -131,12 +138,6 @@ export async function startEmbeddedBroker(host: string, port: number, access: Br
   return {
     url: `mqtt://${hostPort(host, bound)}`,
     port: bound,
-    sender(topic, payload) {
-      const k = key(topic, payload);
-      const id = senders.get(k);
-      senders.delete(k);
-      return id;
-    },
     async close() {
       await closeAedes();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,6 +7,7 @@
  * boot or goes away later is retried in the background with backoff, said once per change of
  * state, and every retained message is sent again when it comes back.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { logger } from '../log.js';
@@ -29,6 +30,7 @@ import { credentials, describeBroker, hostPort, type MqttSettings } from './sett
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
+import { CommandRateLimit, type RateLimitSettings } from './rate-limit.js';
 import { parseIncoming, RESERVED_ROBOT_NAMES, topicsFor } from './topics.js';
 import type { BodyEntry } from '../bodies/index.js';
 
@@ -59,6 +61,8 @@ export interface MqttDoorOptions extends BridgeOptions {
   /** stop() waits at most this long for the broker to take the offline messages. */
   readonly stopDeadlineMs?: number;
   readonly limits?: PublisherLimits;
+  /** Commands a client may give (rate-limit.ts). */
+  readonly commandRate?: RateLimitSettings;
   /** Where the embedded broker's logins are kept (credentials.ts); default: the data directory of QUACKD_HOME. */
   readonly dataDir?: string;
   /** The group that may read them too (0640): the control socket's. */
@@ -66,6 +70,9 @@ export interface MqttDoorOptions extends BridgeOptions {
   /** The starters a body can run, for HA's buttons (default: the bundled starters that fit). */
   readonly starters?: (body: BodyEntry) => string[];
 }
+
+/** A command over the rate limit already refused in this window: nothing is sent back. */
+const UNANSWERED = Symbol('unanswered');
 
 const DEFAULTS = { reconnectMinMs: 1000, reconnectMaxMs: 30_000, connectTimeoutMs: 10_000, stopDeadlineMs: 2000 };
 
@@ -86,6 +93,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const publisher = new Publisher(options.limits);
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
+  const rate = new CommandRateLimit(options.commandRate);
   const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}) };
   let discoveryTopics = new Set<string>();
   let state: MqttLinkState = 'stopped';
@@ -204,8 +212,10 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       return;
     }
     run(parsed.value).then(
-      (data) => publisher.send(topic, JSON.stringify(answer(data, tx)), 1),
+      // A command carried out: its answer matters to whoever gave it; a refusal can wait its turn.
+      (data) => publisher.send(topic, JSON.stringify(answer(data, tx)), 1, true),
       (err: unknown) => {
+        if (err === UNANSWERED) return;
         const line = errorLine(err);
         if (line.startsWith('internal error')) log.warn({ topic, err }, 'an MQTT command failed');
         publisher.send(topic, JSON.stringify(refusal(line, tx)), 1);
@@ -214,6 +224,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   };
 
   const onMessage = (topic: string, payload: Buffer): void => {
+    // The embedded broker hands commands over itself (onCommand), with who sent them.
+    if (broker !== undefined && parseIncoming(settings.baseTopic, topic).kind !== 'other') return;
     if (topic === settings.homeassistant.statusTopic) {
       // HA's birth message: it (re)started and needs discovery (and states) again.
       if (settings.homeassistant.enabled && payload.toString('utf8').trim() === 'online') {
@@ -226,16 +238,28 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       forgetOld(payload);
       return;
     }
+    onCommand(topic, payload, undefined);
+  };
+
+  /** A robot's set or get, or a bridge request; `sender` as the embedded broker says, undefined from another broker. */
+  const onCommand = (topic: string, payload: Buffer, sender: Sender | undefined): void => {
     const incoming = parseIncoming(settings.baseTopic, topic);
     if (incoming.kind === 'other') return;
     const known = new Set(robots.keys());
-    const asker = askerOf(broker?.sender(topic, payload));
+    const asker = askerOf(sender);
     /** The login's rights first: a command it may not give is refused, and said in the log (a forged gate answer is worth knowing of). */
     const checked = (command: Command, run: () => Promise<Answer['data']>): Promise<Answer['data']> => {
       const why = rightRefusal(command, asker, asker.user);
-      if (why === undefined) return run();
-      log.warn({ by: byText(asker.by), command: command.kind }, `refused an MQTT command: ${why}`);
-      return Promise.reject(new InputError(why));
+      if (why !== undefined) {
+        log.warn({ by: byText(asker.by), command: command.kind }, `refused an MQTT command: ${why}`);
+        return Promise.reject(new InputError(why));
+      }
+      // An emergency stop is never held back by a flood, its sender's own included.
+      const verdict = command.kind === 'stop' ? undefined : rate.take(asker.key, Date.now());
+      if (verdict === undefined || verdict.kind === 'ok') return run();
+      if (verdict.kind === 'drop') return Promise.reject(UNANSWERED);
+      log.warn({ by: byText(asker.by) }, 'MQTT commands over the rate limit: not carried out until the client slows down');
+      return Promise.reject(new InputError(verdict.message));
     };
     if (incoming.kind === 'set') {
       respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => checked(command, () => execute(api, command, incoming.robot, known, asker)));
@@ -251,10 +275,11 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
    * and a gate answer is a person's when the login may confirm; another broker does not say who,
    * its own ACL decides what may arrive, and its answers are a person's only when the config says so.
    */
-  const askerOf = (sender: Sender | undefined): MqttAsker & { readonly user: string } => {
-    if (sender === undefined) return { by: { door: 'mqtt', who: `client via ${brokerName}` }, may: 'all', confirmHow: settings.answersArePeople ? 'person' : 'channel', user: '?' };
+  const askerOf = (sender: Sender | undefined): MqttAsker & { readonly user: string; readonly key: string } => {
+    // Another broker does not say who: its clients share one rate limit.
+    if (sender === undefined) return { by: { door: 'mqtt', who: `client via ${brokerName}` }, may: 'all', confirmHow: settings.answersArePeople ? 'person' : 'channel', user: '?', key: '' };
     const may = sender.username === SERVICE_USER ? MQTT_RIGHTS : (settings.users[sender.username]?.may ?? []);
-    return { by: { door: 'mqtt', who: `user ${clientWords(sender.username)} · client ${clientWords(sender.clientId)}` }, may, confirmHow: may.includes('confirm') ? 'person' : 'channel', user: clientWords(sender.username) };
+    return { by: { door: 'mqtt', who: `user ${clientWords(sender.username)} · client ${clientWords(sender.clientId)}` }, may, confirmHow: may.includes('confirm') ? 'person' : 'channel', user: clientWords(sender.username), key: sender.clientId };
   };
 
   const scheduleReconnect = (): void => {
@@ -293,7 +318,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       failures = 0;
       turnedDown = false;
       setState('online');
-      const filters = [topics.robotSetFilter, topics.robotGetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
+      // The embedded broker hands the commands over itself: its client subscribes to the rest only.
+      const commandFilters = broker === undefined ? [topics.robotSetFilter, topics.robotGetFilter, topics.bridgeRequestFilter] : [];
+      const filters = [...commandFilters, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
       // Subscribed before the retained messages go out: the broker hands back the previous device
       // list before it sees ours, so what that quackd published and we do not is cleared.
       c.subscribe(filters, { qos: 1 }, (err) => {
@@ -337,7 +364,15 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
           ownLogin = passwords.get(SERVICE_USER);
           const logins = new Map<string, BrokerLogin>([[SERVICE_USER, { password: ownLogin ?? '', may: MQTT_RIGHTS }], ...users.map((u): [string, BrokerLogin] => [u, { password: passwords.get(u) ?? '', may: settings.users[u]?.may ?? [] }])]);
           const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic };
-          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, { logins, acl }, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other');
+          // Bound to the service's context (its log root), not the publishing client's socket's.
+          const commands = AsyncResource.bind((topic: string, payload: Buffer, sender: Sender): void => {
+            try {
+              onCommand(topic, payload, sender);
+            } catch (err) {
+              log.warn({ err, topic }, 'an MQTT message could not be handled');
+            }
+          });
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, { logins, acl }, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other', commands);
         } catch (err) {
           state = 'off';
           reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');
@@ -368,7 +403,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       for (const name of EVENTS) {
         listeners.push(
           api.events.on(name, (e: RuntimeEvents[typeof name]) => {
-            if (robots.has(e.robot)) publisher.send(topics.robotEvent(e.robot), JSON.stringify(eventPayload(name, e)));
+            if (robots.has(e.robot)) publisher.send(topics.robotEvent(e.robot), JSON.stringify(eventPayload(name, e)), 0, true);
           }),
         );
       }
