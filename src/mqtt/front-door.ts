@@ -30,6 +30,7 @@ import { credentials, describeBroker, hostPort, type MqttSettings } from './sett
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
+import { mosquittoAclHint, probeAnonymous, probeNonce, PROBE_REQUEST } from './anonymous-check.js';
 import { CommandRateLimit, type RateLimitSettings } from './rate-limit.js';
 import { parseIncoming, RESERVED_ROBOT_NAMES, topicsFor } from './topics.js';
 import type { BodyEntry } from '../bodies/index.js';
@@ -42,6 +43,11 @@ export interface MqttDoorStatus extends PublisherStats {
   readonly broker: string;
   /** Why MQTT is off, or the broker's last error while offline. */
   readonly reason?: string;
+  /**
+   * An external broker tried as a stranger at start (anonymous-check.ts): `open` when a client
+   * with no login could command the robots; absent for the embedded broker (it has no anonymous).
+   */
+  readonly anonymous?: 'refused' | 'open' | 'checking' | `unknown: ${string}`;
 }
 
 export interface MqttFrontDoor {
@@ -105,6 +111,25 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   let broker: EmbeddedBroker | undefined;
   /** The service's own password at the embedded broker. */
   let ownLogin: string | undefined;
+  let anonymous: MqttDoorStatus['anonymous'];
+  /** The stranger's probe, while it may still arrive. */
+  let probe: string | undefined;
+
+  /** Once, when first connected to an external broker: could a client with no login command it? */
+  const tryAsStranger = (url: string): void => {
+    if (anonymous !== undefined) return;
+    anonymous = 'checking';
+    const tls = settings.tls;
+    probe = probeNonce();
+    void probeAnonymous(url, topics.bridgeRequest(PROBE_REQUEST), probe, { ...(tls?.ca !== undefined ? { ca: tls.ca } : {}), ...(tls !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}) }, settings.version).then((r) => {
+      if (r.kind === 'refused') anonymous = 'refused';
+      else if (r.kind === 'unknown') anonymous = `unknown: ${printable(r.why)}`;
+      else {
+        // Heard by then, or the broker kept it from us: confined.
+        setTimeout(() => (anonymous === 'checking' ? (anonymous = 'refused') : undefined), 2000).unref();
+      }
+    });
+  };
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
   let health: NodeJS.Timeout | undefined;
@@ -245,6 +270,14 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const onCommand = (topic: string, payload: Buffer, sender: Sender | undefined): void => {
     const incoming = parseIncoming(settings.baseTopic, topic);
     if (incoming.kind === 'other') return;
+    if (incoming.kind === 'request' && incoming.command === PROBE_REQUEST) {
+      // Our own stranger's probe arrived: anyone could have sent a command. Never answered.
+      if (probe !== undefined && payload.toString('utf8').includes(probe)) {
+        anonymous = 'open';
+        log.warn({ broker: brokerName }, `an MQTT client with no login can command the robots through this broker; ${mosquittoAclHint(settings.baseTopic, settings.username)}`);
+      }
+      return;
+    }
     const known = new Set(robots.keys());
     const asker = askerOf(sender);
     /** The login's rights first: a command it may not give is refused, and said in the log (a forged gate answer is worth knowing of). */
@@ -328,6 +361,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       });
       states.flush();
       publisher.connected(c);
+      if (broker === undefined && !stopping) tryAsStranger(url);
     });
     c.on('close', () => {
       publisher.disconnected();
@@ -442,7 +476,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     },
 
     status() {
-      return { name: 'mqtt', state, broker: brokerName, ...(reason !== undefined && state !== 'online' ? { reason } : {}), ...publisher.stats() };
+      return { name: 'mqtt', state, broker: brokerName, ...(reason !== undefined && state !== 'online' ? { reason } : {}), ...(anonymous !== undefined ? { anonymous } : {}), ...publisher.stats() };
     },
   };
 }
