@@ -121,7 +121,14 @@ export function mqttSummary(section: MqttSection | undefined, configDir: string)
   }
   if (settings === undefined) return { value: 'off' };
   const ha = settings.homeassistant.enabled ? `HA discovery under ${settings.homeassistant.discoveryPrefix}/` : 'no HA discovery';
-  const login = settings.username !== undefined ? ` · user ${settings.username}${settings.password !== undefined ? ' (password set)' : ''}` : '';
+  const rights = (may: readonly string[]) => (may.length === 0 ? 'reads' : may.join('+'));
+  // The embedded broker's logins and what each may do; their passwords are `quackd mqtt credentials`'s to show.
+  const login =
+    settings.broker.kind === 'embedded'
+      ? ` · logins ${Object.entries(settings.users).map(([u, { may }]) => `${u} (${rights(may)})`).join(', ')}: quackd mqtt credentials`
+      : settings.username !== undefined
+        ? ` · user ${settings.username}${settings.password !== undefined ? ' (password set)' : ''}`
+        : '';
   return { value: `${describeBroker(settings)} · MQTT ${settings.version === 5 ? '5' : '3.1.1'} · base ${settings.baseTopic}/ · ${ha}${login}` };
 }
 
