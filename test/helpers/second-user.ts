@@ -14,8 +14,8 @@ export interface OsUser {
   readonly gid: number;
   /** Deletes the user and its groups: the test's own after() calls it. */
   remove(): void;
-  /** Runs `node -e script` as this user; its exit code and output. */
-  node(script: string, args?: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Runs `node ...args` as this user (with its groups as they are now), in `env` added to ours; its exit code and output. */
+  node(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
 const has = (tool: string): boolean => {
@@ -50,7 +50,6 @@ export function secondUser(groups: readonly string[] = []): OsUser {
   execFileSync('useradd', ['-M', '-U', '-s', '/usr/sbin/nologin', ...(groups.length > 0 ? ['-G', groups.join(',')] : []), name], { stdio: 'ignore' });
   const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
   const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
-  const supplementary = execFileSync('id', ['-G', name], { encoding: 'utf8' }).trim().split(' ').map(Number);
   made = {
     name,
     uid,
@@ -60,9 +59,10 @@ export function secondUser(groups: readonly string[] = []): OsUser {
       execFileSync('userdel', [name], { stdio: 'ignore' });
       for (const g of groups) execFileSync('groupdel', [g], { stdio: 'ignore' });
     },
-    node(script, args = []) {
+    node(args, env = {}) {
       // setpriv sets the supplementary groups too (spawn's uid/gid options leave root's in place).
-      const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, `--groups=${supplementary.join(',')}`, '--', process.execPath, '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/tmp' });
+      const groups = execFileSync('id', ['-G', name], { encoding: 'utf8' }).trim().split(' ').join(',');
+      const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, `--groups=${groups}`, '--', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/tmp', env: { ...process.env, ...env } });
       return outputOf(child);
     },
   };

@@ -39,7 +39,7 @@ describe('the control socket and a second user', { skip: noSecondUser() }, () =>
   let user: OsUser;
   let socketPath: string;
   const ask = async (request: Record<string, unknown>): Promise<{ type: string; message?: string; run?: { transcriptPath: string } }> => {
-    const r = await user.node(CLIENT, [socketPath, JSON.stringify(request)]);
+    const r = await user.node(['-e', CLIENT, socketPath, JSON.stringify(request)]);
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout.trim()) as { type: string; message?: string };
   };
