@@ -125,9 +125,13 @@ describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
       'gate answered: den: quack — no (the run stopped first)',
       'run ended: careful-hello on den: interrupted — stopped by an emergency stop',
       `run started: hello-world on den by ${me}`,
-      `emergency stop: den by ${me}`,
+      // A stop does not wait for the kernel's word on who asked: it is said after.
+      `emergency stop: den by ${me} (as the client says)`,
     ];
     for (const line of order) assert.ok(at(line) >= 0, `${line}\nnot in:\n${logs.join('\n')}`);
+    const kernel = `emergency stop: den was asked over the control socket by ${me}`;
+    for (let i = 0; i < 500 && at(kernel) < 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(at(kernel) > at(order.at(-1) ?? ''), `${kernel}\nnot after the stop in:\n${logs.join('\n')}`);
     assert.deepEqual(order.map(at), order.map(at).toSorted((a, b) => a - b), 'in the order they happened');
   });
 });

@@ -20,7 +20,7 @@ import { readAsPeer } from './readable-by.js';
 import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
-import { clientWords, type RunBy } from '../../runtime/holder.js';
+import { byText, clientWords, type RunBy } from '../../runtime/holder.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { HealthLine } from '../api.js';
@@ -252,7 +252,11 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'health', lines: await this.service.health() });
           break;
         case 'stop': {
-          await this.service.stop(r.robot, undefined, await this.asker(socket, r.by));
+          // An emergency stop never waits for the kernel's word (a spawn, tens of ms on a busy Pi):
+          // it stops on the client's, marked as such, and the journal then names the user the kernel says.
+          const peer = this.peer(socket);
+          await this.service.stop(r.robot, undefined, askerOf(r.by, undefined));
+          void peer.then((p) => (p !== undefined ? logger('service').info(`emergency stop${r.robot !== undefined ? `: ${clientWords(r.robot)}` : ''} was asked over the control socket by ${byText(askerOf(r.by, p))}`) : undefined));
           send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
           break;
         }
