@@ -39,6 +39,7 @@ const STARTED_BY_URL = [
   'control/skills/policy',
   'bodies/microduck/jsonrpc/control-plant',
   'bodies/microduck/mujoco/control-plant',
+  'bodies/microduck/servo-bus/control-plant',
   'memory/writer-worker',
   'memory/deep-check',
 ] as const;

@@ -8,6 +8,8 @@ import type { Body, BodyKey, BodyOptions } from './body.js';
 import { JSONRPC_VERBS, REFUSED, jsonRpcSettings, portPresent } from './microduck/jsonrpc/settings.js';
 import { MUJOCO_METRICS, MUJOCO_VERBS, mujocoSettings } from './microduck/mujoco/settings.js';
 import { twinTimingWarning } from './microduck/mujoco/timing.js';
+import { BUS_METRICS, BUS_REFUSED, BUS_VERBS, busPortPresent, servoBusSettings } from './microduck/servo-bus/settings.js';
+import type { ProtocolName } from '../servo-bus/packet.js';
 import type { ManifestFile } from '../policy/manifest.js';
 import { ALOHAMINI } from './alohamini/sim/profile.js';
 import { LOOKOUT_METRICS } from './room/lookout-room.js';
@@ -66,6 +68,21 @@ function rover(profile: RoverProfile, description: string): BodyEntry {
   };
 }
 
+/** A duck whose Pi drives its servo bus itself (src/bodies/microduck/servo-bus). */
+function servoBusDuck(protocol: ProtocolName, description: string): BodyEntry {
+  return {
+    key: `microduck:${protocol}`,
+    description,
+    verbs: BUS_VERBS,
+    metrics: BUS_METRICS,
+    pending: BUS_REFUSED,
+    policies: true,
+    settings: servoBusSettings,
+    present: busPortPresent,
+    load: async (o) => (await import('./microduck/servo-bus/bus-body.js')).createBusBody(protocol, o),
+  };
+}
+
 const entries: readonly BodyEntry[] = [
   {
     key: 'microduck:sim2d',
@@ -103,6 +120,8 @@ const entries: readonly BodyEntry[] = [
     present: portPresent,
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },
+  servoBusDuck('feetech', 'Open Duck Mini v2: Feetech STS3215 servos driven from the Pi (USB bus adapter, 1 Mbaud); needs --port'),
+  servoBusDuck('dynamixel', 'an XL330 duck: Dynamixel 2.0 servos driven from the Pi (U2D2 or alike, 1 Mbaud); needs --port'),
   {
     key: 'reachy-mini:mock',
     description: "Reachy Mini on a desk in the lookout room: head within the robot's published limits (clamped, and said), body yaw, antennas, a camera",

@@ -1,0 +1,307 @@
+/**
+ * microduck:feetech and microduck:dynamixel: a duck whose Pi drives its servo bus itself (the
+ * Open Duck Mini v2's STS3215s, the XL330 ducks), with the same 50 Hz control loop, policies and
+ * safety stage as the twin and the jsonrpc duck. The bus plant (control-plant.ts) lives in the
+ * loop's worker and owns the port; this body switches torque through it (channel.ts), reads
+ * what it knows (sense), and runs walk, turn and kick as policy verbs.
+ *
+ * Opening never switches torque on (nothing moves because a process started); a motion verb
+ * does, read back from every servo, the goals set to the pose the servos stand in first. A fault
+ * on the bus (a servo silent, a reply garbled after its retry, an alarm bit, the adapter pulled)
+ * ends the verb at the next look (every WATCH_MS) and the run: motion can no longer be trusted.
+ * Torque off is then attempted and its read-back said in the same line. Closing turns torque off
+ * and reads it back: on Feetech nothing else would (the servos hold their last goal after a
+ * `kill -9`); on Dynamixel the Bus Watchdog also stops them 100 ms after quackd falls silent.
+ *
+ * Without an IMU the motion verbs are refused: the BNO055 is not driven yet, and a policy fed an
+ * invented upright trunk is not walking. Tests give a simulator's IMU (`sim_imu`, sim-imu.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { ControlLoop } from '../../../control/control-loop.js';
+import { ControlError } from '../../../control/errors.js';
+import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
+import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
+import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
+import { bundledPolicyDir } from '../../../policy/bundled.js';
+import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
+import { readManifest } from '../../../policy/read-manifest.js';
+import { SLOTS, type Slot } from '../../../policy/slots.js';
+import type { ProtocolName } from '../../../servo-bus/packet.js';
+import { siblingModule } from '../../../worker-thread.js';
+import { BodyError, type Body, type BodyKey, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { turnedDeg } from '../heading.js';
+import { torqueResult } from '../torque.js';
+import { RemoteServoBus, type TorqueReadBack } from './channel.js';
+import { BusFactsSchema, type BusFacts } from './control-plant.js';
+import { OPEN_DUCK_MINI_V2 } from './joint-table.js';
+import { BUS_REFUSED, busKey, servoBusSettings } from './settings.js';
+
+const PERIOD_MS = 20;
+/** How often a running verb looks at the bus for a fault. */
+const WATCH_MS = 50;
+const TORQUE_TIMEOUT_MS = 3000;
+/**
+ * How long the duck stands after a walk or a turn (the twin's body does the same): a gait
+ * stopped mid-stride holds one foot in the air, and a duck left so tips over.
+ */
+const GAIT_SETTLE_MS = 500;
+
+const deg = (r: number): number => Math.round((r * 180) / Math.PI);
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** `torque off: read back from every servo`, or which servos did not say so. */
+export function describeReadBack(b: TorqueReadBack): string {
+  const state = b.asked ? 'on' : 'off';
+  if (b.stuck.length === 0 && b.silent.length === 0) return `torque ${state}: read back from every servo`;
+  const parts = [...(b.stuck.length > 0 ? [`${b.stuck.join(', ')} still ${b.asked ? 'off' : 'on'}`] : []), ...(b.silent.length > 0 ? [`${b.silent.join(', ')} did not answer`] : [])];
+  return `torque ${state} not confirmed: ${parts.join('; ')}`;
+}
+
+export class BusBody implements Body {
+  private facts: BusFacts;
+  private closed = false;
+  private halt: AbortController | undefined;
+  private readonly listeners = new Set<(t: BodyTrouble) => void>();
+  private watch: NodeJS.Timeout | undefined;
+  private reported = false;
+
+  constructor(
+    readonly key: BodyKey,
+    private readonly loop: ControlLoop,
+    private readonly remote: RemoteServoBus,
+    private readonly port: string,
+    private readonly policies: (slot: Slot) => string,
+    first: BusFacts,
+  ) {
+    this.facts = first;
+  }
+
+  private async sense(): Promise<BusFacts> {
+    const parsed = BusFactsSchema.safeParse(await this.loop.sense().catch(() => null));
+    if (parsed.success) this.facts = parsed.data;
+    return this.facts;
+  }
+
+  onTrouble(listener: (t: BodyTrouble) => void): () => void {
+    this.listeners.add(listener);
+    this.startWatch();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.halt === undefined) this.stopWatch();
+    };
+  }
+
+  /** A bus that faulted in an earlier run is not trusted again: the pool then opens the robot afresh. */
+  async beginRun(): Promise<void> {
+    const f = await this.sense();
+    if (f.fault !== null) throw new BodyError(`${this.key} on ${this.port} faulted in an earlier run (${f.fault}); it is opened afresh for the next`);
+  }
+
+  async observe(): Promise<Observation> {
+    const f = await this.sense();
+    this.assertSound(f);
+    return { summary: `${f.protocol} bus: ${f.torque ? 'torque on' : 'torque off'}, tilt ${deg(f.tilt_rad)}°${f.imu ? '' : ' (no IMU)'}`, data: { torque: f.torque, tilt_deg: deg(f.tilt_rad), imu: f.imu } };
+  }
+
+  async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
+    const refused = BUS_REFUSED[intent.verb];
+    if (refused !== undefined) return { ok: false, summary: `${intent.verb} ${refused} on ${this.key}` };
+    if (signal?.aborted === true) return { ok: false, summary: `${intent.verb}: stopped before it started` };
+    this.assertSound(await this.sense());
+    if (intent.verb === 'torque') {
+      const back = await this.torque(intent.args.on);
+      const problem = back.stuck.length > 0 || back.silent.length > 0;
+      return problem ? { ok: false, summary: describeReadBack(back), data: { torque: this.facts.torque, stuck: back.stuck, silent: back.silent } } : torqueResult(intent.args.on);
+    }
+    if (intent.verb !== 'walk' && intent.verb !== 'turn' && intent.verb !== 'kick') return { ok: false, summary: `${intent.verb} is not a verb of ${this.key}` };
+    if (!this.facts.imu) return { ok: false, summary: `${intent.verb} needs the trunk's IMU, and ${this.key} reads none yet (the BNO055 is not built)` };
+    if (intent.verb === 'walk') return this.walk(intent.args.metres, intent.args.speed, signal);
+    if (intent.verb === 'turn') return this.turn(intent.args.degrees, intent.args.rate, signal);
+    return this.kick(intent.args.foot, signal);
+  }
+
+  private async torque(on: boolean): Promise<TorqueReadBack> {
+    try {
+      const back = await this.remote.torque(on);
+      await this.sense();
+      return back;
+    } catch (err) {
+      throw new BodyError(`${this.key}: torque ${on ? 'on' : 'off'}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
+    const c = commandFor(readManifest(this.policies(slot)).manifest, axis, direction, asked);
+    return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
+  }
+
+  /** Torque on (read back), then the policy until `until` or its time; a bus fault ends it and the run. */
+  private async drive(verb: string, slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, signal?: AbortSignal): Promise<LoopResult | VerbResult> {
+    // Every motion verb switches torque on itself (goals first set to the pose the servos stand
+    // in), so only torque it has read back from every servo is ever driven.
+    const back = await this.torque(true);
+    if (back.silent.length > 0) await this.failHard(verb, `${back.silent.join(', ')} did not answer torque on`);
+    if (back.stuck.length > 0) return { ok: false, summary: `${verb}: ${describeReadBack(back)}`, data: { stuck: back.stuck } };
+    const halt = new AbortController();
+    this.halt = halt;
+    const stop = (): void => halt.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    this.startWatch();
+    let result: LoopResult;
+    try {
+      result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs), halt.signal);
+      if (result.outcome === 'done' && (slot === 'walk' || slot === 'turn')) {
+        const settle = await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, GAIT_SETTLE_MS), halt.signal);
+        if (settle.outcome !== 'done') result = { ...settle, ticks: result.ticks + settle.ticks };
+      }
+    } catch (err) {
+      if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      this.halt = undefined;
+      if (this.listeners.size === 0) this.stopWatch();
+    }
+    const f = await this.sense();
+    if (f.fault !== null) await this.failHard(verb, f.fault);
+    return result;
+  }
+
+  /** The run ends here: torque off is tried and its read-back said with the fault. */
+  private async failHard(verb: string, fault: string): Promise<never> {
+    const off = await this.remote.torque(false).then(describeReadBack, (err: unknown) => `torque off not sent: ${err instanceof Error ? err.message : String(err)}`);
+    throw new BodyError(`${verb} on ${this.port}: ${fault}; ${off}`);
+  }
+
+  private failed(result: LoopResult, what: string): VerbResult | undefined {
+    if (result.outcome === 'done') return undefined;
+    const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
+    return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
+  }
+
+  /** The bus carries no odometry: a walk ends on its time (distance ÷ the commanded speed) and says so. */
+  private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
+    const c = this.command('walk', 'vx', metres, speed);
+    if (!('axis' in c)) return c;
+    const timeoutMs = (Math.abs(metres) / Math.abs(c.value)) * 1000;
+    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
+    if (!('outcome' in r)) return r;
+    const what = `walked ${ranSeconds(r).toFixed(1)} s`;
+    const failed = this.failed(r, what);
+    if (failed !== undefined) return failed;
+    // A walk with no odometry ends on its time limit: that is how it ends as asked here.
+    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: about ${(ranSeconds(r) * Math.abs(c.value)).toFixed(2)} m), ${c.text}`, data: { ran_s: ranSeconds(r), commanded_vx: round2(c.value) } };
+  }
+
+  private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
+    const rad = (degrees * Math.PI) / 180;
+    const c = this.command('turn', 'vyaw', rad, rate !== undefined ? (rate * Math.PI) / 180 : undefined);
+    if (!('axis' in c)) return c;
+    const before = this.facts.yaw_rad;
+    const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c), signal);
+    if (!('outcome' in r)) return r;
+    const turned = turnedDeg(before, this.facts.yaw_rad, rad);
+    const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
+    return this.failed(r, what) ?? { ok: Math.abs(turned - degrees) <= 15, summary: `${what}, ${c.text}`, data: { turned_deg: turned } };
+  }
+
+  private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
+    const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
+    if (!('outcome' in r)) return r;
+    return this.failed(r, `kicked ${foot}`) ?? { ok: true, summary: `kicked ${foot} (no camera: whether a ball moved is unknown)` };
+  }
+
+  private assertSound(f: BusFacts): void {
+    if (this.closed) throw new BodyError(`${this.key} is closed`);
+    if (f.fault !== null) throw new BodyError(`${this.key} on ${this.port}: ${f.fault}`);
+  }
+
+  /** Looks at the bus while a verb runs or anyone listens: a fault stops the verb and is told. */
+  private startWatch(): void {
+    this.watch ??= setInterval(() => {
+      void this.sense().then((f) => {
+        if (f.fault === null) return;
+        this.halt?.abort();
+        if (this.reported) return;
+        this.reported = true;
+        // Told as a lost link whatever the fault: the bus is not trusted again until opened afresh,
+        // which the pool does for a lost link once the port is back (a pulled adapter, a servo reset).
+        for (const l of [...this.listeners]) l({ kind: 'link-lost', message: `${this.key} on ${this.port}: ${f.fault ?? ''}` });
+      });
+    }, WATCH_MS);
+    this.watch.unref();
+  }
+
+  private stopWatch(): void {
+    if (this.watch !== undefined) clearInterval(this.watch);
+    this.watch = undefined;
+  }
+
+  frame(): Frame {
+    const f = this.facts;
+    return { state: { torque: f.torque, tilt_deg: deg(f.tilt_rad), fault: f.fault, bus_cycles: f.cycles } };
+  }
+
+  metrics(): Metrics {
+    const f = this.facts;
+    return { tilt_deg: deg(f.tilt_rad), torque: f.torque ? 1 : 0, bus_timeouts: f.counters.timeouts, bus_damaged: f.counters.damaged };
+  }
+
+  stop(): Promise<void> {
+    this.halt?.abort();
+    this.loop.stop();
+    return Promise.resolve();
+  }
+
+  /** Torque off, read back (the one exit path on Feetech that leaves the servos limp), then the loop. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopWatch();
+    this.halt?.abort();
+    await this.remote.torque(false).catch(() => undefined);
+    this.remote.close();
+    await this.loop.close();
+  }
+}
+
+function ranSeconds(result: LoopResult): number {
+  return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
+}
+
+export async function createBusBody(protocol: ProtocolName, options: BodyOptions): Promise<Body> {
+  const key = busKey(protocol);
+  const parsed = servoBusSettings.safeParse(options.settings ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue?.path[0] === 'port' || issue === undefined) throw new BodyError(`${key} needs the servo bus adapter: pass --port /dev/serial/by-id/<your adapter>`);
+    throw new BodyError(`${key}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const s = parsed.data;
+  const fall: FallSettings = { ...DEFAULT_FALL, then: s.after_fall ?? 'limp' };
+  const policies = (slot: Slot): string => options.policies?.[slot] ?? s.policies?.[slot] ?? bundledPolicyDir(slot);
+  const channel = `quackd-servo-bus-${randomUUID()}`;
+  const joints = (s.joints ?? OPEN_DUCK_MINI_V2).map((j) => ({ ...j }));
+  let loop: ControlLoop;
+  try {
+    loop = await ControlLoop.start({
+      plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { port: s.port, baud: s.baud, protocol, joints, channel, timeoutMs: s.bus_timeout_ms, ...(s.sim_imu !== undefined ? { simImu: s.sim_imu } : {}) } },
+      periodMs: PERIOD_MS,
+      fall,
+      warm: skillWarmups(SLOTS.map(policies)),
+      robot: options.robot ?? key,
+      ...(options.events !== undefined ? { events: options.events } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ControlError) throw new BodyError(`${key}: ${err.message.replace(/^the plant could not be made: /, '')}`);
+    throw err;
+  }
+  const remote = new RemoteServoBus(channel, TORQUE_TIMEOUT_MS);
+  const first = BusFactsSchema.safeParse(await loop.sense().catch(() => null));
+  if (!first.success) {
+    remote.close();
+    await loop.close();
+    throw new BodyError(`${key}: the bus plant reported nothing it could be read from`);
+  }
+  return new BusBody(key, loop, remote, s.port, policies, first.data);
+}

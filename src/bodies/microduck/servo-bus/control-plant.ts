@@ -1,0 +1,273 @@
+/**
+ * A duck whose Pi drives its servo bus itself (Feetech STS, Dynamixel 2.0) as the control worker
+ * makes it (ModuleSpec `createPlant`): the port is opened here, in the worker, as the bridge's is
+ * (tty.ts: serialport cannot run in a worker), so nothing on the main thread stands between a
+ * tick and the servos.
+ *
+ * Each tick is one bus cycle, unless one is still under way: when the safety stage sends new
+ * targets, one sync write of the goal positions (torque on) at once and one sync read of present
+ * position and velocity from every joint right after, which the next tick's read() hands the
+ * loop; a tick that sends nothing new has read() start the sync read alone. A cycle that fails (a servo silent, a garbled reply after its retry, a lost
+ * adapter) or a reply carrying an alarm bit (overload, overheat…) is a fault naming the servo
+ * and why; from then on read() reads nothing (the loop runs no policy), and the body ends the
+ * verb and the run on it. Torque is switched only on the body's word (channel.ts) and read back
+ * from every servo; on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
+ * dies; on Feetech there is none, and close() turns torque off on the way out.
+ */
+import { z } from 'zod';
+import { TtyLink } from '../../../bridge/tty.js';
+import { BridgeError } from '../../../bridge/errors.js';
+import type { Json } from '../../../control/module-spec.js';
+import type { JointSpec, Plant, SensorFrame } from '../../../control/plant.js';
+import { ServoBus } from '../../../servo-bus/bus.js';
+import { BusLostError, ServoBusError, ServoTimeoutError } from '../../../servo-bus/errors.js';
+import { decodeRegister, encodeRegister, modelByName, type Register, type ServoModel } from '../../../servo-bus/models.js';
+import { BROADCAST_ID } from '../../../servo-bus/packet.js';
+import { protocolNamed } from '../../../servo-bus/protocol.js';
+import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
+import { serveServoBus, type TorqueReadBack } from './channel.js';
+import { JointRowSchema, jointAngle, servoAngle, type JointRow } from './joint-table.js';
+import { readSimImu } from './sim-imu.js';
+
+const Options = z
+  .object({
+    port: z.string().min(1),
+    baud: z.number().int().positive(),
+    protocol: z.enum(['feetech', 'dynamixel']),
+    joints: z.array(JointRowSchema),
+    channel: z.string().min(1),
+    timeoutMs: z.number().positive(),
+    simImu: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** The servo each protocol's ducks are built with: the Open Duck Mini v2's STS3215, the XL330 ducks'. */
+const MODEL = { feetech: 'STS3215', dynamixel: 'XL330-M288' } as const;
+/** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
+const WATCHDOG_COUNTS = 5;
+
+/** What sense() answers, parsed back by the body with the same schema. */
+export const BusFactsSchema = z.object({
+  protocol: z.enum(['feetech', 'dynamixel']),
+  torque: z.boolean(),
+  /** Why the bus can no longer be trusted (`servo 22 (left_hip_pitch) silent …`), or null. */
+  fault: z.string().nullable(),
+  attached: z.boolean(),
+  imu: z.boolean(),
+  /** Trunk tilt from the IMU's gravity, rad (0 without an IMU). */
+  tilt_rad: z.number(),
+  yaw_rad: z.number(),
+  cycles: z.number(),
+  sent: z.number(),
+  counters: z.object({ timeouts: z.number(), damaged: z.number(), retries: z.number() }),
+  positions: z.array(z.number()),
+});
+export type BusFacts = z.infer<typeof BusFactsSchema>;
+
+const label = (j: JointRow): string => `${j.name} (servo ${j.id})`;
+
+export async function createPlant(options: Json | undefined): Promise<Plant> {
+  const o = Options.parse(options);
+  const model = modelByName(MODEL[o.protocol]) as ServoModel;
+  const r = model.registers;
+  const rows = o.joints;
+  const ids = rows.map((j) => j.id);
+  const byId = new Map(rows.map((j) => [j.id, j]));
+  const centre = model.countsPerTurn / 2;
+  const bus = new ServoBus({ protocol: protocolNamed(o.protocol), baud: o.baud, timeoutMs: o.timeoutMs, retries: 1 });
+  let link: TtyLink;
+  try {
+    link = await TtyLink.open(bus, { path: o.port, baud: o.baud });
+  } catch (err) {
+    bus.close();
+    const e = err instanceof BridgeError ? err : new BridgeError(String(err));
+    throw new Error(`${e.message}${e.hint !== undefined ? ` (${e.hint})` : ''}`);
+  }
+
+  const bytes = (reg: Register, v: number): Uint8Array => encodeRegister(reg, v, model.byteOrder);
+  const value = (reg: Register, data: Uint8Array, at: number): number => decodeRegister(reg, data.subarray(at, at + reg.size), model.byteOrder);
+  const toCounts = (rad: number, reg: Register): number => centre + rad / reg.unit;
+  const fromCounts = (counts: number, reg: Register): number => (counts - centre) * reg.unit;
+  // Position and velocity in one read: whichever comes first, through the end of the other.
+  const p = r.presentPosition;
+  const v = r.presentVelocity;
+  const start = Math.min(p.address, v.address);
+  const span = Math.max(p.address + p.size, v.address + v.size) - start;
+
+  let fault: string | undefined;
+  let torque = false;
+  /** Goals are written only after the body switched torque on itself: a torque found on at open is left holding. */
+  let armed = false;
+  let goals: Float64Array | undefined;
+  let goalsDirty = false;
+  let frame: { pos: Float64Array; vel: Float64Array } | undefined;
+  let busy = false;
+  let sentSinceRead = false;
+  let yaw = 0;
+  let lastTick: number | undefined;
+  const c = { cycles: 0, sent: 0 };
+
+  const why = (err: unknown): string => {
+    if (err instanceof ServoTimeoutError) return `${err.ids.map((id) => byId.get(id)).map((j) => (j !== undefined ? label(j) : 'a servo')).join(', ')} did not answer`;
+    if (err instanceof BusLostError) return `the bus adapter on ${o.port} was lost (${err.message})`;
+    if (err instanceof ServoBusError && 'ids' in err) {
+      const named = (err as ServoBusError & { ids: readonly number[] }).ids.map((id) => byId.get(id)).filter((j): j is JointRow => j !== undefined);
+      return `${named.map(label).join(', ') || 'a servo'}: ${err.message}`;
+    }
+    return err instanceof Error ? err.message : String(err);
+  };
+
+  const readAll = async (): Promise<{ pos: Float64Array; vel: Float64Array }> => {
+    const replies = await bus.syncRead(ids, start, span);
+    const pos = new Float64Array(rows.length);
+    const vel = new Float64Array(rows.length);
+    for (const [i, reply] of replies.entries()) {
+      const j = rows[i] as JointRow;
+      if (reply.alarms.length > 0) throw new Error(`${label(j)} raised ${reply.alarms.join(', ')}`);
+      pos[i] = jointAngle(j, fromCounts(value(p, reply.data, p.address - start), p));
+      vel[i] = j.direction * value(v, reply.data, v.address - start) * v.unit;
+    }
+    return { pos, vel };
+  };
+
+  const writeGoals = async (targets: Float64Array): Promise<void> => {
+    const entries = new Map(rows.map((j, i) => [j.id, bytes(r.goalPosition, toCounts(servoAngle(j, targets[i] ?? 0), r.goalPosition))]));
+    await bus.syncWrite(r.goalPosition.address, entries);
+  };
+
+  const cycle = async (): Promise<void> => {
+    busy = true;
+    try {
+      if (armed && goalsDirty && goals !== undefined) {
+        goalsDirty = false;
+        await writeGoals(goals);
+        c.sent++;
+      }
+      frame = await readAll();
+      c.cycles++;
+    } catch (err) {
+      fault ??= why(err);
+    } finally {
+      busy = false;
+    }
+  };
+
+  /** Every servo's torque register, one read each, so a silent one does not hide the others. */
+  const readTorque = async (asked: boolean): Promise<TorqueReadBack> => {
+    const stuck: string[] = [];
+    const silent: string[] = [];
+    for (const j of rows) {
+      try {
+        const reply = await bus.read(j.id, r.torqueEnable.address, 1);
+        if ((reply.data[0] ?? 0) !== 0 !== asked) stuck.push(label(j));
+      } catch {
+        silent.push(label(j));
+      }
+    }
+    return { asked, stuck, silent };
+  };
+
+  const setTorque = async (on: boolean): Promise<TorqueReadBack> => {
+    if (on && fault !== undefined) throw new Error(`torque stays off: ${fault}`);
+    if (!bus.attached) throw new Error(`the adapter is gone: ${r.busWatchdog !== undefined ? 'the Bus Watchdog stops the servos' : 'the servos hold their last goal until their power is cut'}`);
+    if (on) {
+      // The servos take the pose they stand in as their goal first: switching on moves nothing.
+      const now = await readAll();
+      frame = now;
+      goals = now.pos.slice();
+      await writeGoals(goals);
+      goalsDirty = false;
+    }
+    await bus.syncWrite(r.torqueEnable.address, new Map(ids.map((id) => [id, [on ? 1 : 0]])));
+    if (on && r.busWatchdog !== undefined) {
+      // 0 first: a watchdog that ran out (quackd died) holds the servos until it is cleared.
+      await bus.syncWrite(r.busWatchdog.address, new Map(ids.map((id) => [id, [0]])));
+      await bus.syncWrite(r.busWatchdog.address, new Map(ids.map((id) => [id, [WATCHDOG_COUNTS]])));
+    }
+    const back = await readTorque(on);
+    torque = on ? back.stuck.length === 0 && back.silent.length === 0 : back.stuck.length > 0 || back.silent.length > 0;
+    armed = on && torque;
+    return back;
+  };
+
+  try {
+    frame = await readAll();
+    const back = await readTorque(true);
+    torque = back.stuck.length === 0 && back.silent.length === 0;
+  } catch (err) {
+    bus.close();
+    await link.close();
+    throw new Error(`the servos on ${o.port} do not all answer: ${why(err)}`);
+  }
+  const stopServing = serveServoBus(o.channel, setTorque);
+  bus.on('detached', (reason) => {
+    fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
+    armed = false;
+  });
+
+  const joints: JointSpec[] = rows.map((j) => ({ name: j.name, min: j.min, max: j.max, maxVelocity: JOINT_MAX_VELOCITY }));
+  let closed = false;
+  return {
+    joints,
+    read(): SensorFrame | undefined {
+      link.poll();
+      const now = performance.now();
+      const imu = o.simImu !== undefined ? readSimImu(o.simImu) : undefined;
+      if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
+      lastTick = now;
+      // A tick whose targets did not change starts no cycle in send(): its reading is read here.
+      if (!sentSinceRead && !busy && fault === undefined && bus.attached) void cycle();
+      sentSinceRead = false;
+      if (fault !== undefined || frame === undefined) return undefined;
+      // No IMU (the BNO055 is not built yet): an upright duck at rest, and the body refuses the motion verbs.
+      const gyro = imu?.gyro ?? [0, 0, 0];
+      const gravity = imu?.gravity ?? [0, 0, -1];
+      const roll = Math.atan2(-gravity[1], -gravity[2]);
+      const pitch = Math.asin(Math.max(-1, Math.min(1, gravity[0])));
+      return { gyro, gravity, jointPos: frame.pos, jointVel: frame.vel, trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+    },
+    send(targets: Float64Array): void {
+      if (goals !== undefined && goals.every((g, i) => g === targets[i])) return;
+      goals = targets.slice();
+      goalsDirty = true;
+      // Written at once, and the joints read right after: the next tick reads where they went.
+      if (!busy && fault === undefined && bus.attached) {
+        sentSinceRead = true;
+        void cycle();
+      }
+    },
+    limp(): void {
+      void setTorque(false).catch(() => undefined);
+    },
+    sense: (): BusFacts => {
+      const k = bus.counters();
+      const imu = o.simImu !== undefined ? readSimImu(o.simImu) : undefined;
+      return {
+        protocol: o.protocol,
+        torque,
+        fault: fault ?? null,
+        attached: bus.attached,
+        imu: imu !== undefined,
+        tilt_rad: imu !== undefined ? Math.acos(Math.max(-1, Math.min(1, -imu.gravity[2]))) : 0,
+        yaw_rad: yaw,
+        cycles: c.cycles,
+        sent: c.sent,
+        counters: { timeouts: k.timeouts, damaged: k.damaged, retries: k.retries },
+        positions: Array.from(frame?.pos ?? []),
+      };
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      stopServing();
+      // The last word on the bus, whatever state the body left: torque off to every servo.
+      void bus
+        .write(BROADCAST_ID, r.torqueEnable.address, [0])
+        .catch(() => undefined)
+        .finally(() => {
+          bus.close();
+          void link.close();
+        });
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The servo-bus body's promises at its own surface, against the twin-backed simulator: opening
+ * writes nothing to any servo (nothing moves because a process started); a stop mid-walk ends the
+ * verb at once and says so; closing turns torque off on every servo, read back, the one exit path
+ * that leaves a Feetech duck limp.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBusBody } from '../../../src/bodies/microduck/servo-bus/bus-body.js';
+import type { Body } from '../../../src/bodies/body.js';
+import { modelByName } from '../../../src/servo-bus/models.js';
+import { onPath, waitFor } from '../../helpers/pty-pair.js';
+import { ServoTwin } from '../../helpers/servo-twin.js';
+
+describe('the microduck:feetech body', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+  let twin: ServoTwin;
+  let body: Body;
+  const torqueAt = modelByName('STS3215')!.registers.torqueEnable.address;
+  before(async () => {
+    twin = await ServoTwin.start({ protocol: 'feetech' });
+    body = await createBusBody('feetech', { seed: 1, settings: { port: twin.port, sim_imu: twin.imuPath, bus_timeout_ms: 100 } });
+  });
+  after(async () => {
+    await body?.close();
+    await twin?.close();
+  });
+
+  it('opens without writing to any servo', () => {
+    assert.deepEqual(twin.sim.writes(), []);
+    assert.ok(twin.sim.received.some((r) => r.instruction === 'sync read'), 'it reads the joints');
+  });
+
+  it('a stop mid-walk ends the verb at once, saying it was stopped', async () => {
+    const halt = new AbortController();
+    const walking = body.perform({ verb: 'walk', args: { metres: 3 } } as Parameters<Body['perform']>[0], halt.signal);
+    await waitFor('the walk to reach the servos', () => twin.goalWrites > 25, 30_000);
+    const at = performance.now();
+    halt.abort();
+    const r = await walking;
+    assert.equal(r.ok, false);
+    assert.match(r.summary, /^walked \d+\.\d s: stopped$/);
+    assert.ok(performance.now() - at < 1000, 'it ended within a second of the stop');
+  });
+
+  it('close turns torque off on every servo', async () => {
+    assert.ok(twin.joints.every((j) => twin.sim.table(j.id)[torqueAt] === 1), 'torque was on after the walk');
+    await body.close();
+    for (const j of twin.joints) assert.equal(twin.sim.table(j.id)[torqueAt], 0, `${j.name}'s torque`);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The servo-bus simulator whose servos are the MuJoCo twin's joints: the rig a microduck:feetech
+ * or microduck:dynamixel body walks in through real packets. Goal positions the body writes
+ * (ServoSim's onWrite) drive the twin's position servos; every 20 ms the twin steps one control
+ * period and its joints' positions and velocities go back into the servos' registers, and its
+ * trunk's gyro and gravity into the simulated IMU file the body reads (`sim_imu`). Tests read
+ * where the twin went (trunk()).
+ */
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openMujocoPlant, type MujocoPlant } from '../../src/bodies/microduck/mujoco/plant.js';
+import { OPEN_DUCK_MINI_V2, jointAngle, servoAngle, type JointRow } from '../../src/bodies/microduck/servo-bus/joint-table.js';
+import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
+import type { ProtocolName } from '../../src/servo-bus/packet.js';
+import { PtyPair } from './pty-pair.js';
+import { ServoSim } from './servo-sim.js';
+
+export interface ServoTwinOptions {
+  readonly protocol: ProtocolName;
+  readonly joints?: readonly JointRow[];
+  readonly seed?: number;
+  /** Pace the simulator's replies at this baud (default: answer at once). */
+  readonly baud?: number;
+  /** Servos whose torque stays on whatever is written (a fault the body must name). */
+  readonly torqueStuckOn?: readonly number[];
+}
+
+const MODEL: Record<ProtocolName, string> = { feetech: 'STS3215', dynamixel: 'XL330-M288' };
+const PERIOD_S = 0.02;
+
+export class ServoTwin {
+  private timer: NodeJS.Timeout | undefined;
+  private due: number | undefined;
+  private readonly goals: Float64Array;
+  private readonly dir: string;
+  readonly imuPath: string;
+  /** Goal positions written, counted: what reached the twin through real packets. */
+  get goalWrites(): number {
+    return this.written.goals;
+  }
+
+  private constructor(
+    readonly pty: PtyPair,
+    readonly sim: ServoSim,
+    readonly plant: MujocoPlant,
+    readonly joints: readonly JointRow[],
+    private readonly model: ServoModel,
+    goals: Float64Array,
+    private readonly written: { goals: number },
+  ) {
+    this.goals = goals;
+    this.dir = mkdtempSync(join(tmpdir(), 'quackd-twin-imu-'));
+    this.imuPath = join(this.dir, 'imu.json');
+  }
+
+  static async start(options: ServoTwinOptions): Promise<ServoTwin> {
+    const joints = options.joints ?? OPEN_DUCK_MINI_V2;
+    const model = modelByName(MODEL[options.protocol]) as ServoModel;
+    const plant = await openMujocoPlant({ seed: options.seed ?? 1 });
+    const pty = await new PtyPair('quackd-servo-twin-').open();
+    const start = plant.read();
+    const goals = Float64Array.from(start?.jointPos ?? joints.map(() => 0));
+    const r = model.registers;
+    const index = new Map(joints.map((j, i) => [j.id, i]));
+    const written = { goals: 0 };
+    const sim = ServoSim.open(pty.far, {
+      protocol: options.protocol,
+      servos: joints.map((j) => ({ id: j.id, model: model.name })),
+      ...(options.baud !== undefined ? { baud: options.baud } : {}),
+      onWrite: (id, address, data) => {
+        // onWrite runs after the write is stored: the servo sets itself back and keeps holding.
+        if (address === r.torqueEnable.address && options.torqueStuckOn?.includes(id) === true) sim.table(id)[address] = 1;
+        const i = index.get(id);
+        if (i === undefined || address !== r.goalPosition.address || data.length < r.goalPosition.size) return;
+        const counts = decodeRegister(r.goalPosition, data, model.byteOrder);
+        goals[i] = jointAngle(joints[i] as JointRow, (counts - model.countsPerTurn / 2) * r.goalPosition.unit);
+        written.goals++;
+      },
+    });
+    const twin = new ServoTwin(pty, sim, plant, joints, model, goals, written);
+    twin.publish();
+    twin.timer = setInterval(() => twin.step(), (PERIOD_S * 1000) / 4);
+    return twin;
+  }
+
+  /** The near end of the pty: the body's --port. */
+  get port(): string {
+    return this.pty.near;
+  }
+
+  /** Where the twin's trunk is now. */
+  trunk(): ReturnType<MujocoPlant['trunk']> {
+    return this.plant.trunk();
+  }
+
+  /** The twin's time keeps to the wall clock, as the real duck's does: a late timer catches up (a few periods at most). */
+  private step(): void {
+    const now = performance.now();
+    this.due ??= now;
+    let periods = 0;
+    while (this.due <= now && periods < 5) {
+      this.plant.send(this.goals);
+      this.plant.advance(PERIOD_S);
+      this.due += PERIOD_S * 1000;
+      periods++;
+    }
+    if (this.due <= now) this.due = now;
+    if (periods > 0) this.publish();
+  }
+
+  /** The twin's joints into the servos' registers, its trunk's IMU into the file. */
+  private publish(): void {
+    const f = this.plant.read();
+    if (f === undefined) return;
+    const r = this.model.registers;
+    const centre = this.model.countsPerTurn / 2;
+    const order = this.model.byteOrder;
+    for (const [i, j] of this.joints.entries()) {
+      const table = this.sim.table(j.id);
+      const counts = centre + servoAngle(j, f.jointPos[i] ?? 0) / r.presentPosition.unit;
+      table.set(encodeRegister(r.presentPosition, counts, order), r.presentPosition.address);
+      table.set(encodeRegister(r.presentVelocity, (j.direction * (f.jointVel[i] ?? 0)) / r.presentVelocity.unit, order), r.presentVelocity.address);
+    }
+    const tmp = `${this.imuPath}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ gyro: [...f.gyro], gravity: [...f.gravity] }));
+    renameSync(tmp, this.imuPath);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.sim.close();
+    this.plant.close();
+    await this.pty.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
