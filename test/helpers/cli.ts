@@ -69,6 +69,13 @@ export function outputOf(child: ChildProcessByStdio<null, Readable, Readable>): 
   });
 }
 
+/**
+ * A net for a command that hangs, not a deadline for a slow one: opening the MuJoCo twin (its
+ * model compiled, five policy sessions) took 5.5 s at load 8 and over 20 s in CI beside four busy
+ * processes, where a 20 s net cut a run that was on its way to the right answer.
+ */
+export const HANG_MS = 90_000;
+
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   assertFreshBuild();
   return new Promise((resolve, reject) => {
@@ -84,7 +91,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`quackd ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? HANG_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

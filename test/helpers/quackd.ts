@@ -9,7 +9,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Invocation } from '../../src/cli/invocation.js';
 import { createOutput } from '../../src/cli/output.js';
 import { quackd as dispatch } from '../../src/cli/quackd.js';
-import { childEnv, type CliResult } from './cli.js';
+import { HANG_MS, childEnv, type CliResult } from './cli.js';
 
 export interface InProcessOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -51,7 +51,7 @@ export async function quackd(args: readonly string[], options: InProcessOptions 
   const c = captured(options);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`quackd ${args.join(' ')} timed out\nstdout: ${c.stdout()}\nstderr: ${c.stderr()}`)), options.timeoutMs ?? 20_000);
+    timer = setTimeout(() => reject(new Error(`quackd ${args.join(' ')} timed out\nstdout: ${c.stdout()}\nstderr: ${c.stderr()}`)), options.timeoutMs ?? HANG_MS);
   });
   try {
     const code = await Promise.race([dispatch(args, c.invocation), timeout]);
