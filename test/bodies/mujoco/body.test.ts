@@ -159,10 +159,10 @@ describe('microduck:mujoco verbs, on open floor, by the bundled policies', () =>
 describe('quackd policy', () => {
   it('lists the bundled slots, swaps one between runs, refuses a folder that does not fit', async () => {
     const env = { QUACKD_HOME: tempDir('quackd-home-') };
-    // Two bodies run policies (the twin and the real duck): without a fleet, name one.
+    // Four bodies run policies (the twin and the real ducks): without a fleet, name one.
     const which = await quackd(['policy', 'list'], { env });
     assert.equal(which.code, 2);
-    assert.match(which.stderr, /^quackd: policy: name the robot \(--robot\): microduck:mujoco, microduck:jsonrpc$/m);
+    assert.match(which.stderr, /^quackd: policy: name the robot \(--robot\): microduck:mujoco, microduck:jsonrpc, microduck:feetech, microduck:dynamixel$/m);
     const list = await quackd(['policy', 'list', '--json', '--robot', 'microduck:mujoco'], { env });
     assert.equal(list.code, 0, list.stderr);
     const rows = JSON.parse(list.stdout) as { slot: string; from: string; ok: boolean; runtime?: string }[];
