@@ -19,7 +19,6 @@ import { startEmbeddedBroker, type EmbeddedBroker, type Sender } from './broker.
 import type { BrokerLogin } from './broker-acl.js';
 import { MQTT_RIGHTS, SERVICE_USER } from './config.js';
 import { ensureCredentials } from './credentials.js';
-import { dataDir } from '../config/paths.js';
 import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
 import { bridgeHealth } from './bridge-health.js';
@@ -69,7 +68,7 @@ export interface MqttDoorOptions extends BridgeOptions {
   readonly limits?: PublisherLimits;
   /** Commands a client may give (rate-limit.ts). */
   readonly commandRate?: RateLimitSettings;
-  /** Where the embedded broker's logins are kept (credentials.ts); default: the data directory of QUACKD_HOME. */
+  /** Where the embedded broker's logins are kept (credentials.ts): required for the embedded broker. */
   readonly dataDir?: string;
   /** The group that may read them too (0640): the control socket's. */
   readonly credentialsGroup?: string;
@@ -394,7 +393,10 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       if (settings.broker.kind === 'embedded') {
         try {
           const users = Object.keys(settings.users);
-          const passwords = ensureCredentials(options.dataDir ?? dataDir(process.env), [SERVICE_USER, ...users], options.credentialsGroup);
+          // The caller's data directory (quackd serve's, from its invocation's environment): a
+          // front door reads no environment of its own (test/invariants.test.ts).
+          if (options.dataDir === undefined) throw new Error('the embedded broker needs a data directory for its logins, and none was given');
+          const passwords = ensureCredentials(options.dataDir, [SERVICE_USER, ...users], options.credentialsGroup);
           ownLogin = passwords.get(SERVICE_USER);
           const logins = new Map<string, BrokerLogin>([[SERVICE_USER, { password: ownLogin ?? '', may: MQTT_RIGHTS }], ...users.map((u): [string, BrokerLogin] => [u, { password: passwords.get(u) ?? '', may: settings.users[u]?.may ?? [] }])]);
           const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic };
