@@ -16,6 +16,18 @@ import { COMMAND_RATE, CommandRateLimit } from './rate-limit.js';
 import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
+/** aedes's clients can stop reading their socket for a while; its typings do not say so. */
+interface Pausable {
+  pause(): void;
+  resume(): void;
+  readonly closed: boolean;
+}
+
+function isPausable(client: object): client is Pausable {
+  const c = client as Partial<Record<keyof Pausable, unknown>>;
+  return typeof c.pause === 'function' && typeof c.resume === 'function' && typeof c.closed === 'boolean';
+}
+
 export class BrokerPortTaken extends Error {
   override readonly name = 'BrokerPortTaken';
   constructor(
@@ -88,9 +100,10 @@ export async function startEmbeddedBroker(host: string, port: number, access: Br
     // A client over the command rate is read no further for a moment: its flood waits in its own
     // socket, not in the broker's queues ahead of someone else's stop (the front door refuses it).
     if (watched(packet.topic) && throttle.take(client.id, Date.now()).kind !== 'ok') {
-      const paused = client as unknown as { pause(): void; resume(): void; closed: boolean };
-      paused.pause();
-      setTimeout(() => (paused.closed ? undefined : paused.resume()), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
+      if (isPausable(client)) {
+        client.pause();
+        setTimeout(() => (client.closed ? undefined : client.resume()), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
+      }
     }
     callback(null);
   };

@@ -33,9 +33,12 @@ export function transcriptRecord(raw: string): TranscriptLine | undefined {
   } catch {
     return undefined;
   }
-  // Every writer sets both; a printer reads both (a time, a kind of line) before anything else.
-  if (!isRecord(value) || typeof value['type'] !== 'string' || typeof value['t'] !== 'string') return undefined;
-  return value as unknown as TranscriptLine;
+  return isTranscriptLine(value) ? value : undefined;
+}
+
+/** Every writer sets both; a printer reads both (a time, a kind of line) before anything else. */
+function isTranscriptLine(value: unknown): value is TranscriptLine {
+  return isRecord(value) && typeof value['type'] === 'string' && typeof value['t'] === 'string';
 }
 
 export function readTranscript(path: string): { lines: TranscriptLine[]; skipped: number } {

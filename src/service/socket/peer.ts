@@ -6,8 +6,7 @@
  * needs it (a run, a stop, a gate's answer, torque): a spawn costs a few milliseconds.
  * Undefined when it cannot be told; the caller then refuses what needs it.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 
@@ -50,10 +49,14 @@ function groupsOf(pid: number, gid: number): number[] {
 export function peerOf(socket: Socket): Promise<Peer | undefined> {
   return new Promise((resolve) => {
     let out = '';
-    let child: ChildProcessByStdio<null, Readable, null>;
+    let child: ChildProcess;
     try {
-      child = spawn('perl', ['-e', SCRIPT], { stdio: ['ignore', 'pipe', 'ignore', socket] }) as unknown as ChildProcessByStdio<null, Readable, null>;
+      child = spawn('perl', ['-e', SCRIPT], { stdio: ['ignore', 'pipe', 'ignore', socket] });
     } catch {
+      return resolve(undefined);
+    }
+    if (child.stdout === null) {
+      child.kill();
       return resolve(undefined);
     }
     const timer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS);
