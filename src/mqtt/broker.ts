@@ -16,18 +16,6 @@ import { COMMAND_RATE, CommandRateLimit } from './rate-limit.js';
 import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
-/** aedes's clients can stop reading their socket for a while; its typings do not say so. */
-interface Pausable {
-  pause(): void;
-  resume(): void;
-  readonly closed: boolean;
-}
-
-function isPausable(client: object): client is Pausable {
-  const c = client as Partial<Record<keyof Pausable, unknown>>;
-  return typeof c.pause === 'function' && typeof c.resume === 'function' && typeof c.closed === 'boolean';
-}
-
 export class BrokerPortTaken extends Error {
   override readonly name = 'BrokerPortTaken';
   constructor(
@@ -99,11 +87,12 @@ export async function startEmbeddedBroker(host: string, port: number, access: Br
     }
     // A client over the command rate is read no further for a moment: its flood waits in its own
     // socket, not in the broker's queues ahead of someone else's stop (the front door refuses it).
+    // aedes reads a client's next bytes only once every packet already read is handled, so holding
+    // this answer holds the client. (aedes's own pause() loses count of a batch read meanwhile and
+    // never reads that client again: test/mqtt/set-fuzz.test.ts hung on it.)
     if (watched(packet.topic) && throttle.take(client.id, Date.now()).kind !== 'ok') {
-      if (isPausable(client)) {
-        client.pause();
-        setTimeout(() => (client.closed ? undefined : client.resume()), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
-      }
+      setTimeout(() => callback(null), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
+      return;
     }
     callback(null);
   };
