@@ -86,12 +86,22 @@ export class SimBno055 implements I2cDevice {
     r[REG.SYS_STATUS] = fusing ? 5 : 0;
   }
 
+  /** Why every transfer fails from now on (a wire come loose), or undefined. */
+  private loose: string | undefined;
+
+  /** From now on every transfer fails with `reason`, as when SDA or SCL comes loose. */
+  unplug(reason: string): void {
+    this.loose = reason;
+  }
+
   readBlock(register: number, length: number): Promise<Uint8Array> {
+    if (this.loose !== undefined) return Promise.reject(new Error(this.loose));
     this.refresh();
     return Promise.resolve(this.registers.slice(register, register + length));
   }
 
   writeByte(register: number, value: number): Promise<void> {
+    if (this.loose !== undefined) return Promise.reject(new Error(this.loose));
     if (register === REG.SYS_TRIGGER && (value & RST_SYS) !== 0) this.reset();
     // The chip keeps its remap and offsets writable only in CONFIG mode (datasheet 3.4, 3.6.4).
     else if (register >= REG.AXIS_MAP_CONFIG && this.fusing) return Promise.resolve();

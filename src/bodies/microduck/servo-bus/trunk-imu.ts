@@ -121,6 +121,7 @@ export async function openTrunkImu(o: TrunkImuOptions): Promise<TrunkImu | strin
       before = () => {
         const motion = readSimImu(path);
         if (motion !== undefined) sim.setTrunk(motion);
+        if (motion?.i2c_error !== undefined) sim.unplug(motion.i2c_error);
       };
       device = sim;
     } else device = await openI2cDevice(o.imu.bus, o.imu.address);
