@@ -11,6 +11,7 @@ import { Bno055, readStatus } from '../../src/imu/bno055.js';
 import { MODE, REG, parseRemap, type AxisRemap } from '../../src/imu/bno055-codec.js';
 import { ImuLostError, ImuSilentError, ImuWrongChipError } from '../../src/imu/errors.js';
 import { ImuSettingsSchema } from '../../src/imu/settings.js';
+import { checkBno055 } from '../../src/imu/check.js';
 import { FaultyBno055 } from '../helpers/bno055-sim.js';
 
 const noSleep = (): Promise<void> => Promise.resolve();
@@ -60,6 +61,20 @@ describe('BNO055 over I²C', () => {
     const writes = dev.writes.length;
     assert.deepEqual(await readStatus(dev), { mode: 'IMUPLUS', calibration: { sys: 1, gyro: 0, acc: 3, mag: 0 }, system: 'sensor fusion running' });
     assert.equal(dev.writes.length, writes);
+  });
+
+  it('the health verdict: a warning before any run set the chip up and while the gyro is uncalibrated, ok once it is', async () => {
+    const dev = new FaultyBno055();
+    assert.deepEqual(await checkBno055(dev), { status: 'warn', detail: 'BNO055 on i2c-1 at 0x28 answers, in CONFIG mode: no run has set it up since power-on, so it is calibrating nothing' });
+    await Bno055.open(dev, { remap }, { sleep: noSleep });
+    dev.chip.calibration = 0b00_00_01_00;
+    assert.deepEqual(await checkBno055(dev), {
+      status: 'warn',
+      detail: 'BNO055 on i2c-1 at 0x28 answers (IMUPLUS, sensor fusion running): calibration sys 0 gyro 0 acc 1 mag 0; the gyro is not calibrated yet: keep the duck still a few seconds',
+    });
+    dev.chip.calibration = 0b11_11_11_00;
+    assert.equal((await checkBno055(dev)).status, 'ok');
+    assert.deepEqual(await checkBno055(new FaultyBno055({ silent: true })), { status: 'fail', detail: 'no BNO055 answers on i2c-1 at 0x28: EREMOTEIO: remote I/O error' });
   });
 
   it('a chip that does not answer, and another chip at the address, are told apart in one line naming the bus and the address', async () => {

@@ -12,7 +12,9 @@
  * and why; from then on read() reads nothing (the loop runs no policy), and the body ends the
  * verb and the run on it. Torque is switched only on the body's word (channel.ts) and read back
  * from every servo; on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
- * dies; on Feetech there is none, and close() turns torque off on the way out.
+ * dies; on Feetech there is none, and close() turns torque off on the way out. The trunk's IMU
+ * (trunk-imu.ts: the BNO055 on I²C) is opened here too and read each tick; one that cannot be
+ * opened leaves the body without motion verbs, one that fails later is a fault like the bus's.
  */
 import { z } from 'zod';
 import { TtyLink } from '../../../bridge/tty.js';
