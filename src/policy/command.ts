@@ -27,6 +27,8 @@ export interface Commanded {
   readonly from: 'asked' | 'nominal' | 'range' | 'unstated';
   /** The size asked for when the range cut it. */
   readonly clampedFrom?: number;
+  /** The fraction of it the policy is measured to make good (its manifest's `command.made_good`). */
+  readonly madeGood?: number;
   /** `commanded vx 0.50 m/s (the manifest's nominal)`. */
   readonly text: string;
 }
@@ -54,7 +56,8 @@ export function commandFor(m: Pick<ManifestFile, 'command'> | undefined, axis: A
   if (value * sign <= 0) return `the policy's command.ranges.${axis} [${range?.[0] ?? 0}, ${range?.[1] ?? 0}] has no ${axis === 'vyaw' ? (sign > 0 ? 'left turn' : 'right turn') : sign > 0 ? 'forward speed' : 'backward speed'}`;
   const clamped = value !== wanted;
   const why = clamped ? `${Math.abs(wanted).toFixed(2)} asked, the top of the policy's range` : FROM_TEXT[from];
-  return { axis, value, from, ...(clamped ? { clampedFrom: Math.abs(wanted) } : {}), text: `commanded ${axis} ${value.toFixed(2)} ${UNIT[axis]} (${why})` };
+  const madeGood = m?.command?.made_good?.[axis];
+  return { axis, value, from, ...(clamped ? { clampedFrom: Math.abs(wanted) } : {}), ...(madeGood !== undefined ? { madeGood } : {}), text: `commanded ${axis} ${value.toFixed(2)} ${UNIT[axis]} (${why})` };
 }
 
 /**

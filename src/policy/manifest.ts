@@ -19,6 +19,8 @@
  *   (robotd keeps velocity limits in its own config, not in the manifest).
  * - `command.nominal`: `{ vx?, vy?, vyaw? }`, the command a verb sends unless asked otherwise
  *   (policy/command.ts); inside `command.ranges` where both give an axis.
+ * - `command.made_good`: `{ vx?, vyaw? }`, the fraction of its command the policy was measured to
+ *   make good (0.44: it walks 0.13 m/s when sent 0.3): a body with no odometry times a walk by it.
  * - `sim`: `{ timestep, decimation }`, the physics step (s) and steps per policy tick it was
  *   trained at (the training config's sim dt and decimation): a twin that steps otherwise warns.
  * - `home`: the 14 joint angles the observation and the action are relative to; absent, the
@@ -35,6 +37,7 @@ import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_JOINTS } from './
 export const MODEL_API = 1;
 
 const positive = z.number().positive();
+const fraction = z.number().positive().max(2);
 const range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, { message: 'min (the first) is above max (the second)' });
 const joints14 = <T extends z.ZodType>(item: T) => z.array(item).length(MICRODUCK_ACTIONS);
 
@@ -56,6 +59,7 @@ const CommandSchema = z.object({
   // quackd's own: strict, so a misspelt axis is refused rather than silently unlimited.
   ranges: z.strictObject({ vx: range.optional(), vy: range.optional(), vyaw: range.optional() }).optional(),
   nominal: z.strictObject({ vx: z.number().optional(), vy: z.number().optional(), vyaw: z.number().optional() }).optional(),
+  made_good: z.strictObject({ vx: fraction.optional(), vyaw: fraction.optional() }).optional(),
 });
 
 const SimSchema = z.strictObject({ timestep: positive.optional(), decimation: z.number().int().positive().optional() });

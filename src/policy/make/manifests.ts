@@ -6,7 +6,7 @@ import type { ManifestFile } from '../manifest.js';
 import { OBS_LEN } from '../layouts.js';
 import { MICRODUCK_ACTIONS } from '../microduck.js';
 import type { BundledSlot } from '../bundled.js';
-import { NOMINAL } from './nominal.js';
+import { MADE_GOOD, NOMINAL } from './nominal.js';
 import type { GaitParams, PolicyParams } from './param-types.js';
 
 const common = (obsLen: number): ManifestFile => ({ schema_version: 2, model_api: 1, obs_len: obsLen, action_len: MICRODUCK_ACTIONS, robot: { model: 'microduck', control_hz: 50 } });
@@ -30,6 +30,7 @@ function gait(p: PolicyParams, g: GaitParams, slot: 'walk' | 'turn'): ManifestFi
       body: 'unused',
       ranges: { vx: [...g.ranges.vx], vy: [...g.ranges.vy], vyaw: [...g.ranges.vyaw] },
       nominal: { ...NOMINAL[slot] },
+      ...(slot === 'walk' ? { made_good: { ...MADE_GOOD.walk } } : {}),
     },
     obs_layout: 'quackd-gait-1',
     home: [...p.home],

@@ -39,7 +39,8 @@ for (const protocol of ['feetech', 'dynamixel'] as const) {
       const end = twin.trunk();
       const along = (end.x - start.x) * Math.cos(start.yaw) + (end.y - start.y) * Math.sin(start.yaw);
       console.log(`# ${protocol}: the twin went ${along.toFixed(2)} m, ${twin.goalWrites} goal writes`);
-      assert.ok(along > 0.2, `the twin went ${along.toFixed(2)} m along its heading`);
+      // No odometry: the walk is timed by the speed its manifest says the bundled walk makes good.
+      assert.ok(along > 0.7 && along < 1.3, `asked 1.0 m, the twin went ${along.toFixed(2)} m along its heading`);
       assert.ok(twin.goalWrites > 50, `${twin.goalWrites} goal positions reached the twin`);
       for (const j of twin.joints) assert.equal(twin.sim.table(j.id)[torqueAt], 0, `${j.name}'s torque is off`);
       if (protocol === 'dynamixel') {

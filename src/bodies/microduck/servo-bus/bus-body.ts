@@ -180,18 +180,24 @@ export class BusBody implements Body {
     return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
-  /** The bus carries no odometry: a walk ends on its time (distance ÷ the commanded speed) and says so. */
+  /**
+   * The bus carries no odometry: a walk ends on its time and says so. The time is the distance at
+   * the speed the policy makes good (its manifest's `made_good`: the bundled walk makes 0.13 m/s
+   * when sent 0.3), else at the commanded speed.
+   */
   private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
     const c = this.command('walk', 'vx', metres, speed);
     if (!('axis' in c)) return c;
-    const timeoutMs = (Math.abs(metres) / Math.abs(c.value)) * 1000;
+    const goes = Math.abs(c.value) * (c.madeGood ?? 1);
+    const timeoutMs = (Math.abs(metres) / goes) * 1000;
     const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
     if (!('outcome' in r)) return r;
     const what = `walked ${ranSeconds(r).toFixed(1)} s`;
     const failed = this.failed(r, what);
     if (failed !== undefined) return failed;
     // A walk with no odometry ends on its time limit: that is how it ends as asked here.
-    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: about ${(ranSeconds(r) * Math.abs(c.value)).toFixed(2)} m), ${c.text}`, data: { ran_s: ranSeconds(r), commanded_vx: round2(c.value) } };
+    const madeGood = c.madeGood !== undefined ? ` at the ${goes.toFixed(2)} m/s its manifest says it makes good` : '';
+    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: about ${(ranSeconds(r) * goes).toFixed(2)} m${madeGood}), ${c.text}`, data: { ran_s: ranSeconds(r), commanded_vx: round2(c.value) } };
   }
 
   private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
