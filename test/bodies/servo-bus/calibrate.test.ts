@@ -8,6 +8,7 @@
  * writes nothing. A silent servo is one line naming it, with the config untouched.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -16,8 +17,8 @@ import { HOME_POSE } from '../../../src/bodies/microduck/mujoco/duck-spec.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { encodeRegister, modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
-import { assertFreshBuild, runCli } from '../../helpers/cli.js';
-import { PtyPair, onPath } from '../../helpers/pty-pair.js';
+import { MAIN, assertFreshBuild, childEnv, runCli } from '../../helpers/cli.js';
+import { PtyPair, onPath, waitFor } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -39,6 +40,29 @@ robots:
     port: ${port}
     bus_timeout_ms: 100
 `;
+
+/**
+ * `quackd ARGS` on a terminal (util-linux's script gives it a pty, as an SSH session does), with
+ * `answer` typed once `prompt` shows; what the terminal showed and the exit code. `beforeAnswer`
+ * runs while the question waits.
+ */
+async function onTerminal(args: readonly string[], env: NodeJS.ProcessEnv, prompt: RegExp, answer: string, beforeAnswer: () => void): Promise<{ code: number | null; text: string }> {
+  const quote = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
+  const child = spawn('script', ['--quiet', '--return', '--command', [process.execPath, MAIN, ...args].map(quote).join(' '), '/dev/null'], { env: childEnv({ NO_COLOR: '1', QUACKD_LOG_JSON: '1', ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (text += d));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    await waitFor(`the question (${prompt.source})`, () => prompt.test(text), 60_000);
+    beforeAnswer();
+    child.stdin.write(answer);
+    const code = await Promise.race([closed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no end after the answer:\n${text}`)), 60_000))]);
+    return { code, text: text.replace(/\r/g, '') };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
 
 interface HealthLine {
   readonly check: string;
@@ -160,6 +184,25 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(byName(lines, 'bus')?.status, 'fail');
       assert.match(byName(lines, 'bus')?.detail ?? '', /· 13 of 14 servos answer; left_knee \(servo 23\) did not answer$/);
       assert.match(byName(lines, 'pose')?.detail ?? '', /\(13 of 14 joints read\)/);
+    });
+
+    it('on a terminal it asks once torque is off, and reads nothing until the person says the duck is held; no leaves the config as it was', { skip: onPath('script') ? undefined : 'needs script (util-linux)' }, async () => {
+      const question = /hold \w+ in its home pose \(standing as a walk starts: hips and knees bent, head level\) — confirm\? \[y\/N\] $/;
+      let looksBefore = 0;
+      const no = await onTerminal(['calibrate', '--robot', robot], env(), question, 'n\n', () => {
+        assert.deepEqual(sim.writes().map((w) => w.instruction), ['sync write'], 'torque off is sent before the question');
+        looksBefore = sim.received.length;
+      });
+      assert.equal(no.code, 1, no.text);
+      assert.match(no.text, /\ntorque off: read back from every servo\n/);
+      assert.match(no.text, /quackd: calibrate: not confirmed: nothing written, the config is as it was \(torque is off\)\n$/);
+      assert.equal(sim.received.length, looksBefore, 'nothing read or written after a no');
+      assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
+
+      const yes = await onTerminal(['calibrate', '--robot', robot], env(), question, 'y\n', () => undefined);
+      assert.equal(yes.code, 0, yes.text);
+      assert.match(yes.text, /\noffsets written to .*config\.yaml/);
+      assert.ok(sim.writes().every((w) => w.instruction === 'sync write' && w.params[0] === r.torqueEnable.address), 'only torque off, twice');
     });
 
     it('without a terminal it is refused before anything is sent, unless --yes', async () => {
