@@ -40,12 +40,16 @@ example: quackd calibrate --robot duck`;
 
 const TRY = "see 'quackd calibrate --help'";
 
+const notInFleet = (key: string, path: string): InputError =>
+  new InputError(`calibrate: ${key} is not a robot of your fleet (${path}): the offsets are written into its entry there`, `add one: robots: { duck: { body: ${key}, port: /dev/serial/by-id/… } }`);
+
 function resolve(fleet: Fleet, name: string, path: string): Robot {
   try {
     return fleet.resolve(name);
   } catch (err) {
     if (err instanceof AmbiguousRobot) throw new InputError(`--robot: ${err.message}`, `e.g. --robot ${err.robots[0] ?? ''}`);
     if (err instanceof UnknownRobot) throw new InputError(`--robot: ${err.message}`, "'quackd config check' lists the fleet");
+    if (err instanceof RobotSettingsError && fleet.get(err.robot) === undefined) throw notInFleet(err.robot, path);
     if (err instanceof RobotSettingsError) throw new InputError(`calibrate: ${err.message} in ${path}`, err.setting === 'port' ? `add port: /dev/serial/by-id/… to robots.${err.robot}` : undefined);
     throw err;
   }
@@ -56,9 +60,7 @@ async function fleetRobot(env: NodeJS.ProcessEnv, name: string): Promise<{ robot
   const config = await loadConfigFile(env);
   const robot = resolve(new Fleet(config.config.robots ?? {}), name, config.path);
   if (busProtocolOf(robot.key) === undefined) throw new UsageError(`calibrate: ${robotLabel(robot.name, robot.key)} has no servo bus: only microduck:feetech and microduck:dynamixel ducks are calibrated here`);
-  if (robot.name === robot.key) {
-    throw new InputError(`calibrate: ${robot.key} is not a robot of your fleet (${config.path}): the offsets are written into its entry there`, `add one: robots: { duck: { body: ${robot.key}, port: /dev/serial/by-id/… } }`);
-  }
+  if (robot.name === robot.key) throw notInFleet(robot.key, config.path);
   return { robot, path: config.path, settings: servoBusSettings.parse(robot.settings) };
 }
 

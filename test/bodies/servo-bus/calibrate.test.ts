@@ -15,6 +15,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { HOME_POSE } from '../../../src/bodies/microduck/mujoco/duck-spec.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
+import { ServoSurvey } from '../../../src/bodies/microduck/servo-bus/survey.js';
 import { encodeRegister, modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
 import { MAIN, assertFreshBuild, childEnv, runCli } from '../../helpers/cli.js';
@@ -203,6 +204,22 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(yes.code, 0, yes.text);
       assert.match(yes.text, /\noffsets written to .*config\.yaml/);
       assert.ok(sim.writes().every((w) => w.instruction === 'sync write' && w.params[0] === r.torqueEnable.address), 'only torque off, twice');
+    });
+
+    it('a port another program holds (a running quackd serve): health says so and reads nothing, calibrate refuses in one line', async () => {
+      const holder = await ServoSurvey.open(protocol, { port: pty.near, baud: 1_000_000, timeoutMs: 100 });
+      try {
+        const lines = await health();
+        assert.deepEqual(byName(lines, 'bus'), { check: 'bus', status: 'warn', detail: `${pty.near} is held by another program (quackd serve holding ${robot}?): not read here` });
+        assert.equal(byName(lines, 'pose'), undefined);
+        const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+        assert.equal(res.code, 3);
+        assert.match(res.stderr, /^quackd: calibrate: cannot open .*: nothing written, the config is as it was \(another program has it open: another quackd run, or a serial monitor\?\)\n$/);
+        assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
+        assert.deepEqual(sim.received, []);
+      } finally {
+        await holder.close();
+      }
     });
 
     it('without a terminal it is refused before anything is sent, unless --yes', async () => {
