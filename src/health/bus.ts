@@ -13,7 +13,8 @@ import { BridgeError } from '../bridge/errors.js';
 import { LOCKED_HINT } from '../bridge/port-lock.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
-import type { ServoLook, ServoSurvey } from '../bodies/microduck/servo-bus/survey.js';
+import { lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
+import type { ServoSurvey } from '../bodies/microduck/servo-bus/survey.js';
 import type { ProtocolName } from '../servo-bus/packet.js';
 import { plural } from '../text/plural.js';
 import type { Robot } from '../runtime/fleet.js';
@@ -30,7 +31,7 @@ const span = (xs: readonly number[], digits: number, unit: string): string => {
 
 const line = (check: string, r: HealthReport): HealthResult => ({ check, ...r });
 
-function servosLine(read: readonly ServoLook[], protocol: ProtocolName, lookProblem: (l: ServoLook, p: ProtocolName) => string | undefined): HealthResult {
+function servosLine(read: readonly ServoLook[], protocol: ProtocolName): HealthResult {
   const wrong = read.filter((l) => !l.expected).map((l) => lookProblem(l, protocol) ?? servoLabel(l.joint));
   const alarmed = read.filter((l) => l.alarms.length > 0).map((l) => `${servoLabel(l.joint)} reports ${l.alarms.join(', ')}`);
   if (wrong.length + alarmed.length > 0) return line('servos', fail([...wrong, ...alarmed].join('; ')));
@@ -45,8 +46,8 @@ function torqueLine(read: readonly ServoLook[], robot: string): HealthResult {
   return line('torque', warn(`on on ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off`));
 }
 
-function poseLine(looks: readonly ServoLook[], robot: string, poseErrors: (l: readonly ServoLook[]) => readonly { joint: { name: string }; error: number | undefined }[]): HealthResult | undefined {
-  const known = poseErrors(looks).filter((e): e is { joint: { name: string }; error: number } => e.error !== undefined);
+function poseLine(looks: readonly ServoLook[], robot: string): HealthResult | undefined {
+  const known = poseErrors(looks).filter((e): e is JointError & { error: number } => e.error !== undefined);
   if (known.length === 0) return undefined;
   const of = known.length < looks.length ? ` (${known.length} of ${looks.length} joints read)` : '';
   const worst = known.reduce((w, e) => (Math.abs(e.error) > Math.abs(w.error) ? e : w));
@@ -66,8 +67,7 @@ async function look(robot: Robot, protocol: ProtocolName, signal: AbortSignal): 
   const s = parsed.data;
   const head = `${protocol} at ${s.baud} baud on ${s.port}`;
   if (!existsSync(s.port)) return fail(`${s.port} is not there: is the bus adapter plugged in?`);
-  const [surveys, { poseErrors }] = await Promise.all([import('../bodies/microduck/servo-bus/survey.js'), import('../bodies/microduck/servo-bus/calibration.js')]);
-  const { lookProblem } = surveys;
+  const surveys = await import('../bodies/microduck/servo-bus/survey.js');
   let survey: ServoSurvey;
   try {
     survey = await surveys.ServoSurvey.open(protocol, { port: s.port, baud: s.baud, timeoutMs: s.bus_timeout_ms });
@@ -92,12 +92,12 @@ async function look(robot: Robot, protocol: ProtocolName, signal: AbortSignal): 
   const read = looks.filter((l) => l.problem === undefined);
   const expected = read.filter((l) => l.expected);
   const entries: HealthResult[] = [];
-  if (read.length > 0) entries.push(servosLine(read, protocol, lookProblem));
+  if (read.length > 0) entries.push(servosLine(read, protocol));
   if (expected.length > 0) {
     entries.push(line('servo power', ok(`${span(expected.map((l) => l.voltage ?? 0), 1, 'V')} · ${span(expected.map((l) => l.temperature ?? 0), 0, '°C')}`)));
     entries.push(torqueLine(expected, robot.name));
   }
-  const pose = poseLine(looks, robot.name, poseErrors);
+  const pose = poseLine(looks, robot.name);
   if (pose !== undefined) entries.push(pose);
   const answering = silent.length === 0 ? `all ${looks.length} servos of the joint table answer` : `${read.length} of ${looks.length} servos answer; ${silent.map((l) => lookProblem(l, protocol)).join('; ')}`;
   return { ...(silent.length === 0 ? ok(`${head} · ${answering}`) : fail(`${head} · ${answering}`)), entries };

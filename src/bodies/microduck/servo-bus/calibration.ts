@@ -13,28 +13,9 @@
 import { RuntimeError } from '../../../errors.js';
 import { BusLostError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
-import { HOME_POSE } from '../mujoco/duck-spec.js';
-import { jointAngle, type JointRow } from './joint-table.js';
-import { lookProblem, ServoSurvey, type ServoLook, type SurveyLink } from './survey.js';
-
-/** Offsets are written to 0.1 mrad: a tenth of an STS3215's count (1.5 mrad), short in the file. */
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 || 0;
-
-/** Each joint's offset that makes `servoRad` read as `target` (the home pose, rad). */
-export function calibratedRows(joints: readonly JointRow[], servoRad: readonly number[], target: readonly number[] = HOME_POSE): JointRow[] {
-  return joints.map((j, i) => ({ ...j, offset: round4((servoRad[i] ?? 0) - j.direction * (target[i] ?? 0)) }));
-}
-
-export interface JointError {
-  readonly joint: JointRow;
-  /** Joint angle read minus home, rad; undefined when the servo could not be read. */
-  readonly error: number | undefined;
-}
-
-/** How far each joint reads from `target` through the table's offsets. */
-export function poseErrors(looks: readonly ServoLook[], target: readonly number[] = HOME_POSE): JointError[] {
-  return looks.map((l, i) => ({ joint: l.joint, error: l.servoRad !== undefined ? jointAngle(l.joint, l.servoRad) - (target[i] ?? 0) : undefined }));
-}
+import type { JointRow } from './joint-table.js';
+import { calibratedRows, lookProblem, poseErrors, type ServoLook } from './servo-look.js';
+import { ServoSurvey, type SurveyLink } from './survey.js';
 
 export interface CalibrationSteps {
   readonly protocol: ProtocolName;

@@ -13,23 +13,9 @@ import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { protocolNamed } from '../../../servo-bus/protocol.js';
 import type { TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, servoLabel, type JointRow } from './joint-table.js';
+import type { ServoLook } from './servo-look.js';
 
-export interface ServoLook {
-  readonly joint: JointRow;
-  /** Why the servo could not be read (`did not answer`), or undefined. */
-  readonly problem?: string;
-  /** Its model number, and name when quackd's tables know it. */
-  readonly model?: { readonly number: number; readonly name: string | undefined };
-  /** It is the model the body drives (BUS_SERVO_MODEL): only then are the registers below read. */
-  readonly expected: boolean;
-  readonly torque?: boolean;
-  /** Present position, rad from the servo's centre (the joint table's `servo` angle). */
-  readonly servoRad?: number;
-  readonly voltage?: number;
-  readonly temperature?: number;
-  /** Alarm bits its replies carried (overload, overheat…), in words. */
-  readonly alarms: readonly string[];
-}
+export type { ServoLook } from './servo-look.js';
 
 export interface SurveyLink {
   readonly port: string;
@@ -138,11 +124,4 @@ export class ServoSurvey {
       alarms,
     };
   }
-}
-
-/** `left_knee (servo 23) did not answer`, or the model it turned out to be; undefined for a servo read whole. */
-export function lookProblem(look: ServoLook, protocol: ProtocolName): string | undefined {
-  if (look.problem !== undefined) return `${servoLabel(look.joint)} ${look.problem}`;
-  if (!look.expected) return `${servoLabel(look.joint)} is ${look.model?.name ?? `model ${look.model?.number ?? '?'}`}, not the ${BUS_SERVO_MODEL[protocol]} the joint table drives`;
-  return undefined;
 }
