@@ -142,11 +142,16 @@ export const calibrateCommand: Command = {
           port: settings.port,
           config: path,
           backup: result.backup ?? null,
-          joints: result.joints.map((j) => ({ name: j.joint.name, id: j.joint.id, offset: j.joint.offset, previous: j.previous, error_rad: j.error ?? null })),
+          joints: result.joints.map((j) => ({ name: j.joint.name, id: j.joint.id, offset: j.joint.offset, previous: j.previous, error_rad: j.error ?? null, ...(j.otherDirection !== undefined ? { other_direction_offset: j.otherDirection } : {}) })),
           max_error_rad: w?.error !== undefined ? Math.abs(w.error) : null,
         }),
       );
     } else print(io, result, path);
+    for (const j of result.joints) {
+      if (j.otherDirection === undefined) continue;
+      const d = j.joint.direction;
+      io.err.write(`quackd: warning: ${j.joint.name}'s offset ${signed(j.joint.offset)} rad is more than a horn a few teeth off; with direction ${-d} it would be ${signed(j.otherDirection)}: is its direction in joints: right? (a joint turning the wrong way walks mirrored)\n`);
+    }
     return EXIT.ok;
   },
 };

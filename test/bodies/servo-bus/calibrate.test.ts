@@ -171,6 +171,19 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(readFileSync(configFile, 'utf8').split('\n').filter((l) => l.includes('{ name: ')).length, 14 * 1, 'a row a line');
     });
 
+    it('a joint whose servo turns the other way than the table says: its offset is written as read, with a warning that the other direction fits', async () => {
+      // left_knee (servo 23) built mirrored: at home it reads −home, not +home, plus its horn's −0.3.
+      const knee = 3;
+      const servoRad = -(HOME_POSE[knee] ?? 0) + (MOUNTED[knee] ?? 0);
+      sim.table(23).set(encodeRegister(r.presentPosition, model.countsPerTurn / 2 + servoRad / r.presentPosition.unit, model.byteOrder), r.presentPosition.address);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes', '--json'], { env: env() });
+      assert.equal(res.code, 0, res.stderr);
+      const out = JSON.parse(res.stdout) as { joints: { name: string; offset: number; other_direction_offset?: number }[] };
+      assert.deepEqual(out.joints.filter((j) => j.other_direction_offset !== undefined).map((j) => j.name), ['left_knee']);
+      assert.ok(Math.abs((out.joints[knee]?.other_direction_offset ?? 0) - (MOUNTED[knee] ?? 0)) < 0.002, JSON.stringify(out.joints[knee]));
+      assert.match(res.stderr, /^quackd: warning: left_knee's offset \+2\.\d{4} rad is more than a horn a few teeth off; with direction -1 it would be −0\.(29|30)\d{2}: is its direction in joints: right\? \(a joint turning the wrong way walks mirrored\)\n$/);
+    });
+
     it('a servo that does not answer: one line naming it, exit 3, the config untouched and nothing written to any servo', async () => {
       sim.silence(23);
       const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });

@@ -14,7 +14,8 @@ import { RuntimeError } from '../../../errors.js';
 import { BusLostError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import type { JointRow } from './joint-table.js';
-import { calibratedRows, lookProblem, poseErrors, type ServoLook } from './servo-look.js';
+import { HOME_POSE } from '../mujoco/duck-spec.js';
+import { calibratedRows, lookProblem, otherDirectionOffset, poseErrors, type ServoLook } from './servo-look.js';
 import { ServoSurvey, type SurveyLink } from './survey.js';
 
 export interface CalibrationSteps {
@@ -30,6 +31,8 @@ export interface CalibrationSteps {
 export interface JointCalibration {
   readonly joint: JointRow;
   readonly previous: number;
+  /** The offset is large, and the other direction would make it small: is the direction right? (servo-look.ts) */
+  readonly otherDirection: number | undefined;
   /** The pose error after calibration, read again through the saved offset (rad). */
   readonly error: number | undefined;
 }
@@ -59,7 +62,7 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
     const read = positions(await survey.look(joints), protocol, link.port, 'while held');
     saved = await steps.save(calibratedRows(joints, read));
     const errors = poseErrors(await survey.look(saved.rows));
-    return { saved: true, backup: saved.backup, joints: errors.map((e, i) => ({ joint: e.joint, previous: joints[i]?.offset ?? 0, error: e.error })) };
+    return { saved: true, backup: saved.backup, joints: errors.map((e, i) => ({ joint: e.joint, previous: joints[i]?.offset ?? 0, error: e.error, otherDirection: otherDirectionOffset(e.joint, HOME_POSE[i] ?? 0) })) };
   } catch (err) {
     if (!(err instanceof BusLostError)) throw err;
     const after = saved !== undefined ? 'the offsets were written, not read back' : 'nothing written, the config is as it was';

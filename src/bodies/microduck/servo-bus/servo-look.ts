@@ -50,3 +50,20 @@ export interface JointError {
 export function poseErrors(looks: readonly ServoLook[], target: readonly number[] = HOME_POSE): JointError[] {
   return looks.map((l, i) => ({ joint: l.joint, error: l.servoRad !== undefined ? jointAngle(l.joint, l.servoRad) - (target[i] ?? 0) : undefined }));
 }
+
+/**
+ * Past this an offset is more than a horn set a few spline teeth off (an STS3215's 25-tooth spline
+ * is 0.25 rad a tooth; the Open Duck Mini's build centres each servo before its horn goes on).
+ */
+export const LARGE_OFFSET_RAD = 0.5;
+
+/**
+ * For an offset past LARGE_OFFSET_RAD: the offset the other direction would give, when that one
+ * is small. A joint whose servo turns the other way than the table says reads home mirrored,
+ * and its offset takes twice the home angle: a walk would then drive it the wrong way.
+ */
+export function otherDirectionOffset(row: JointRow, target: number): number | undefined {
+  if (Math.abs(row.offset) <= LARGE_OFFSET_RAD) return undefined;
+  const flipped = round4(row.offset + 2 * row.direction * target);
+  return Math.abs(flipped) <= LARGE_OFFSET_RAD ? flipped : undefined;
+}
