@@ -43,7 +43,7 @@ function torqueLine(read: readonly ServoLook[], robot: string): HealthResult {
   if (on.length === 0) return line('torque', ok('off on every servo (limp)'));
   const which = on.length === read.length ? 'every servo' : on.map((l) => servoLabel(l.joint)).join(', ');
   // The port opened, so no quackd holds the bus: nothing drives these servos.
-  return line('torque', warn(`on on ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off`));
+  return line('torque', warn(`on in ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off`));
 }
 
 function poseLine(looks: readonly ServoLook[], robot: string): HealthResult | undefined {

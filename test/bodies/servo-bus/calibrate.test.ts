@@ -121,7 +121,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.deepEqual(byName(before, 'servos'), { check: 'servos', status: 'ok', detail: `14 ${model.name}s, no alarm` });
       assert.match(byName(before, 'servo power')?.detail ?? '', /^\d+\.\d V · 31 °C$/);
       assert.equal(byName(before, 'torque')?.status, 'warn', 'torque on with nobody holding the bus');
-      assert.match(byName(before, 'torque')?.detail ?? '', /^on on every servo with no quackd holding the bus: they hold their last goal .* quackd torque \w+ off$/);
+      assert.match(byName(before, 'torque')?.detail ?? '', /^on in every servo with no quackd holding the bus: they hold their last goal .* quackd torque \w+ off$/);
       assert.equal(byName(before, 'pose')?.status, 'warn');
       assert.match(byName(before, 'pose')?.detail ?? '', /joints over 0\.02 rad from home: left_hip_yaw \+0\.100, left_hip_roll −0\.05\d, /);
       assert.deepEqual(sim.writes(), [], 'health writes nothing');
