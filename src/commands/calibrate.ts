@@ -105,7 +105,9 @@ export const calibrateCommand: Command = {
     if (!json) io.line(`calibrate ${robotLabel(robot.name, robot.key)} · ${joints.length} ${BUS_SERVO_MODEL[protocol]} on ${settings.port} · ${protocol} at ${settings.baud} baud`);
     const holding = `hold ${robot.name} in its home pose (standing as a walk starts: hips and knees bent, head level)`;
     const { calibrate } = await import('../bodies/microduck/servo-bus/calibration.js');
-    const { writeRobotJoints } = await import('../config/robot-joints.js');
+    const { assertWritable, writeRobotJoints } = await import('../config/robot-joints.js');
+    // Before torque goes off: a person who held the duck for nothing would not thank us.
+    await assertWritable(path);
     let result: CalibrationResult;
     try {
       result = await calibrate({

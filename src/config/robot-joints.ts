@@ -7,7 +7,8 @@
  * rename, so a crash half-way leaves one file or the other whole, never a torn one.
  */
 import { constants } from 'node:fs';
-import { copyFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, copyFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { isMap, isSeq, parseDocument, type YAMLMap } from 'yaml';
 import { InputError, RuntimeError } from '../errors.js';
 
@@ -41,7 +42,17 @@ async function backUp(path: string): Promise<string> {
   }
 }
 
-const cannot = (path: string, err: unknown): RuntimeError => new RuntimeError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, (err as NodeJS.ErrnoException).code === 'EACCES' ? 'the file is not yours to write: run as its owner (sudo for /etc/quackd/config.yaml)' : undefined);
+const cannot = (path: string, err: unknown): RuntimeError => new RuntimeError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, (err as NodeJS.ErrnoException).code === 'EACCES' ? 'the file is not yours to write: run as its owner, sudo for /etc/quackd/config.yaml' : undefined);
+
+/** Refuses, before anything else is done, a file (or its folder, where the backup and the new text go) this user cannot write. */
+export async function assertWritable(path: string): Promise<void> {
+  try {
+    await access(path, constants.W_OK);
+    await access(dirname(path), constants.W_OK);
+  } catch (err) {
+    throw cannot(path, err);
+  }
+}
 
 /** Sets `robots.<robot>.joints` to `rows` in the file at `path`; resolves with the backup's path. */
 export async function writeRobotJoints(path: string, robot: string, rows: readonly JointRowValues[]): Promise<string> {

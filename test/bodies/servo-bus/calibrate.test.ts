@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -233,6 +233,14 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       } finally {
         await holder.close();
       }
+    });
+
+    it('a config file this user cannot write: refused before anything is sent to a servo', { skip: process.getuid?.() === 0 ? 'root may write any file' : undefined }, async () => {
+      chmodSync(configFile, 0o444);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+      assert.equal(res.code, 3);
+      assert.match(res.stderr, /^quackd: cannot write .*config\.yaml: EACCES \(the file is not yours to write: run as its owner, sudo for \/etc\/quackd\/config\.yaml\)\n$/);
+      assert.deepEqual(sim.received, []);
     });
 
     it('without a terminal it is refused before anything is sent, unless --yes', async () => {
