@@ -28,8 +28,12 @@ import { fileURLToPath } from 'node:url';
 export const REPO = fileURLToPath(new URL('../', import.meta.url));
 const SRC = join(REPO, 'src');
 
-/** Loaded from node_modules at run time: native bindings, WebAssembly, a require() by name. */
-export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty'] as const;
+/**
+ * Loaded from node_modules at run time: native bindings, WebAssembly, a require() by name.
+ * i2c-bus is an optional dependency built at install (no prebuilds): the arm bundles, installed
+ * for the target with scripts off and from `dependencies` only, do not carry it.
+ */
+export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus'] as const;
 
 /** Modules quackd starts by URL or path (workers, control plants and skills, a child script), besides the CLI. */
 const STARTED_BY_URL = [

@@ -50,6 +50,8 @@ export interface BodyEntry {
    * (`ok` false: the one line says what a run would refuse). Absent: the body has no model to check.
    */
   readonly checkModel?: (settings: Readonly<Record<string, unknown>>, policies: Readonly<Record<Slot, string>>) => Promise<{ readonly ok: boolean; readonly detail: string }>;
+  /** What `quackd health` says of the robot's trunk IMU with these settings (reads only). Absent: the body has none of its own. */
+  readonly checkImu?: (settings: Readonly<Record<string, unknown>>) => Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }>;
 }
 
 export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
@@ -80,6 +82,7 @@ function servoBusDuck(protocol: ProtocolName, description: string): BodyEntry {
     settings: servoBusSettings,
     present: busPortPresent,
     load: async (o) => (await import('./microduck/servo-bus/bus-body.js')).createBusBody(protocol, o),
+    checkImu: async (settings) => (await import('./microduck/servo-bus/imu-check.js')).checkBusImu(settings),
   };
 }
 

@@ -116,6 +116,7 @@ const GATE_DENIED: Readonly<Record<GateHow, string>> = {
   'no-tty': '(denied: needs confirmation; no terminal to ask, --yes to allow)',
   aborted: '(not confirmed: the run was stopped)',
   person: '(denied)',
+  channel: '(denied over MQTT)',
   timeout: '(not confirmed: nobody answered in time)',
 };
 

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openService, replyError } from '../service/socket/client.js';
 import type { Reply } from '../service/socket/protocol.js';
-import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
-import { resolveTranscriptId } from '../transcript/reader.js';
+import type { TranscriptEvent } from '../transcript/events.js';
+import { resolveTranscriptId, skippedLine, transcriptRecord } from '../transcript/reader.js';
 import { pilotLabel } from '../pilot/providers/provider.js';
 import { fitLine } from './fit.js';
 import { printable, type Output } from './output.js';
@@ -74,21 +74,25 @@ export async function followFile(io: Output, dir: string, ref: string, json: boo
   const path = join(dir, `${id}.jsonl`);
   const print = followPrinter(io, json);
   let seen = 0;
+  let skipped = 0;
+  const done = (): void => {
+    if (skipped > 0) io.err.write(`${skippedLine(skipped, id)}\n`);
+  };
   for (;;) {
     // Only whole lines: the writer may be half-way through the last one.
     const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
     for (const raw of lines.slice(seen)) {
       seen += 1;
-      let line: TranscriptLine;
-      try {
-        line = JSON.parse(raw) as TranscriptLine;
-      } catch {
+      if (raw.trim() === '') continue;
+      const line = transcriptRecord(raw);
+      if (line === undefined) {
+        skipped += 1;
         continue;
       }
       print(line, id);
-      if (line.type === 'end') return;
+      if (line.type === 'end') return done();
     }
-    if (signal.aborted) return;
+    if (signal.aborted) return done();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, POLL_MS);
       signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });

@@ -18,7 +18,8 @@ const help = `usage: quackd health [--robot NAME|KEY] [--timeout S] [--json]
 
 Checks what a run of the robot needs, one line each: the config file and the robot, its model (a
 microduck:mujoco robot's mjcf, compiled as a run opens it, with each policy slot's joints matched
-against it), which ONNX runtime runs its policies (native or WebAssembly), that every policy slot
+against it), its trunk IMU (a servo-bus duck's BNO055: whether it answers, its mode and
+calibration sys/gyro/acc/mag, a warning while the gyro is uncalibrated), which ONNX runtime runs its policies (native or WebAssembly), that every policy slot
 loads, that the memory store opens (and how much it holds), and whether the service runs; when
 it does, the service's own lines follow (each robot's loop, link and battery, its store, the MQTT
 broker). Each says ok, warn or fail; exit 0 when nothing fails (a warning fails nothing), 1 when

@@ -21,6 +21,7 @@ export const commands: CommandTable = {
   serve: { summary: 'run quackd as a service: hold the fleet, take runs from the CLI (over SSH) and front doors', load: async () => (await import('./serve.js')).serveCommand },
   'serve-mcp': { summary: 'serve the robots as MCP tools to a desktop LLM client (stdio, or HTTP with --http), under the same safety contract and memory as runs', load: async () => (await import('./serve-mcp.js')).serveMcpCommand },
   ...socketClients,
+  mqtt: { summary: "the embedded MQTT broker's logins to give Home Assistant or Node-RED (quackd mqtt credentials)", load: async () => (await import('./mqtt.js')).mqttCommand },
   logs: { summary: "the running service's log (journalctl -u quackd under systemd)", load: async () => (await import('./logs.js')).logsCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
   calibrate: { summary: "set a servo-bus duck's joint offsets from the home pose you hold it in (torque off, nothing moves); written into the config", load: async () => (await import('./calibrate.js')).calibrateCommand },

@@ -7,6 +7,8 @@ import { UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { dirname } from 'node:path';
 import { configPath, withConfigFlag, type ConfigFile } from '../config/file.js';
+import { groupId } from '../config/os-group.js';
+import { dataDir } from '../config/paths.js';
 import { createLogRoot, logger, withLogs } from '../log.js';
 import { publicConfig } from '../mqtt/bridge-info.js';
 import { mqttServiceDoor } from '../mqtt/service-door.js';
@@ -44,7 +46,8 @@ examples:
 export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest): (service: unknown, config: ConfigFile) => FrontDoor[] {
   return (_service, config) => {
     const file = configPath(env);
-    const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, ...(restart !== undefined ? { restart } : {}) });
+    const group = config.service?.socket_group ?? (groupId('quackd') !== undefined ? 'quackd' : undefined);
+    const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, dataDir: dataDir(env), ...(group !== undefined ? { credentialsGroup: group } : {}), ...(restart !== undefined ? { restart } : {}) });
     return [...(mqtt !== undefined ? [mqtt] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
   };
 }

@@ -5,7 +5,7 @@ import { fitTable } from '../cli/fit.js';
 import { printable } from '../cli/output.js';
 import { transcriptsDir } from '../config/paths.js';
 import { printTranscript } from '../cli/transcript-format.js';
-import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize } from '../transcript/reader.js';
+import { listTranscriptIds, readTranscript, resolveTranscriptId, skippedLine, summarize } from '../transcript/reader.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
@@ -80,7 +80,7 @@ export const transcriptCommand: Command = {
       const { lines, skipped } = readTranscript(join(dir, `${id}.jsonl`));
       if (f.json === true) for (const l of lines) io.line(JSON.stringify(l));
       else printTranscript(io, lines, f.frames === true);
-      if (skipped > 0) io.err.write(`quackd: ${skipped} unreadable line${skipped > 1 ? 's' : ''} skipped in ${id}\n`);
+      if (skipped > 0) io.err.write(`${skippedLine(skipped, id)}\n`);
       return Promise.resolve(EXIT.ok);
     }
     if (sub === 'follow') {

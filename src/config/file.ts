@@ -5,7 +5,7 @@
  * defaults. Sections: `pilot:` (the LLM), `robots:` (the fleet), `service:` (quackd serve),
  * `mqtt:` (the service's MQTT) and `transcripts:` (how many runs are kept).
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -16,6 +16,11 @@ import { MqttSectionSchema } from '../mqtt/config.js';
 import { ServiceSectionSchema } from '../service/settings.js';
 import { TranscriptsSectionSchema } from '../transcript/retention.js';
 import { dataDir } from './paths.js';
+import { nestingMessage } from '../text/nesting.js';
+import { tooLarge } from '../text/too-large.js';
+
+/** A config is a page or two: a megabyte is far more than one needs, and bounds what start-up reads. */
+export const MAX_CONFIG_BYTES = 1 << 20;
 
 export const PilotSectionSchema = z
   .object({
@@ -81,13 +86,24 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
   const path = configPath(env);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // The size first, on the file opened: a huge file is refused unread.
+    const file = await open(path, 'r');
+    try {
+      const { size } = await file.stat();
+      if (size > MAX_CONFIG_BYTES) throw tooLarge(path, size, MAX_CONFIG_BYTES, 'a config file');
+      text = await file.readFile('utf8');
+    } finally {
+      await file.close();
+    }
   } catch (err) {
+    if (err instanceof InputError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: {} };
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   // Imported here so that runs without a config file never load the YAML parser.
-  const [{ LineCounter, parseDocument, isMap, isScalar }, { yamlValues }] = await Promise.all([import('yaml'), import('./yaml-values.js')]);
+  const [{ LineCounter, parseDocument, isMap, isScalar }, { yamlTooDeep, yamlValues }] = await Promise.all([import('yaml'), import('./yaml-values.js')]);
+  const deep = yamlTooDeep(text);
+  if (deep !== undefined) throw new InputError(`${path}:${text.slice(0, deep).split('\n').length}: ${nestingMessage()}`);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const syntax = doc.errors[0];

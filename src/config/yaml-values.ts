@@ -4,7 +4,8 @@
  * its line and field rather than a crash or an exhausted heap. Callers turn the failure into
  * their usual `file:line: field: …` line.
  */
-import { isMap, isNode, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, Parser, type CST, type Document, type Node } from 'yaml';
+import { MAX_NESTING } from '../text/nesting.js';
 import { printable } from '../text/printable.js';
 
 /** Far more alias uses than a hand-written duck or config needs; yaml's default too, said here on purpose. */
@@ -67,4 +68,24 @@ export function yamlValues(doc: Document): YamlValues {
       : printable(alias.message.split('\n')[0] ?? 'bad YAML alias');
     return { ok: false, path: (found?.path ?? []).map((k) => (typeof k === 'string' ? printable(k) : k)), offset: found?.node.range?.[0], message };
   }
+}
+
+/**
+ * The offset of the first YAML collection nested past `limit`, or undefined. yaml's CST parser
+ * keeps its own stack (no recursion), so this is safe on any text; the walk here is a loop too.
+ * Composing the document (parseDocument) recurses, so callers ask this first.
+ */
+export function yamlTooDeep(text: string, limit = MAX_NESTING): number | undefined {
+  const pending: { token: CST.Token | null | undefined; depth: number }[] = [];
+  for (const token of new Parser().parse(text)) pending.push({ token, depth: 0 });
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { token, depth } = next;
+    if (token === null || token === undefined) continue;
+    if (token.type === 'document') pending.push({ token: token.value, depth });
+    else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      if (depth + 1 > limit) return token.offset;
+      for (const item of token.items) pending.push({ token: item.key, depth: depth + 1 }, { token: item.value, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }

@@ -1,13 +1,13 @@
 /**
  * Finds ducks: a path (`ducks/x.duck`), a name from the user's duck folder, or a bundled starter.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Duck } from './duck.js';
-import { parseDuck } from './parse.js';
+import { MAX_DUCK_BYTES, parseDuck, tooLargeDuck } from './parse.js';
 import { findBody } from '../bodies/index.js';
 import { checkDuckForBody } from './check.js';
 
@@ -67,15 +67,24 @@ export function listDucks(yoursDir?: string): DuckListing[] {
 }
 
 /** `./x`, `a/b.duck`, `x.duck` are paths; a bare `hello-world` is a name, even if a file of that name sits here. */
-function looksLikePath(ref: string): boolean {
+export function looksLikePath(ref: string): boolean {
   return ref.includes('/') || ref.includes('\\') || extname(ref) === '.duck';
 }
 
 export function loadDuckFile(path: string): Duck {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // The size first, on the file opened: a huge file is refused unread.
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size > MAX_DUCK_BYTES) throw tooLargeDuck(path, size);
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
+    if (err instanceof InputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new InputError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? String(err)})`}`);
   }

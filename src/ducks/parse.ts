@@ -10,7 +10,9 @@ import { buildFlock, type FlockSpec } from '../flock/spec.js';
 import { InputError } from '../errors.js';
 import { printable } from '../text/printable.js';
 import { didYouMean } from '../text/suggest.js';
-import { yamlValues } from '../config/yaml-values.js';
+import { yamlTooDeep, yamlValues } from '../config/yaml-values.js';
+import { MAX_NESTING, nestingMessage } from '../text/nesting.js';
+import { tooLarge } from '../text/too-large.js';
 import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
 import { frontMatterSchema, successCheckText, type FrontMatter } from './schema.js';
 
@@ -48,11 +50,20 @@ function parseChecks(value: string | string[] | undefined): SuccessCheck[] {
   });
 }
 
+/** A duck is a page of text: a megabyte is far more than one needs, and bounds what a run request can make the service hold. */
+export const MAX_DUCK_BYTES = 1 << 20;
+
+export const tooLargeDuck = (source: string, bytes: number): InputError => tooLarge(source, bytes, MAX_DUCK_BYTES, 'a duck');
+
 export function parseDuck(text: string, source: string, name: string): Duck {
+  // Characters, then bytes: a string past the limit in UTF-16 units is past it in UTF-8 too.
+  if (text.length > MAX_DUCK_BYTES || Buffer.byteLength(text) > MAX_DUCK_BYTES) throw tooLargeDuck(source, Buffer.byteLength(text));
   const { yaml, body, bodyLine } = splitFrontMatter(text, source);
+  const deep = yamlTooDeep(yaml, MAX_NESTING);
+  // Front matter starts on line 2 of the file.
+  if (deep !== undefined) fail(source, yaml.slice(0, deep).split('\n').length + 1, `front matter is ${nestingMessage()}`);
   const counter = new LineCounter();
   const doc = parseDocument(yaml, { lineCounter: counter, prettyErrors: false });
-  // Front matter starts on line 2 of the file.
   const lineAt = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : counter.linePos(offset).line + 1);
   const firstError = doc.errors[0];
   if (firstError !== undefined) fail(source, lineAt(firstError.pos[0]), `front matter is not valid YAML: ${printable(firstError.message.split('\n')[0] ?? '')}`);

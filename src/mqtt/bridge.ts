@@ -99,6 +99,7 @@ export class BridgeTopics {
   }
 
   private send(event: BridgeEvent): void {
-    this.ctx.publisher.send(this.ctx.topics.bridgeEvent, JSON.stringify(event));
+    // A robot joined or left, a run started or ended: among what matters.
+    this.ctx.publisher.send(this.ctx.topics.bridgeEvent, JSON.stringify(event), 0, true);
   }
 }

@@ -2,10 +2,18 @@
  * The embedded broker (aedes) for a robot with no broker of its own: MQTT 3.1.1, on loopback
  * only (mqtt.listen; src/mqtt/config.ts says why), retained messages in memory (the front door republishes them after a restart). A port
  * that is taken is said as such, so the service can go on without MQTT instead of failing.
- * Being the broker, it knows which client sent each command (`sender`): MQTT itself never tells
- * a subscriber who published, so this is how a run from MQTT names the client that asked.
+ * Being the broker, it knows which client sent each command: MQTT itself never tells a
+ * subscriber who published, so commands are handed to the front door from here, with their
+ * sender, and a run from MQTT names the login and client that asked. Anonymous clients are refused; who may publish where is broker-acl.ts's.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { Duplex, pipeline, Transform } from 'node:stream';
+import { timingSafeEqual } from 'node:crypto';
+import { logger } from '../log.js';
+import { clientWords } from '../runtime/holder.js';
+import { publishRefusal, type AclContext, type BrokerLogin } from './broker-acl.js';
+import { COMMAND_RATE, CommandRateLimit } from './rate-limit.js';
+import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
 export class BrokerPortTaken extends Error {
@@ -18,40 +26,100 @@ export class BrokerPortTaken extends Error {
   }
 }
 
+/** Who published a command: its client id and the login it connected with. */
+export interface Sender {
+  readonly clientId: string;
+  readonly username: string;
+}
+
 export interface EmbeddedBroker {
   readonly url: string;
   readonly port: number;
-  /** The client id that published `payload` on `topic` (a topic `watched` accepts), asked once when it arrives. */
-  sender(topic: string, payload: Buffer): string | undefined;
   close(): Promise<void>;
 }
 
-/** Commands noted and not yet asked about: a few at a time, unless nobody asks (then the oldest go). */
-const SENDERS_KEPT = 64;
+export interface BrokerAccess {
+  /** Every login (the service's own included) with its password and rights. */
+  readonly logins: ReadonlyMap<string, BrokerLogin>;
+  readonly acl: AclContext;
+}
 
-export async function startEmbeddedBroker(host: string, port: number, watched: (topic: string) => boolean = () => false): Promise<EmbeddedBroker> {
+/** A CONNACK refusal aedes passes on: 4 is "bad user name or password". */
+const badLogin = (): Error & { returnCode: number } => Object.assign(new Error('bad user name or password'), { returnCode: 4 });
+
+function samePassword(given: Buffer | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const want = Buffer.from(expected);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/**
+ * `commands`: hears each message another login publishes on a topic `watched` accepts, with who
+ * sent it, in the order the broker takes them (the front door's commands, straight from the
+ * broker: no round trip through a client, and no guessing who sent what).
+ */
+export async function startEmbeddedBroker(host: string, port: number, access: BrokerAccess, watched: (topic: string) => boolean, commands: (topic: string, payload: Buffer, sender: Sender) => void): Promise<EmbeddedBroker> {
   // Imported here: a service on an external broker (mosquitto, HA's add-on) never pays its memory.
   const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
-  const senders = new Map<string, string>();
-  const key = (topic: string, payload: Buffer | string): string => `${topic}\n${Buffer.from(payload).toString('base64')}`;
-  const authorize = aedes.authorizePublish.bind(aedes);
+  const log = logger('mqtt');
+  const throttle = new CommandRateLimit(COMMAND_RATE);
+  /** Each connected client's login, as it authenticated. */
+  const users = new WeakMap<object, string>();
+  // No anonymous client: every login is one of the data directory's (credentials.ts).
+  aedes.authenticate = (client, username, password, callback) => {
+    const login = username !== undefined ? access.logins.get(username) : undefined;
+    if (username === undefined || login === undefined || !samePassword(password, login.password)) {
+      log.warn({ client: clientWords(client.id), user: username === undefined ? '(anonymous)' : clientWords(username) }, 'refused an MQTT login: anonymous or unknown user, or a wrong password');
+      return callback(badLogin(), false);
+    }
+    users.set(client, username);
+    callback(null, true);
+  };
   // Before the message goes anywhere: the front door's own client hears it later, over its socket.
   aedes.authorizePublish = (client, packet, callback) => {
-    if (client !== null && watched(packet.topic)) {
-      senders.set(key(packet.topic, packet.payload), client.id);
-      const [oldest] = senders.keys();
-      if (senders.size > SENDERS_KEPT && oldest !== undefined) senders.delete(oldest);
+    if (client === null) return callback(null);
+    const username = users.get(client) ?? '';
+    const why = publishRefusal(access.acl, username, access.logins.get(username), packet.topic);
+    if (why !== undefined) {
+      log.warn({ client: clientWords(client.id), user: clientWords(username), topic: clientWords(packet.topic, 200) }, `refused an MQTT publish: ${why}; connection closed`);
+      return callback(new Error(why));
     }
-    authorize(client, packet, callback);
+    // A client over the command rate is read no further for a moment: its flood waits in its own
+    // socket, not in the broker's queues ahead of someone else's stop (the front door refuses it).
+    // aedes reads a client's next bytes only once every packet already read is handled, so holding
+    // this answer holds the client. (aedes's own pause() loses count of a batch read meanwhile and
+    // never reads that client again: test/mqtt/set-fuzz.test.ts hung on it.)
+    if (watched(packet.topic) && throttle.take(client.id, Date.now()).kind !== 'ok') {
+      setTimeout(() => callback(null), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
+      return;
+    }
+    callback(null);
   };
+  aedes.on('publish', (packet, client) => {
+    const username = client !== null ? users.get(client) : undefined;
+    if (client === null || username === undefined || username === access.acl.serviceUser || !watched(packet.topic)) return;
+    commands(packet.topic, Buffer.from(packet.payload), { clientId: client.id, username });
+  });
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     // Commands are small packets: no Nagle delay on a stop.
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    aedes.handle(socket);
+    // Each packet's declared size is read before aedes buffers it (packet-limit.ts).
+    const guard = packetSizeGuard();
+    const inbound = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        const size = guard(chunk);
+        if (size === undefined) return done(null, chunk);
+        log.warn({ from: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`, bytes: size }, `refused an MQTT packet over the ${MAX_PACKET_BYTES / 1024} KB packet limit; connection closed`);
+        socket.destroy();
+        done();
+      },
+    });
+    pipeline(socket, inbound, () => undefined);
+    aedes.handle(Duplex.from({ readable: inbound, writable: socket }));
   });
   const closeAedes = () => new Promise<void>((resolve) => aedes.close(() => resolve()));
   try {
@@ -72,12 +140,6 @@ export async function startEmbeddedBroker(host: string, port: number, watched: (
   return {
     url: `mqtt://${hostPort(host, bound)}`,
     port: bound,
-    sender(topic, payload) {
-      const k = key(topic, payload);
-      const id = senders.get(k);
-      senders.delete(k);
-      return id;
-    },
     async close() {
       await closeAedes();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

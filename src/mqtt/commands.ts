@@ -9,11 +9,13 @@
 import { z } from 'zod';
 import type { ServiceApi } from '../service/api.js';
 import { printable } from '../text/printable.js';
+import { jsonTooDeep, nestingMessage } from '../text/nesting.js';
 import { InputError, QuackdError } from '../errors.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { UnknownRobot } from '../runtime/fleet.js';
 import type { RunBy } from '../runtime/holder.js';
 import { BRIDGE_COMMANDS, type BridgeCommand } from './topics.js';
+import type { MqttRight } from './config.js';
 import { switchTorque } from './torque.js';
 
 /** Larger payloads are refused unread: no command needs more. */
@@ -89,6 +91,7 @@ function readObject(payload: Buffer, emptyIsObject: boolean): Parsed<Record<stri
   } catch {
     return { ok: false, error: 'payload is not UTF-8 text' };
   }
+  if (jsonTooDeep(text) !== undefined) return { ok: false, error: `payload is ${nestingMessage()}` };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -156,6 +159,27 @@ export function parseRequest(command: string, payload: Buffer): Parsed<BridgeReq
   return { ok: true, value: { command: value, ...robot }, ...tx };
 }
 
+/** The right a command needs of an embedded broker's login (config.ts's mqtt.users); undefined: reading only. */
+export function rightNeeded(command: Command): MqttRight | undefined {
+  if (command.kind === 'confirm') return 'confirm';
+  return command.kind === 'status' || command.kind === 'health' ? undefined : 'command';
+}
+
+/** Who sent a command over MQTT, what they may do, and whether their gate answer is a person's. */
+export interface MqttAsker {
+  readonly by: RunBy;
+  /** The login's rights; `all` where the broker is not ours to know (an external one: its own ACL decides). */
+  readonly may: readonly MqttRight[] | 'all';
+  readonly confirmHow: 'person' | 'channel';
+}
+
+/** Undefined when `asker` may do `command`, else the refusal's words. */
+export function rightRefusal(command: Command, asker: MqttAsker, user: string): string | undefined {
+  const need = rightNeeded(command);
+  if (need === undefined || asker.may === 'all' || asker.may.includes(need)) return undefined;
+  return `mqtt user ${user} may not ${need === 'confirm' ? 'answer gates' : 'command robots'} (the config's mqtt.users.${user}.may has no ${need})`;
+}
+
 /** An error the caller can act on, as one line; anything else is a bug, said as such. */
 export function errorLine(err: unknown): string {
   // A busy robot's answer says who holds it and how to free it.
@@ -175,11 +199,12 @@ export function refusal(error: string, transaction?: Transaction): Answer {
 /**
 /**
  * Carries out a checked command on `robot` (undefined: every robot, for stop and status), asked by
- * `by` (the MQTT client, as far as the broker tells). The robot must be one `known` lists: MQTT
+ * `asker` (the MQTT login and client, as far as the broker tells). The robot must be one `known` lists: MQTT
  * acts only on the fleet it publishes. `restart` is the service's own (src/service/restart.ts):
  * absent where the service cannot restart itself.
  */
-export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, by: RunBy, restart?: () => Answer['data']): Promise<Answer['data']> {
+export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, asker: MqttAsker, restart?: () => Answer['data']): Promise<Answer['data']> {
+  const by = asker.by;
   if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${one(robot)}"; known: ${[...known].join(', ') || 'none'}`);
   const needRobot = (): string => {
     if (robot === undefined) throw new InputError('this command needs a robot');
@@ -199,11 +224,11 @@ export async function execute(api: ServiceApi, command: Command, robot: string |
       return { stopped: robot ?? 'all' };
     case 'confirm': {
       const r = needRobot();
-      if (!api.answerGate(r, command.answer, command.verb, 'person', by)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
+      if (!api.answerGate(r, command.answer, command.verb, asker.confirmHow, by)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);
       return { answered: command.answer };
     }
     case 'torque':
-      return switchTorque(api, needRobot(), command.on);
+      return switchTorque(api, needRobot(), command.on, by);
     case 'status':
       return robot !== undefined ? { ...api.status(robot) } : { robots: api.robots().filter((s) => known.has(s.robot)) };
     case 'health':

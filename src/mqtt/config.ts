@@ -46,8 +46,8 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * Where the embedded broker listens. Loopback only until it has a login of its own (issue 24,
- * "Who may move the robot"): anyone who reaches an open broker can run ducks and move the robot.
+ * Where the embedded broker listens. Loopback only: it has logins and topic rights now, but no
+ * TLS, so a password would cross the network in the clear.
  */
 const ListenSchema = z
   .object({
@@ -55,10 +55,24 @@ const ListenSchema = z
       .string()
       .min(1)
       .refine(isLoopback, {
-        error: (issue) => `${String(issue.input)} is not loopback: a broker other machines reach needs authentication, which the embedded broker does not have yet; use 127.0.0.1 (or ::1, localhost), or a broker with a login (mqtt.url) for Home Assistant elsewhere`,
+        error: (issue) => `${String(issue.input)} is not loopback: the embedded broker has no TLS, so its passwords would cross the network in the clear; use 127.0.0.1 (or ::1, localhost), or a broker with TLS (mqtt.url) for Home Assistant elsewhere`,
       })
       .optional(),
     port: z.int().min(1).max(65535).optional(),
+  })
+  .strict();
+
+/** What an MQTT user of the embedded broker may do beyond reading: run and stop robots, answer their gates. */
+export const MQTT_RIGHTS = ['command', 'confirm'] as const;
+export type MqttRight = (typeof MQTT_RIGHTS)[number];
+
+/** A login of the embedded broker's, as Home Assistant or Node-RED would use it. */
+const mqttUserName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a user name (letters, digits, ., -, _)');
+
+const MqttUserSchema = z
+  .object({
+    /** `[command]` runs, stops and switches torque; `[confirm]` answers gates as a person would; `[]` reads only. */
+    may: z.array(z.enum(MQTT_RIGHTS)).readonly(),
   })
   .strict();
 
@@ -88,6 +102,17 @@ const MqttObjectSchema = z
     version: z.union([z.literal(4), z.literal(5)]).optional(),
     client_id: z.string().min(1).max(128).optional(),
     homeassistant: z.preprocess(onOff, HomeAssistantSchema).optional(),
+    /**
+     * The embedded broker's logins besides the service's own, each with what it may do; their
+     * passwords are made at first start (`quackd mqtt credentials` shows them). Default: one
+     * `homeassistant` login that reads only.
+     */
+    users: z.record(mqttUserName, MqttUserSchema).optional(),
+    /**
+     * With an external broker (which quackd cannot see logins of): whether a gate answered over
+     * MQTT counts as a person's answer. Default false: recorded as answered over MQTT, not by a person.
+     */
+    answers_are_people: z.boolean().optional(),
     /** At most this many state messages a second per robot; newer states replace waiting ones. */
     state_hz: z.number().positive().max(50).optional(),
     /** How often `<base>/bridge/health` is published, in seconds. */
@@ -95,12 +120,19 @@ const MqttObjectSchema = z
   })
   .strict()
   .refine((m) => m.password === undefined || m.password_file === undefined, { message: 'give password or password_file, not both' })
+  .refine((m) => m.users === undefined || m.url === undefined, { message: 'users are the embedded broker\'s logins; an external broker (url) keeps its own (see README: MQTT, who may do what)', path: ['users'] })
+  .refine((m) => m.users?.[SERVICE_USER] === undefined, { message: '"quackd" is the service\'s own login', path: ['users'] })
   .refine((m) => m.listen === undefined || m.url === undefined, { message: 'listen is where the embedded broker listens; with a url quackd uses that broker and starts none', path: ['listen'] })
   .refine((m) => m.port === undefined || m.listen?.port === undefined, { message: 'give port or listen.port, not both', path: ['listen', 'port'] })
   // mqtt.js picks TLS by the URL's scheme alone: with mqtt:// it ignores the certificates and sends the password in the clear.
   .refine((m) => (m.tls?.ca ?? m.tls?.cert) === undefined || m.url?.startsWith('mqtts:') === true, { message: 'certificates need an mqtts:// url (with mqtt:// nothing is encrypted)', path: ['tls'] });
 
 export const MqttSectionSchema = z.preprocess(onOff, MqttObjectSchema);
+
+/** The service's own login at the embedded broker: the only one that publishes quackd's state, events and discovery. */
+export const SERVICE_USER = 'quackd';
+/** Who may log in when `users:` is not given: Home Assistant, reading only. */
+export const DEFAULT_USERS: Readonly<Record<string, { readonly may: readonly MqttRight[] }>> = { homeassistant: { may: [] } };
 export type MqttSection = z.infer<typeof MqttSectionSchema>;
 
 export const MQTT_DEFAULTS = {

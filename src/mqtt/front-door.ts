@@ -7,23 +7,30 @@
  * boot or goes away later is retried in the background with backoff, said once per change of
  * state, and every retained message is sent again when it comes back.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { logger } from '../log.js';
 import type { RobotStatus, ServiceApi } from '../service/api.js';
 import type { RuntimeEvents } from '../runtime/events.js';
-import { clientWords, type RunBy } from '../runtime/holder.js';
+import { byText, clientWords } from '../runtime/holder.js';
 import { printable } from '../text/printable.js';
-import { startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
+import { startEmbeddedBroker, type EmbeddedBroker, type Sender } from './broker.js';
+import type { BrokerLogin } from './broker-acl.js';
+import { MQTT_RIGHTS, SERVICE_USER } from './config.js';
+import { ensureCredentials } from './credentials.js';
+import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
-import { answer, errorLine, execute, MAX_PAYLOAD_BYTES, parseRequest, parseSet, refusal, type Answer, type Parsed } from './commands.js';
+import { answer, errorLine, execute, MAX_PAYLOAD_BYTES, parseRequest, parseSet, refusal, rightRefusal, type Answer, type Command, type MqttAsker, type Parsed } from './commands.js';
 import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
+import { mosquittoAclHint, probeAnonymous, probeNonce, PROBE_REQUEST } from './anonymous-check.js';
+import { CommandRateLimit, type RateLimitSettings } from './rate-limit.js';
 import { parseIncoming, RESERVED_ROBOT_NAMES, topicsFor } from './topics.js';
 import type { BodyEntry } from '../bodies/index.js';
 
@@ -35,6 +42,11 @@ export interface MqttDoorStatus extends PublisherStats {
   readonly broker: string;
   /** Why MQTT is off, or the broker's last error while offline. */
   readonly reason?: string;
+  /**
+   * An external broker tried as a stranger at start (anonymous-check.ts): `open` when a client
+   * with no login could command the robots; absent for the embedded broker (it has no anonymous).
+   */
+  readonly anonymous?: 'refused' | 'open' | 'checking' | `unknown: ${string}`;
 }
 
 export interface MqttFrontDoor {
@@ -54,9 +66,18 @@ export interface MqttDoorOptions extends BridgeOptions {
   /** stop() waits at most this long for the broker to take the offline messages. */
   readonly stopDeadlineMs?: number;
   readonly limits?: PublisherLimits;
+  /** Commands a client may give (rate-limit.ts). */
+  readonly commandRate?: RateLimitSettings;
+  /** Where the embedded broker's logins are kept (credentials.ts): required for the embedded broker. */
+  readonly dataDir?: string;
+  /** The group that may read them too (0640): the control socket's. */
+  readonly credentialsGroup?: string;
   /** The starters a body can run, for HA's buttons (default: the bundled starters that fit). */
   readonly starters?: (body: BodyEntry) => string[];
 }
+
+/** A command over the rate limit already refused in this window: nothing is sent back. */
+const UNANSWERED = Symbol('unanswered');
 
 const DEFAULTS = { reconnectMinMs: 1000, reconnectMaxMs: 30_000, connectTimeoutMs: 10_000, stopDeadlineMs: 2000 };
 
@@ -77,6 +98,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const publisher = new Publisher(options.limits);
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
+  const rate = new CommandRateLimit(options.commandRate);
   const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}) };
   let discoveryTopics = new Set<string>();
   let state: MqttLinkState = 'stopped';
@@ -86,6 +108,27 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   let brokerName = describeBroker(settings);
   let client: MqttClient | undefined;
   let broker: EmbeddedBroker | undefined;
+  /** The service's own password at the embedded broker. */
+  let ownLogin: string | undefined;
+  let anonymous: MqttDoorStatus['anonymous'];
+  /** The stranger's probe, while it may still arrive. */
+  let probe: string | undefined;
+
+  /** Once, when first connected to an external broker: could a client with no login command it? */
+  const tryAsStranger = (url: string): void => {
+    if (anonymous !== undefined) return;
+    anonymous = 'checking';
+    const tls = settings.tls;
+    probe = probeNonce();
+    void probeAnonymous(url, topics.bridgeRequest(PROBE_REQUEST), probe, { ...(tls?.ca !== undefined ? { ca: tls.ca } : {}), ...(tls !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}) }, settings.version).then((r) => {
+      if (r.kind === 'refused') anonymous = 'refused';
+      else if (r.kind === 'unknown') anonymous = `unknown: ${printable(r.why)}`;
+      else {
+        // Heard by then, or the broker kept it from us: confined.
+        setTimeout(() => (anonymous === 'checking' ? (anonymous = 'refused') : undefined), 2000).unref();
+      }
+    });
+  };
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
   let health: NodeJS.Timeout | undefined;
@@ -193,8 +236,10 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       return;
     }
     run(parsed.value).then(
-      (data) => publisher.send(topic, JSON.stringify(answer(data, tx)), 1),
+      // A command carried out: its answer matters to whoever gave it; a refusal can wait its turn.
+      (data) => publisher.send(topic, JSON.stringify(answer(data, tx)), 1, true),
       (err: unknown) => {
+        if (err === UNANSWERED) return;
         const line = errorLine(err);
         if (line.startsWith('internal error')) log.warn({ topic, err }, 'an MQTT command failed');
         publisher.send(topic, JSON.stringify(refusal(line, tx)), 1);
@@ -203,6 +248,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   };
 
   const onMessage = (topic: string, payload: Buffer): void => {
+    // The embedded broker hands commands over itself (onCommand), with who sent them.
+    if (broker !== undefined && parseIncoming(settings.baseTopic, topic).kind !== 'other') return;
     if (topic === settings.homeassistant.statusTopic) {
       // HA's birth message: it (re)started and needs discovery (and states) again.
       if (settings.homeassistant.enabled && payload.toString('utf8').trim() === 'online') {
@@ -215,19 +262,56 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       forgetOld(payload);
       return;
     }
+    onCommand(topic, payload, undefined);
+  };
+
+  /** A robot's set or get, or a bridge request; `sender` as the embedded broker says, undefined from another broker. */
+  const onCommand = (topic: string, payload: Buffer, sender: Sender | undefined): void => {
     const incoming = parseIncoming(settings.baseTopic, topic);
     if (incoming.kind === 'other') return;
+    if (incoming.kind === 'request' && incoming.command === PROBE_REQUEST) {
+      // Our own stranger's probe arrived: anyone could have sent a command. Never answered.
+      if (probe !== undefined && payload.toString('utf8').includes(probe)) {
+        anonymous = 'open';
+        log.warn({ broker: brokerName }, `an MQTT client with no login can command the robots through this broker; ${mosquittoAclHint(settings.baseTopic, settings.username)}`);
+      }
+      return;
+    }
     const known = new Set(robots.keys());
-    // The embedded broker knows who sent it; another broker does not say.
-    const sender = broker?.sender(topic, payload);
-    const by: RunBy = { door: 'mqtt', who: sender !== undefined ? `client ${clientWords(sender)}` : `client via ${brokerName}` };
+    const asker = askerOf(sender);
+    /** The login's rights first: a command it may not give is refused, and said in the log (a forged gate answer is worth knowing of). */
+    const checked = (command: Command, run: () => Promise<Answer['data']>): Promise<Answer['data']> => {
+      const why = rightRefusal(command, asker, asker.user);
+      if (why !== undefined) {
+        log.warn({ by: byText(asker.by), command: command.kind }, `refused an MQTT command: ${why}`);
+        return Promise.reject(new InputError(why));
+      }
+      // An emergency stop is never held back by a flood, its sender's own included.
+      const verdict = command.kind === 'stop' ? undefined : rate.take(asker.key, Date.now());
+      if (verdict === undefined || verdict.kind === 'ok') return run();
+      if (verdict.kind === 'drop') return Promise.reject(UNANSWERED);
+      log.warn({ by: byText(asker.by) }, 'MQTT commands over the rate limit: not carried out until the client slows down');
+      return Promise.reject(new InputError(verdict.message));
+    };
     if (incoming.kind === 'set') {
-      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => execute(api, command, incoming.robot, known, by));
+      respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => checked(command, () => execute(api, command, incoming.robot, known, asker)));
     } else if (incoming.kind === 'get') {
       answerGet(incoming.robot, payload);
     } else if (incoming.kind === 'request') {
-      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => execute(api, r.command, r.robot, known, by, () => bridge.restart()));
+      respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => checked(r.command, () => execute(api, r.command, r.robot, known, asker, () => bridge.restart())));
     }
+  };
+
+  /**
+   * Who sent a command: on the embedded broker its login and client id, with the login's rights,
+   * and a gate answer is a person's when the login may confirm; another broker does not say who,
+   * its own ACL decides what may arrive, and its answers are a person's only when the config says so.
+   */
+  const askerOf = (sender: Sender | undefined): MqttAsker & { readonly user: string; readonly key: string } => {
+    // Another broker does not say who: its clients share one rate limit.
+    if (sender === undefined) return { by: { door: 'mqtt', who: `client via ${brokerName}` }, may: 'all', confirmHow: settings.answersArePeople ? 'person' : 'channel', user: '?', key: '' };
+    const may = sender.username === SERVICE_USER ? MQTT_RIGHTS : (settings.users[sender.username]?.may ?? []);
+    return { by: { door: 'mqtt', who: `user ${clientWords(sender.username)} · client ${clientWords(sender.clientId)}` }, may, confirmHow: may.includes('confirm') ? 'person' : 'channel', user: clientWords(sender.username), key: sender.clientId };
   };
 
   const scheduleReconnect = (): void => {
@@ -255,6 +339,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       resubscribe: false,
       will: { topic: topics.bridgeState, payload: Buffer.from('offline'), retain: true, qos: 1 },
       ...credentials(settings),
+      // At the embedded broker, the service's own login (credentials.ts).
+      ...(ownLogin !== undefined ? { username: SERVICE_USER, password: ownLogin } : {}),
     };
     const c = connect(url, clientOptions);
     client = c;
@@ -264,7 +350,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       failures = 0;
       turnedDown = false;
       setState('online');
-      const filters = [topics.robotSetFilter, topics.robotGetFilter, topics.bridgeRequestFilter, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
+      // The embedded broker hands the commands over itself: its client subscribes to the rest only.
+      const commandFilters = broker === undefined ? [topics.robotSetFilter, topics.robotGetFilter, topics.bridgeRequestFilter] : [];
+      const filters = [...commandFilters, topics.bridgeDevices, ...(settings.homeassistant.enabled ? [settings.homeassistant.statusTopic] : [])];
       // Subscribed before the retained messages go out: the broker hands back the previous device
       // list before it sees ours, so what that quackd published and we do not is cleared.
       c.subscribe(filters, { qos: 1 }, (err) => {
@@ -272,6 +360,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       });
       states.flush();
       publisher.connected(c);
+      if (broker === undefined && !stopping) tryAsStranger(url);
     });
     c.on('close', () => {
       publisher.disconnected();
@@ -303,7 +392,23 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       let url: string;
       if (settings.broker.kind === 'embedded') {
         try {
-          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other');
+          const users = Object.keys(settings.users);
+          // The caller's data directory (quackd serve's, from its invocation's environment): a
+          // front door reads no environment of its own (test/invariants.test.ts).
+          if (options.dataDir === undefined) throw new Error('the embedded broker needs a data directory for its logins, and none was given');
+          const passwords = ensureCredentials(options.dataDir, [SERVICE_USER, ...users], options.credentialsGroup);
+          ownLogin = passwords.get(SERVICE_USER);
+          const logins = new Map<string, BrokerLogin>([[SERVICE_USER, { password: ownLogin ?? '', may: MQTT_RIGHTS }], ...users.map((u): [string, BrokerLogin] => [u, { password: passwords.get(u) ?? '', may: settings.users[u]?.may ?? [] }])]);
+          const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic };
+          // Bound to the service's context (its log root), not the publishing client's socket's.
+          const commands = AsyncResource.bind((topic: string, payload: Buffer, sender: Sender): void => {
+            try {
+              onCommand(topic, payload, sender);
+            } catch (err) {
+              log.warn({ err, topic }, 'an MQTT message could not be handled');
+            }
+          });
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, { logins, acl }, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other', commands);
         } catch (err) {
           state = 'off';
           reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');
@@ -334,7 +439,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       for (const name of EVENTS) {
         listeners.push(
           api.events.on(name, (e: RuntimeEvents[typeof name]) => {
-            if (robots.has(e.robot)) publisher.send(topics.robotEvent(e.robot), JSON.stringify(eventPayload(name, e)));
+            if (robots.has(e.robot)) publisher.send(topics.robotEvent(e.robot), JSON.stringify(eventPayload(name, e)), 0, true);
           }),
         );
       }
@@ -373,7 +478,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     },
 
     status() {
-      return { name: 'mqtt', state, broker: brokerName, ...(reason !== undefined && state !== 'online' ? { reason } : {}), ...publisher.stats() };
+      return { name: 'mqtt', state, broker: brokerName, ...(reason !== undefined && state !== 'online' ? { reason } : {}), ...(anonymous !== undefined ? { anonymous } : {}), ...publisher.stats() };
     },
   };
 }

@@ -2,8 +2,10 @@
  * Publishing that never makes the caller wait: publish() returns at once whatever the broker does.
  * Retained topics (bridge state, robot state and availability, discovery) are kept newest-wins and
  * sent again after every reconnect, since a broker restarted without persistence (aedes always,
- * mosquitto by default) has forgotten them. Other messages (events, responses, health) wait in a
- * bounded queue while the link is down or busy; past the bound the oldest is dropped and counted.
+ * mosquitto by default) has forgotten them. Other messages wait in two bounded queues while the
+ * link is down or busy: what matters (a run's events: its start, steps, gates and end) in one that
+ * nothing else can evict, and the rest (answers to commands, health) in another; past a queue's
+ * bound its oldest is dropped and counted. What matters goes first.
  */
 import type { IClientPublishOptions, MqttClient } from 'mqtt';
 
@@ -23,7 +25,7 @@ interface Waiting {
 }
 
 export interface PublisherLimits {
-  /** Messages other than retained state kept while the link is down; the oldest goes first. */
+  /** Messages of each queue (what matters, the rest) kept while the link is down or busy; past it the oldest goes. */
   readonly maxQueued: number;
   /** Messages handed to the client and not yet written: past this, the link counts as busy. */
   readonly maxInFlight: number;
@@ -39,6 +41,8 @@ export class Publisher {
   /** Every retained topic's newest payload ('' clears it at the broker, then is forgotten). */
   private readonly retained = new Map<string, string>();
   private readonly dirty = new Set<string>();
+  /** A run's events: a flood of answers cannot push them out. */
+  private readonly events: Waiting[] = [];
   private readonly queue: Waiting[] = [];
   private published = 0;
   private dropped = 0;
@@ -72,11 +76,15 @@ export class Publisher {
     this.drain();
   }
 
-  /** A message that is not retained: sent now, or queued (bounded) until the link can take it. */
-  send(topic: string, payload: string, qos: 0 | 1 = 0): void {
-    this.queue.push({ topic, payload, qos });
-    if (this.queue.length > this.limits.maxQueued) {
-      this.queue.shift();
+  /**
+   * A message that is not retained: sent now, or queued (bounded) until the link can take it.
+   * `matters`: a run's event, kept in a queue of its own that goes first.
+   */
+  send(topic: string, payload: string, qos: 0 | 1 = 0, matters = false): void {
+    const queue = matters ? this.events : this.queue;
+    queue.push({ topic, payload, qos });
+    if (queue.length > this.limits.maxQueued) {
+      queue.shift();
       this.dropped++;
     }
     this.drain();
@@ -88,7 +96,7 @@ export class Publisher {
   }
 
   stats(): PublisherStats {
-    return { published: this.published, queued: this.queue.length + this.dirty.size, dropped: this.dropped };
+    return { published: this.published, queued: this.events.length + this.queue.length + this.dirty.size, dropped: this.dropped };
   }
 
   private drain(): void {
@@ -103,7 +111,7 @@ export class Publisher {
         this.write(topic.value, payload, { qos: 1, retain: true });
         continue;
       }
-      const next = this.queue.shift();
+      const next = this.events.shift() ?? this.queue.shift();
       if (next === undefined) return;
       this.write(next.topic, next.payload, { qos: next.qos, retain: false });
     }

@@ -8,6 +8,7 @@ import { logger } from '../log.js';
 import type { HealthLine, ServiceApi } from '../service/api.js';
 import type { DoorLine, FrontDoor } from '../service/front-door.js';
 import { printable } from '../text/printable.js';
+import { mosquittoAclHint } from './anonymous-check.js';
 import type { MqttSection } from './config.js';
 import type { MqttDoorOptions, MqttDoorStatus, MqttFrontDoor } from './front-door.js';
 import { resolveMqttSettings, type MqttSettings } from './settings.js';
@@ -54,8 +55,13 @@ export function mqttServiceDoor(section: MqttSection | undefined, configDir: str
   let door: MqttFrontDoor | undefined;
   const now = () => {
     if (door === undefined) return lines('not started', false);
-    const line = brokerLine(door.status());
-    return lines(line.value, line.ok);
+    const status = door.status();
+    const line = brokerLine(status);
+    const all = lines(line.value, line.ok);
+    // Who may command through an external broker: its ACL's to say, quackd's to check.
+    if (status.anonymous === 'open') all.health.push({ check: 'mqtt access', status: 'warn', detail: `a client with no login can command the robots; ${mosquittoAclHint(ready.baseTopic, ready.username)}` });
+    else if (status.anonymous === 'refused') all.health.push({ check: 'mqtt access', status: 'ok', detail: 'a client with no login cannot command the robots' });
+    return all;
   };
   return {
     name: 'mqtt',

@@ -10,7 +10,7 @@ import { readKeyFile } from '../config/api-key.js';
 import { expandPath } from '../config/pilot.js';
 import { InputError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import { MQTT_DEFAULTS, type MqttSection } from './config.js';
+import { DEFAULT_USERS, MQTT_DEFAULTS, type MqttRight, type MqttSection } from './config.js';
 
 /** The settings the front door runs with: files read, defaults filled in. */
 export interface MqttSettings {
@@ -25,6 +25,10 @@ export interface MqttSettings {
   readonly homeassistant: { readonly enabled: boolean; readonly discoveryPrefix: string; readonly statusTopic: string };
   readonly stateHz: number;
   readonly healthIntervalMs: number;
+  /** The embedded broker's logins besides the service's own, and what each may do. */
+  readonly users: Readonly<Record<string, { readonly may: readonly MqttRight[] }>>;
+  /** An external broker's gate answers count as a person's (mqtt.answers_are_people). */
+  readonly answersArePeople: boolean;
 }
 
 function readPem(path: string, relativeTo: string, what: string): Buffer {
@@ -85,6 +89,8 @@ export function resolveMqttSettings(section: MqttSection | boolean | undefined, 
     },
     stateHz: s.state_hz ?? MQTT_DEFAULTS.stateHz,
     healthIntervalMs: (s.health_interval_s ?? MQTT_DEFAULTS.healthIntervalS) * 1000,
+    users: s.users ?? DEFAULT_USERS,
+    answersArePeople: s.answers_are_people ?? false,
   };
 }
 
@@ -115,7 +121,14 @@ export function mqttSummary(section: MqttSection | undefined, configDir: string)
   }
   if (settings === undefined) return { value: 'off' };
   const ha = settings.homeassistant.enabled ? `HA discovery under ${settings.homeassistant.discoveryPrefix}/` : 'no HA discovery';
-  const login = settings.username !== undefined ? ` · user ${settings.username}${settings.password !== undefined ? ' (password set)' : ''}` : '';
+  const rights = (may: readonly string[]) => (may.length === 0 ? 'reads' : may.join('+'));
+  // The embedded broker's logins and what each may do; their passwords are `quackd mqtt credentials`'s to show.
+  const login =
+    settings.broker.kind === 'embedded'
+      ? ` · logins ${Object.entries(settings.users).map(([u, { may }]) => `${u} (${rights(may)})`).join(', ')}: quackd mqtt credentials`
+      : settings.username !== undefined
+        ? ` · user ${settings.username}${settings.password !== undefined ? ' (password set)' : ''}`
+        : '';
   return { value: `${describeBroker(settings)} · MQTT ${settings.version === 5 ? '5' : '3.1.1'} · base ${settings.baseTopic}/ · ${ha}${login}` };
 }
 

@@ -5,13 +5,15 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
-export type GateHow = 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'timeout';
+export type GateHow = 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'channel' | 'timeout';
 
 export interface GateDecision {
   readonly allowed: boolean;
   /**
    * `aborted`: the run stopped (Ctrl-C, the seconds budget) while the question was open;
-   * `person`: answered through the service (MQTT, another terminal); `timeout`: nobody answered
+   * `person`: answered through the service by a channel trusted to carry a person's answer (another
+   * terminal, an MQTT login with the confirm right); `channel`: answered over a channel the config
+   * does not trust to be a person (an external broker's client); `timeout`: nobody answered
    * the service's question in time.
    */
   readonly how: GateHow;

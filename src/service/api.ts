@@ -111,14 +111,14 @@ export interface ServiceApi {
   /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named; `by` asked for it. */
   stop(robot?: string, why?: string, by?: RunBy): Promise<void>;
   /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */
-  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person', by?: RunBy): boolean;
+  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel', by?: RunBy): boolean;
   health(): Promise<readonly HealthLine[]>;
   /**
    * Torque on or off, as a one-step run of the `torque` verb through the executor: on waits for a
    * person's yes on a real body (`gates`, as a run's), off is never gated and ends a run under way
    * first, as a stop does. Resolves once its transcript exists. Absent where the service cannot switch it.
    */
-  torque?(robot: string, on: boolean, gates?: RunOnRequest['gates']): Promise<TorqueRun>;
+  torque?(robot: string, on: boolean, gates?: RunOnRequest['gates'], by?: RunBy): Promise<TorqueRun>;
   /** The ducks a robot can run by name (starters that fit its body, and the user's own), for a dashboard's list. */
   ducks?(robot: string): readonly string[];
   /**

@@ -139,15 +139,15 @@ export class Service implements ServiceApi {
    * Torque on or off (src/service/torque.ts): off ends a run under way first, as a stop does, and
    * no gate holds it; on waits for `gates` on a real body. What the body read back settles `torque`.
    */
-  async torque(name: string, on: boolean, gates: RunOnRequest['gates'] = 'ask'): Promise<TorqueRun> {
+  async torque(name: string, on: boolean, gates: RunOnRequest['gates'] = 'ask', by?: RunBy): Promise<TorqueRun> {
     const robot = this.resolve(name);
     const running = this.current.get(robot.name);
     if (!on && running !== undefined) {
-      await this.stop(robot.name, 'torque off');
+      await this.stop(robot.name, 'torque off', by);
       await running.started?.done;
     }
     const events: TranscriptEvent[] = [];
-    const started = await this.begin(robot.name, { duck: torqueDuckName(on), text: torqueDuckText(on, robot.entry), gates, pilot: createScriptProvider() }, { watch: (e) => events.push(e), keepTorque: on, noMemory: true });
+    const started = await this.begin(robot.name, { duck: torqueDuckName(on), text: torqueDuckText(on, robot.entry), gates, pilot: createScriptProvider(), ...(by !== undefined ? { by } : {}) }, { watch: (e) => events.push(e), keepTorque: on, noMemory: true });
     return { ...started, torque: started.done.then(() => torqueReadBack(events)) };
   }
 
@@ -281,7 +281,7 @@ export class Service implements ServiceApi {
   }
 
   /** Answers the gate waiting on a robot's run; `by` answered it (default: the run's holder, at its own terminal). */
-  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' = 'person', by?: RunBy): boolean {
+  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' | 'channel' = 'person', by?: RunBy): boolean {
     const current = this.current.get(this.resolve(name).name);
     const gate = current?.gate;
     return gate instanceof ServiceGate ? gate.answer(answer, verb, how, byText(by ?? current?.holder.by ?? cliUser())) : false;

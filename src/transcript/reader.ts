@@ -1,10 +1,12 @@
 /**
  * Reads transcripts back: the list of runs (newest first) and one run's lines. Tolerant: a line
- * that is not JSON (a torn last write) is skipped and counted, never fatal.
+ * that is not a transcript record (a torn last write, `null`, `5`, `[1,2,3]`, an object without
+ * its `type` and `t`) is skipped and counted, never fatal.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../errors.js';
+import { isRecord } from '../is-record.js';
 import { didYouMean } from '../text/suggest.js';
 import type { TranscriptLine } from './events.js';
 
@@ -23,18 +25,37 @@ export interface TranscriptSummary {
   readonly steps?: number;
 }
 
+/** One line of a transcript file as a record every printer can take, or undefined. */
+export function transcriptRecord(raw: string): TranscriptLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return isTranscriptLine(value) ? value : undefined;
+}
+
+/** Every writer sets both; a printer reads both (a time, a kind of line) before anything else. */
+function isTranscriptLine(value: unknown): value is TranscriptLine {
+  return isRecord(value) && typeof value['type'] === 'string' && typeof value['t'] === 'string';
+}
+
 export function readTranscript(path: string): { lines: TranscriptLine[]; skipped: number } {
   const lines: TranscriptLine[] = [];
   let skipped = 0;
   for (const raw of readFileSync(path, 'utf8').split('\n')) {
     if (raw.trim() === '') continue;
-    try {
-      lines.push(JSON.parse(raw) as TranscriptLine);
-    } catch {
-      skipped += 1;
-    }
+    const line = transcriptRecord(raw);
+    if (line !== undefined) lines.push(line);
+    else skipped += 1;
   }
   return { lines, skipped };
+}
+
+/** `quackd: 2 lines skipped in <id>: not transcript records`, said once after the run is shown. */
+export function skippedLine(skipped: number, id: string): string {
+  return `quackd: ${skipped} line${skipped > 1 ? 's' : ''} skipped in ${id}: not transcript records`;
 }
 
 export function listTranscriptIds(dir: string): string[] {

@@ -68,6 +68,64 @@ describe('hostile files are one printable line, exit 2', () => {
   });
 });
 
+describe('bounded inputs are refused in one line that names the limit', () => {
+  const refused = (r: CliResult, pattern: RegExp): void => {
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.equal(r.stderr.split('\n').length, 2, r.stderr);
+    assert.match(r.stderr, pattern);
+    assert.doesNotMatch(r.stderr, /Maximum call stack|internal error/);
+  };
+
+  it('a duck over 1 MB, unread', async () => {
+    const path = writeDuck(tempDir(), 'huge', 'verbs: [quack]', `# Huge\n\n1. quack\n${'quack quack quack\n'.repeat(120_000)}`);
+    refused(await quackd(['run', path, '--no-memory'], { env: { QUACKD_HOME: tempDir() } }), /^quackd: .*huge\.duck: 2\.1 MB, over the 1 MB limit for a duck$/m);
+  });
+
+  it('a duck and a config nested 10,000 levels deep, flow and block', async () => {
+    const flow = writeDuck(tempDir(), 'deep', `verbs: [quack]\nbudgets: ${'['.repeat(10_000)}${']'.repeat(10_000)}`);
+    refused(await quackd(['run', flow, '--no-memory'], { env: { QUACKD_HOME: tempDir() } }), /^quackd: .*deep\.duck:3: front matter is nested more than 64 levels deep \(the nesting limit\)$/m);
+    const block = writeDuck(tempDir(), 'stairs', `verbs: [quack]\nbudgets:\n${Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}a${i}:`).join('\n')}\n${' '.repeat(100)}${'- '.repeat(10_000)}x`);
+    refused(await quackd(['run', block, '--no-memory'], { env: { QUACKD_HOME: tempDir() } }), /stairs\.duck:\d+: front matter is nested more than 64 levels deep \(the nesting limit\)$/m);
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), `pilot:\n  provider: ${'{a: '.repeat(10_000)}1${'}'.repeat(10_000)}\n`);
+    refused(await quackd(['config', 'check'], { env: { QUACKD_HOME: home } }), /^quackd: .*config\.yaml:2: nested more than 64 levels deep \(the nesting limit\)$/m);
+  });
+
+  it('a config file over 1 MB, unread', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), `# ${'x'.repeat(1.5 * 2 ** 20)}\n`);
+    refused(await quackd(['config', 'check'], { env: { QUACKD_HOME: home } }), /^quackd: .*config\.yaml: 1\.5 MB, over the 1 MB limit for a config file$/m);
+  });
+});
+
+describe('transcript lines that are not records', () => {
+  const strays = ['null', '5', '[1,2,3]', '"text"', '{"no":"type"}'];
+  const home = (): { home: string; id: string } => {
+    const dir = tempDir();
+    const id = '20261130-010203-strays';
+    mkdirSync(join(dir, 'transcripts'));
+    const t = '2026-11-30T01:02:03.000Z';
+    const lines = [
+      JSON.stringify({ t, run: id, type: 'start', duck: 'hello-world', body: 'microduck:sim2d', provider: 'fake', model: 'fake', dryRun: false, seed: 1, budgets: { steps: 3, llm_calls: 3, seconds: 10 }, verbs: ['quack'], confirm: [], quackd: '0', node: '20' }),
+      ...strays,
+      JSON.stringify({ t, run: id, type: 'end', outcome: 'success', reason: 'quacked', steps: 1, llmCalls: 1, seconds: 0.1 }),
+    ];
+    writeFileSync(join(dir, 'transcripts', `${id}.jsonl`), `${lines.join('\n')}\n`);
+    return { home: dir, id };
+  };
+
+  for (const sub of ['show', 'follow']) {
+    it(`transcript ${sub} skips null, 5, [1,2,3] and the like, and counts them`, async () => {
+      const { home: dir, id } = home();
+      const r = await quackd(['transcript', sub, id], { env: { QUACKD_HOME: dir }, timeoutMs: 10_000 });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.doesNotMatch(r.stdout + r.stderr, /Invalid Date|undefined|internal error/);
+      assert.match(r.stdout, /quacked/);
+      assert.equal(r.stderr, `quackd: ${strays.length} lines skipped in ${id}: not transcript records\n`);
+    });
+  }
+});
+
 describe('odd file systems and names', () => {
   it('a transcripts directory that cannot be written is one line, exit 3', async () => {
     const home = tempDir();

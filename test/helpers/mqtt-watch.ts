@@ -24,8 +24,14 @@ export interface Watcher {
 
 let transactions = 0;
 
-export async function watch(url: string, filters: readonly string[]): Promise<Watcher> {
-  const client = await connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, clientId: `test_${process.pid}_${Math.random().toString(16).slice(2)}` });
+/** A broker login (the embedded broker's, from its credentials file). */
+export interface Login {
+  readonly username: string;
+  readonly password: string;
+}
+
+export async function watch(url: string, filters: readonly string[], login?: Login): Promise<Watcher> {
+  const client = await connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, clientId: `test_${process.pid}_${Math.random().toString(16).slice(2)}`, ...login });
   (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
   const messages: Received[] = [];
   const waiters = new Set<() => void>();

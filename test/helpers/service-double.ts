@@ -28,6 +28,8 @@ interface Running {
 export class ServiceDouble implements ServiceApi {
   readonly events = new EventBus();
   readonly calls: Call[] = [];
+  /** How each gate answer was given: `person` only from a channel trusted to carry one. */
+  readonly hows: string[] = [];
   /** Who asked for each run, stop and gate answer that said so, as the journal words it: `mqtt client ha-den`. */
   readonly askers: { readonly method: Call['method']; readonly by: string }[] = [];
   private readonly state = new Map<string, RobotStatus>();
@@ -114,8 +116,9 @@ export class ServiceDouble implements ServiceApi {
     return Promise.resolve();
   }
 
-  answerGate(robot: string, answer: boolean, verb?: string, _how?: 'tty' | 'person', by?: RunBy): boolean {
+  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel', by?: RunBy): boolean {
     this.calls.push({ method: 'answerGate', robot, answer, ...(verb !== undefined ? { verb } : {}) });
+    if (how !== undefined) this.hows.push(how);
     this.asked('answerGate', by);
     const waiting = this.gates.get(robot);
     if (waiting === undefined || (verb !== undefined && verb !== waiting)) return false;

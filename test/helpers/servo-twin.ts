@@ -3,7 +3,8 @@
  * or microduck:dynamixel body walks in through real packets. Goal positions the body writes
  * (ServoSim's onWrite) drive the twin's position servos; every 20 ms the twin steps one control
  * period and its joints' positions and velocities go back into the servos' registers, and its
- * trunk's gyro and gravity into the simulated IMU file the body reads (`sim_imu`). Tests read
+ * trunk's gyro and gravity into the simulated IMU file the body reads (`sim_imu`; with an `imu`
+ * block too, through a simulated BNO055's registers, which unplugImu makes fail). Tests read
  * where the twin went (trunk()).
  */
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,8 @@ export class ServoTwin {
   private readonly goals: Float64Array;
   private readonly dir: string;
   readonly imuPath: string;
+  /** What the simulated BNO055 fails with from now on (unplugImu), told through the file. */
+  private imuError: string | undefined;
   /** Goal positions written, counted: what reached the twin through real packets. */
   get goalWrites(): number {
     return this.written.goals;
@@ -94,6 +97,11 @@ export class ServoTwin {
     return this.plant.trunk();
   }
 
+  /** The IMU's wire comes loose: a body reading the simulated BNO055 (`imu` with `sim_imu`) sees every transfer fail. */
+  unplugImu(reason = 'EREMOTEIO: remote I/O error'): void {
+    this.imuError = reason;
+  }
+
   /** The twin's time keeps to the wall clock, as the real duck's does: a late timer catches up (a few periods at most). */
   private step(): void {
     const now = performance.now();
@@ -123,7 +131,7 @@ export class ServoTwin {
       table.set(encodeRegister(r.presentVelocity, (j.direction * (f.jointVel[i] ?? 0)) / r.presentVelocity.unit, order), r.presentVelocity.address);
     }
     const tmp = `${this.imuPath}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ gyro: [...f.gyro], gravity: [...f.gravity] }));
+    writeFileSync(tmp, JSON.stringify({ gyro: [...f.gyro], gravity: [...f.gravity], ...(this.imuError !== undefined ? { i2c_error: this.imuError } : {}) }));
     renameSync(tmp, this.imuPath);
   }
 

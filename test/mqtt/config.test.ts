@@ -68,13 +68,15 @@ describe('mqtt: in config.yaml', () => {
     assert.equal(resolveMqttSettings((await load('mqtt: false\n')).config.mqtt, '/'), undefined);
   });
 
-  it("README's mqtt: example is a valid section", async () => {
+  it("README's mqtt: examples are valid sections", async () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-    const example = /### MQTT[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(example !== undefined, 'README has a yaml block under ### MQTT');
-    const { config } = await load(example);
-    assert.equal(config.mqtt?.url, 'mqtts://broker.lan:8883');
-    assert.equal(config.mqtt?.password_file, 'mqtt-password');
+    const section = /### MQTT([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+    const examples = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    assert.equal(examples.length, 2, 'README has the logins and the external broker yaml blocks under ### MQTT');
+    const [logins, external] = await Promise.all(examples.map((e) => load(e)));
+    assert.deepEqual(logins?.config.mqtt?.users?.['homeassistant']?.may, ['command', 'confirm']);
+    assert.equal(external?.config.mqtt?.url, 'mqtts://broker.lan:8883');
+    assert.equal(external?.config.mqtt?.password_file, 'mqtt-password');
   });
 
   it('a bad value is reported on its line', async () => {
@@ -106,7 +108,7 @@ describe('mqtt: in config.yaml', () => {
       assert.equal(r.code, 2, r.stdout);
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0] ?? '', new RegExp(`config\\.yaml:3: mqtt\\.listen\\.host: ${host.replace(/\./g, '\\.')} is not loopback: a broker other machines reach needs authentication`));
+      assert.match(lines[0] ?? '', new RegExp(`config\\.yaml:3: mqtt\\.listen\\.host: ${host.replace(/\./g, '\\.')} is not loopback: the embedded broker has no TLS`));
     }
     writeFileSync(join(home, 'config.yaml'), 'mqtt:\n  listen:\n    host: 127.0.0.1\n    port: 18831\n');
     const ok = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
@@ -118,7 +120,7 @@ describe('mqtt: in config.yaml', () => {
     const home = tempDir('quackd-home-');
     const plain = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
     assert.equal(plain.code, 0, plain.stderr);
-    assert.match(plain.stdout, /^mqtt +embedded 127\.0\.0\.1:1883 · MQTT 3\.1\.1 · base quackd\/ · HA discovery under homeassistant\/ {2}\(default\)$/m);
+    assert.match(plain.stdout, /^mqtt +embedded 127\.0\.0\.1:1883 · MQTT 3\.1\.1 · base quackd\/ · HA discovery under homeassistant\/ · logins homeassistant \(reads\): quackd mqtt credentials {2}\(default\)$/m);
     writeFileSync(join(home, 'pw'), 'secret-password-1\n');
     chmodSync(join(home, 'pw'), 0o640);
     writeFileSync(join(home, 'config.yaml'), 'mqtt:\n  url: mqtt://broker.lan\n  username: duck\n  password_file: pw\n');

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { mqttServiceDoor } from '../../src/mqtt/service-door.js';
+import type { FrontDoor } from '../../src/service/front-door.js';
 import { createMqttFrontDoor, type MqttDoorOptions, type MqttFrontDoor } from '../../src/mqtt/front-door.js';
 import { resolveMqttSettings } from '../../src/mqtt/settings.js';
 import type { MqttSection } from '../../src/mqtt/config.js';
@@ -231,5 +233,33 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
     assert.equal((await late.waitFor((m) => m.topic === `${base}/bridge/state`)).payload, 'offline');
     assert.equal((await late.waitFor((m) => m.topic === `${base}/kitchen/availability`)).payload, 'offline');
     assert.equal((await late.waitFor((m) => m.topic === `${base}/hall/availability`)).payload, 'offline');
+  });
+});
+
+describe('an external broker tried as a stranger at start', { skip: noMosquitto }, () => {
+  const access = (door: FrontDoor) => (door.health?.() ?? []).find((l) => l.check === 'mqtt access');
+  test('mosquitto open to anonymous clients: health warns, with the mosquitto lines that close it; one with logins only: ok', async () => {
+    const open = await startMosquitto();
+    after(() => open.stop());
+    const api = new ServiceDouble([{ robot: 'kitchen', key: 'microduck:sim2d' }]);
+    const door = mqttServiceDoor({ url: open.url, base_topic: 'qanon' }, '/');
+    assert.ok(door !== undefined);
+    after(() => door.stop());
+    await door.start(api);
+    await until(() => access(door) !== undefined);
+    const line = access(door);
+    assert.equal(line?.status, 'warn');
+    assert.match(line?.detail ?? '', /^a client with no login can command the robots; in mosquitto\.conf: allow_anonymous false, .*"topic write qanon\/\+\/set"/);
+    // The probe is never answered, nor taken for a command.
+    assert.deepEqual(api.calls, []);
+
+    const closed = await startMosquitto({ users: { quackd: 'service-pass' } });
+    after(() => closed.stop());
+    const door2 = mqttServiceDoor({ url: closed.url, base_topic: 'qanon', username: 'quackd', password: 'service-pass' }, '/');
+    assert.ok(door2 !== undefined);
+    after(() => door2.stop());
+    await door2.start(api);
+    await until(() => access(door2) !== undefined);
+    assert.deepEqual(access(door2), { check: 'mqtt access', status: 'ok', detail: 'a client with no login cannot command the robots' });
   });
 });

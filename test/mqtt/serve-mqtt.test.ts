@@ -10,7 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort, noMosquitto, startMosquitto } from '../helpers/mosquitto.js';
-import { watch, type Received } from '../helpers/mqtt-watch.js';
+import { connectAsync } from 'mqtt';
+import { watch, type Login, type Received } from '../helpers/mqtt-watch.js';
 import { quackd } from '../helpers/quackd.js';
 import { serve } from '../helpers/serve.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -19,8 +20,8 @@ const json = (m: Received): Record<string, unknown> => JSON.parse(m.payload) as 
 const isEvent = (type: string) => (m: Received) => m.topic === 'quackd/den/event' && json(m)['type'] === type;
 
 /** The run on `den` through MQTT, start to outcome, then an emergency stop; both answered ok. */
-async function runThroughMqtt(url: string): Promise<void> {
-  const w = await watch(url, ['quackd/#']);
+async function runThroughMqtt(url: string, login?: Login): Promise<void> {
+  const w = await watch(url, ['quackd/#'], login);
   const started = await w.ask('quackd/den/set', { run: 'hello-world' }, 'quackd/den/set/response');
   assert.equal(started['status'], 'ok', JSON.stringify(started));
   const start = json(await w.waitFor(isEvent('run_started'), 'run_started'));
@@ -39,8 +40,8 @@ async function runThroughMqtt(url: string): Promise<void> {
 }
 
 /** What a client connecting now is handed as retained. */
-async function retained(url: string, filters: readonly string[], settleMs = 300): Promise<Received[]> {
-  const w = await watch(url, filters);
+async function retained(url: string, filters: readonly string[], login?: Login, settleMs = 300): Promise<Received[]> {
+  const w = await watch(url, filters, login);
   await new Promise((r) => setTimeout(r, settleMs));
   await w.close();
   return w.messages.filter((m) => m.retain);
@@ -99,11 +100,22 @@ describe('quackd serve with MQTT, spawned', () => {
     const port = await freePort();
     const home = tempDir('quackd-serve-aedes-');
     // The embedded default, moved off 1883 so a broker already on this machine does not collide.
-    const s = await serve(home, `robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:jsonrpc, port: ${join(home, 'no-such-tty')} }\nmqtt:\n  port: ${port}\n`);
+    const s = await serve(home, `robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:jsonrpc, port: ${join(home, 'no-such-tty')} }\nmqtt:\n  port: ${port}\n  users:\n    homeassistant: { may: [command] }\n`);
     const url = `mqtt://127.0.0.1:${port}`;
+    // What a person gives Home Assistant, as quackd says it: the broker, the user and its password.
+    const creds = await quackd(['mqtt', 'credentials', '--json'], { env: { QUACKD_HOME: home } });
+    assert.equal(creds.code, 0, creds.stderr);
+    const { broker, users } = JSON.parse(creds.stdout) as { broker: { host: string; port: number }; users: { user: string; password: string; may: string[] }[] };
+    assert.deepEqual(broker, { host: '127.0.0.1', port });
+    assert.deepEqual(users.map((u) => [u.user, u.may]), [['homeassistant', ['command']]]);
+    const login = { username: 'homeassistant', password: users[0]?.password ?? '' };
+    const words = await quackd(['mqtt', 'credentials'], { env: { QUACKD_HOME: home } });
+    assert.match(words.stdout, new RegExp(`^  user homeassistant  password ${login.password}  may command$`, 'm'));
+    // Anonymous: turned away.
+    await assert.rejects(connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0 }), /Bad username or password/i);
 
-    await runThroughMqtt(url);
-    const kept = await retained(url, ['quackd/bridge/state', 'homeassistant/#']);
+    await runThroughMqtt(url, login);
+    const kept = await retained(url, ['quackd/bridge/state', 'homeassistant/#'], login);
     assert.equal(kept.find((m) => m.topic === 'quackd/bridge/state')?.payload, 'online');
     assert.ok(kept.some((m) => m.topic.startsWith('homeassistant/') && m.topic.endsWith('/config')), 'HA discovery retained on the embedded broker');
 

@@ -9,6 +9,8 @@ import { after, test } from 'node:test';
 import fc from 'fast-check';
 import { createMqttFrontDoor } from '../../src/mqtt/front-door.js';
 import { resolveMqttSettings } from '../../src/mqtt/settings.js';
+import { readCredentials } from '../../src/mqtt/credentials.js';
+import { tempDir } from '../helpers/tmp.js';
 import { freePort } from '../helpers/mosquitto.js';
 import { watch } from '../helpers/mqtt-watch.js';
 import { ServiceDouble } from '../helpers/service-double.js';
@@ -41,12 +43,14 @@ const payload = fc.oneof(
 test(`fuzz: ${PAYLOADS} random payloads on <robot>/set`, async (t) => {
   const port = await freePort();
   const api = new ServiceDouble([{ robot: 'kitchen', key: 'microduck:sim2d' }]);
-  const settings = resolveMqttSettings({ port }, '/');
+  const settings = resolveMqttSettings({ port, users: { ha: { may: ['command', 'confirm'] } } }, '/');
   assert.ok(settings !== undefined);
-  const door = createMqttFrontDoor(settings, api);
+  const home = tempDir('quackd-fuzz-');
+  // Every payload answered: this is about parsing, not the rate limit (test/mqtt/flood.test.ts).
+  const door = createMqttFrontDoor(settings, api, { dataDir: home, commandRate: { perSecond: 1e6, burst: 1e6 } });
   after(() => door.stop());
   await door.start();
-  const w = await watch(`mqtt://127.0.0.1:${port}`, ['quackd/kitchen/set/response']);
+  const w = await watch(`mqtt://127.0.0.1:${port}`, ['quackd/kitchen/set/response'], { username: 'ha', password: readCredentials(home)?.get('ha') ?? '' });
   const samples = fc.sample(payload, { numRuns: PAYLOADS, seed: 20_240_611 });
   const t0 = performance.now();
   for (let i = 0; i < samples.length; i += BATCH) {

@@ -58,7 +58,8 @@ async function serveDoor(broker: Mosquitto, section: Record<string, unknown>, co
     await d.start(api);
     return d;
   });
-  const warnings = () => lines.map((l) => JSON.parse(l) as LogRecord).filter((r) => r.level >= 40);
+  // The test brokers let anonymous clients in, and quackd's stranger check says so (front-door.test.ts): not this file's concern.
+  const warnings = () => lines.map((l) => JSON.parse(l) as LogRecord).filter((r) => r.level >= 40 && !(r.msg ?? '').startsWith('an MQTT client with no login can command'));
   return { base, api, door, lines, warnings };
 }
 

@@ -21,7 +21,8 @@ import { readTranscript } from '../../src/transcript/reader.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { journal } from '../helpers/journal.js';
 import { freePort } from '../helpers/mosquitto.js';
-import { watch, type Received } from '../helpers/mqtt-watch.js';
+import { watch, type Login, type Received } from '../helpers/mqtt-watch.js';
+import { readCredentials } from '../../src/mqtt/credentials.js';
 import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -31,6 +32,8 @@ const json = (m: Received): Record<string, unknown> => JSON.parse(m.payload) as 
 
 describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
   const home = tempDir('quackd-holder-');
+  /** Home Assistant's login, from the credentials the service made at its start. */
+  const ha = (): Login => ({ username: 'ha', password: readCredentials(home)?.get('ha') ?? '' });
   const env = { QUACKD_HOME: home };
   const { root, lines: logs } = journal();
   const me = byText(cliUser());
@@ -40,12 +43,12 @@ describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
   before(async () => {
     const port = await freePort();
     url = `mqtt://127.0.0.1:${port}`;
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\nmqtt:\n  port: ${port}\n  homeassistant: false\n`);
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\nmqtt:\n  port: ${port}\n  homeassistant: false\n  users:\n    ha: { may: [command, confirm] }\n`);
     mkdirSync(join(home, 'ducks'));
     // quack only with a person's yes: the run holds its robot at the gate for as long as the test needs.
     writeDuck(join(home, 'ducks'), 'careful-hello', 'robot: microduck:sim2d\nverbs: [quack]\nconfirm: [quack]\nbudgets: { steps: 3, llm_calls: 5, seconds: 60 }');
     serving = await withLogs(root, () =>
-      startService({ env, pilot: () => Promise.resolve(createFakeProvider()), doors: (_service, config) => [mqttServiceDoor(config.mqtt, home) ?? assert.fail('mqtt is off')] }),
+      startService({ env, pilot: () => Promise.resolve(createFakeProvider()), doors: (_service, config) => [mqttServiceDoor(config.mqtt, home, { dataDir: home }) ?? assert.fail('mqtt is off')] }),
     );
   });
   after(() => serving?.stop('the test'));
@@ -60,14 +63,14 @@ describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
   }
 
   it('a run from MQTT holds its robot for that client: the CLI is refused in words that name it, and a person answers its gate', async () => {
-    const dashboard = await watch(url, ['quackd/hall/#']);
+    const dashboard = await watch(url, ['quackd/hall/#'], ha());
     const client = dashboard.client.options.clientId ?? '';
     const started = await dashboard.ask('quackd/hall/set', { run: 'careful-hello' }, 'quackd/hall/set/response');
     assert.equal(started['status'], 'ok', JSON.stringify(started));
     await gateOn('hall');
     const refused = await quackd(['run', 'hello-world', '--robot', 'hall'], { env });
     assert.equal(refused.code, 3);
-    assert.match(refused.stderr, new RegExp(`^quackd: hall is already running careful-hello for mqtt client ${escape(client)} since ${SINCE}; one run at a time per robot \\('quackd stop hall' frees it\\)\\n$`));
+    assert.match(refused.stderr, new RegExp(`^quackd: hall is already running careful-hello for mqtt user ha · client ${escape(client)} since ${SINCE}; one run at a time per robot \\('quackd stop hall' frees it\\)\\n$`));
     const confirmed = await quackd(['confirm', 'hall', 'yes'], { env });
     assert.equal(confirmed.code, 0, confirmed.stderr);
     const ended = json(await dashboard.waitFor((m) => m.topic === 'quackd/hall/event' && json(m)['type'] === 'run_ended', 'run_ended'));
@@ -75,11 +78,11 @@ describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
     const runId = String(ended['runId']);
     const lines = readTranscript(join(home, 'transcripts', `${runId}.jsonl`)).lines;
     const start = lines.find((l) => l.type === 'start');
-    assert.equal(start?.type === 'start' ? start.by : undefined, `mqtt client ${client}`);
+    assert.equal(start?.type === 'start' ? start.by : undefined, `mqtt user ha · client ${client}`);
     const gate = lines.find((l) => l.type === 'gate');
     assert.deepEqual(gate?.type === 'gate' ? [gate.allowed, gate.by] : [], [true, me]);
 
-    assert.ok(logs.includes(`run started: careful-hello on hall by mqtt client ${client}`), logs.join('\n'));
+    assert.ok(logs.includes(`run started: careful-hello on hall by mqtt user ha · client ${client}`), logs.join('\n'));
     assert.ok(logs.includes('gate asked: hall: quack — confirm?'), logs.join('\n'));
     assert.ok(logs.includes(`gate answered: hall: quack — yes by ${me}`), logs.join('\n'));
     assert.ok(
@@ -99,7 +102,7 @@ describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
     });
     assert.ok(connection !== undefined);
     await asked;
-    const dashboard = await watch(url, ['quackd/den/#']);
+    const dashboard = await watch(url, ['quackd/den/#'], ha());
     const client = dashboard.client.options.clientId ?? '';
     const refused = await dashboard.ask('quackd/den/set', { run: 'hello-world' }, 'quackd/den/set/response');
     assert.equal(refused['status'], 'error');
@@ -118,13 +121,17 @@ describe('who holds a robot, and the journal, through MQTT and the CLI', () => {
     const order = [
       `run started: careful-hello on den by ${me}`,
       'gate asked: den: quack — confirm?',
-      `emergency stop: den by mqtt client ${client}`,
+      `emergency stop: den by mqtt user ha · client ${client}`,
       'gate answered: den: quack — no (the run stopped first)',
       'run ended: careful-hello on den: interrupted — stopped by an emergency stop',
       `run started: hello-world on den by ${me}`,
-      `emergency stop: den by ${me}`,
+      // A stop does not wait for the kernel's word on who asked: it is said after.
+      `emergency stop: den by ${me} (as the client says)`,
     ];
     for (const line of order) assert.ok(at(line) >= 0, `${line}\nnot in:\n${logs.join('\n')}`);
+    const kernel = `emergency stop: den was asked over the control socket by ${me}`;
+    for (let i = 0; i < 500 && at(kernel) < 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(at(kernel) > at(order.at(-1) ?? ''), `${kernel}\nnot after the stop in:\n${logs.join('\n')}`);
     assert.deepEqual(order.map(at), order.map(at).toSorted((a, b) => a - b), 'in the order they happened');
   });
 });

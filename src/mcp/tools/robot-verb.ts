@@ -19,6 +19,7 @@ import { robotArg, type InstallTool } from '../tool.js';
 const DENIED: Readonly<Record<GateHow, string>> = {
   'no-tty': "it needs a person's yes, and this MCP client cannot ask one (it has no elicitation)",
   person: 'the person said no',
+  channel: 'denied over MQTT',
   tty: 'the person said no',
   timeout: 'nobody answered in time',
   aborted: 'the session was stopped',

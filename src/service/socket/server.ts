@@ -8,14 +8,19 @@
  * service or reach a body except through the ServiceApi.
  */
 import { AsyncResource } from 'node:async_hooks';
-import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
+import { groupId } from '../../config/os-group.js';
+import { jsonTooDeep, nestingMessage } from '../../text/nesting.js';
+import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
-import { QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
+import { dirname, isAbsolute } from 'node:path';
+import { InputError, QuackdError, RuntimeError, type ErrorKind } from '../../errors.js';
+import { looksLikePath } from '../../ducks/find.js';
+import { peerOf, type Peer } from './peer.js';
+import { readAsPeer } from './readable-by.js';
 import { logger } from '../../log.js';
 import { RobotBusy } from '../../runtime/body-pool.js';
 import { RobotSettingsError, UnknownRobot } from '../../runtime/fleet.js';
-import { clientWords, type RunBy } from '../../runtime/holder.js';
+import { byText, clientWords, type RunBy } from '../../runtime/holder.js';
 import { RelayBusy, RelayPilot } from '../../pilot/providers/relay.js';
 import { createScriptProvider } from '../../pilot/providers/script.js';
 import type { HealthLine } from '../api.js';
@@ -28,19 +33,20 @@ import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest,
 
 const PROBE_MS = 2000;
 
-/** Who a request says asks, as printable words; a client that says nothing is a CLI user we cannot name. */
-const askerOf = (by: RunBy | undefined): RunBy => (by !== undefined ? { door: by.door, who: clientWords(by.who, 120) } : { door: 'cli', who: 'a control-socket client' });
-
-/** The gid of a group named in /etc/group, or undefined. */
-function groupId(name: string): number | undefined {
-  try {
-    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
-    const gid = Number(line?.split(':')[2]);
-    return Number.isInteger(gid) ? gid : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * Who asks: the user the kernel says is at the other end (SO_PEERCRED, peer.ts), and for a client
+ * that is a door of its own (serve-mcp) the session it names; the CLI's own words about its user
+ * are not taken. Without the kernel's word, what the client said, marked as such.
+ */
+function askerOf(by: RunBy | undefined, peer: Peer | undefined): RunBy {
+  if (peer === undefined) return by !== undefined ? { door: by.door, who: `${clientWords(by.who, 120)} (as the client says)` } : { door: 'cli', who: 'a control-socket client (as the client says)' };
+  const user = `user ${clientWords(peer.user, 32)} (uid ${peer.uid})`;
+  return by === undefined || by.door === 'cli' ? { door: 'cli', who: user } : { door: by.door, who: `${clientWords(by.who, 120)} · ${user}` };
 }
+
+/** The one refusal for a path the asker may not have read: the same whether or not it exists. */
+const NOT_YOURS = (path: string) => new InputError(`${clientWords(path, 200)}: no duck you can read there (a path is read only when you could read it yourself; a name comes from the ducks folder)`);
+
 
 /** Whether a quackd serve answers at `path`: its pid when one does, `stale` when nobody listens. */
 function probe(path: string): Promise<{ pid: number | undefined } | 'stale'> {
@@ -117,6 +123,8 @@ export class ControlSocket implements FrontDoor {
   readonly name = 'socket';
   private server: Server | undefined;
   private readonly connections = new Set<Socket>();
+  /** Each connection's peer, asked once and only when a request needs it. */
+  private readonly peers = new WeakMap<Socket, Promise<Peer | undefined>>();
 
   constructor(
     private readonly service: Service,
@@ -218,6 +226,10 @@ export class ControlSocket implements FrontDoor {
 
   private async handle(line: string, socket: Socket, send: (r: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
     let parsed: unknown;
+    if (jsonTooDeep(line) !== undefined) {
+      send({ type: 'error', kind: 'usage', message: `a request is ${nestingMessage()}` });
+      return void socket.end();
+    }
     try {
       parsed = JSON.parse(line);
     } catch {
@@ -240,23 +252,27 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'health', lines: await this.service.health() });
           break;
         case 'stop': {
-          await this.service.stop(r.robot, undefined, askerOf(r.by));
+          // An emergency stop never waits for the kernel's word (a spawn, tens of ms on a busy Pi):
+          // it stops on the client's, marked as such, and the journal then names the user the kernel says.
+          const peer = this.peer(socket);
+          await this.service.stop(r.robot, undefined, askerOf(r.by, undefined));
+          void peer.then((p) => (p !== undefined ? logger('service').info(`emergency stop${r.robot !== undefined ? `: ${clientWords(r.robot)}` : ''} was asked over the control socket by ${byText(askerOf(r.by, p))}`) : undefined));
           send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
           break;
         }
         case 'confirm':
-          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb, 'person', askerOf(r.by)) });
+          send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb, 'person', await this.asker(socket, r.by)) });
           break;
         case 'run':
           return await this.run(r, socket, send, onInput);
         case 'torque': {
-          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates);
+          const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates, await this.asker(socket, undefined));
           return await this.stream(started, undefined, socket, send, onInput);
         }
         case 'follow':
           return await this.follow(r.target, r.wait === true, socket, send);
         case 'observe': {
-          const { robot, key, perRun, observation } = await this.service.observe(r.robot, askerOf(r.by));
+          const { robot, key, perRun, observation } = await this.service.observe(r.robot, await this.asker(socket, r.by));
           send({ type: 'observation', robot, key, perRun, observation });
           break;
         }
@@ -292,11 +308,42 @@ export class ControlSocket implements FrontDoor {
    * relay pilot, and what became of it comes back as a `step`; a `script` run is played by the
    * script pilot (`quackd do`).
    */
+  /** The connection's peer, asked of the kernel once (peer.ts). */
+  private peer(socket: Socket): Promise<Peer | undefined> {
+    let asked = this.peers.get(socket);
+    if (asked === undefined) {
+      asked = peerOf(socket);
+      this.peers.set(socket, asked);
+    }
+    return asked;
+  }
+
+  private async asker(socket: Socket, by: RunBy | undefined): Promise<RunBy> {
+    return askerOf(by, await this.peer(socket));
+  }
+
+  /**
+   * A duck named by path and not sent as text: read for the asker only when the asker could read
+   * it (readable-by.ts); refused alike whether it is missing, unreadable or not the asker's to read.
+   */
+  private async pathDuck(socket: Socket, path: string): Promise<string> {
+    if (!isAbsolute(path)) throw new InputError(`${clientWords(path, 200)}: a duck path on the control socket is absolute (or send the duck's text, as the CLI does)`);
+    const peer = await this.peer(socket);
+    if (peer === undefined) throw new InputError(`${clientWords(path, 200)}: the service cannot tell who asks (perl is needed to ask the kernel), so it reads no path for you; send the duck's text or name a duck`);
+    const text = readAsPeer(path, peer);
+    if (text === undefined) {
+      logger('socket').warn({ path: clientWords(path, 200), user: peer.user, uid: peer.uid }, 'refused a duck path the asker cannot read');
+      throw NOT_YOURS(path);
+    }
+    return text;
+  }
+
   private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
-    const { op: _op, robot, drive, script, by, ...request } = r;
+    const { op: _op, robot, drive, script, by, ...asked } = r;
+    const request = asked.text === undefined && asked.goal === undefined && looksLikePath(asked.duck) ? { ...asked, text: await this.pathDuck(socket, asked.duck) } : asked;
     const relay = drive !== undefined ? new RelayPilot(drive.client) : undefined;
     const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
-    const started = await this.service.run(robot, { ...request, by: askerOf(by), ...(pilot !== undefined ? { pilot } : {}) });
+    const started = await this.service.run(robot, { ...request, by: await this.asker(socket, by), ...(pilot !== undefined ? { pilot } : {}) });
     void started.done.then(() => relay?.end());
     await this.stream(started, relay, socket, send, onInput);
   }
@@ -310,7 +357,7 @@ export class ControlSocket implements FrontDoor {
     onInput((line) => {
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = jsonTooDeep(line) === undefined ? JSON.parse(line) : undefined;
       } catch {
         value = undefined;
       }

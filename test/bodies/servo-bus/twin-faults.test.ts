@@ -40,10 +40,10 @@ describe('torque read back on microduck:feetech', { skip: onPath('socat') ? unde
       const r = await quackd(['do', 'torque', 'off', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
       assert.equal(r.code, 1, r.stdout + r.stderr);
       assert.match(r.stdout, /torque off +torque off not confirmed: left_knee \(servo 23\) still on/);
-      // Without an IMU (no sim_imu here, no BNO055 built) a motion verb is refused and nothing moves.
+      // Without an IMU (no imu: block, no sim_imu) a motion verb is refused, saying so, and nothing moves.
       const walk = await quackd(['do', 'walk', '0.3', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
       assert.equal(walk.code, 1, walk.stdout + walk.stderr);
-      assert.match(walk.stdout, /walk needs the trunk's IMU, and microduck:feetech reads none yet/);
+      assert.match(walk.stdout, /walk needs the trunk's IMU, and microduck:feetech reads none: none is configured \(an imu: block in the robot's settings\)/);
       assert.equal(twin.goalWrites, 0);
     } finally {
       await twin.close();

@@ -1,8 +1,10 @@
 /**
  * microduck:feetech and microduck:dynamixel walk in the MuJoCo twin through real packets: the
  * servo simulator at the far end of a socat pty answers for the twin's joints (servo-twin.ts),
- * and `quackd do` runs as a user runs it, the robot in the fleet's config. What is checked is
- * where the twin went, what the servos were told, and that torque is off again after the run.
+ * and `quackd do` runs as a user runs it, the robot in the fleet's config. The feetech duck (an
+ * Open Duck Mini v2) reads its trunk through its BNO055 (`imu: {}`, the simulated chip's
+ * registers), the dynamixel duck the simulator's file directly. What is checked is where the twin
+ * went, what the servos were told, and that torque is off again after the run.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const) {
     before(async () => {
       twin = await ServoTwin.start({ protocol });
       home = mkdtempSync(join(tmpdir(), 'quackd-servo-twin-home-'));
-      writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:${protocol}, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\n`);
+      writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:${protocol}, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)},${protocol === 'feetech' ? ' imu: {},' : ''} bus_timeout_ms: 100 }\n`);
     });
     after(async () => {
       await twin?.close();

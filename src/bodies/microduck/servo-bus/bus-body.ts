@@ -13,8 +13,9 @@
  * and reads it back: on Feetech nothing else would (the servos hold their last goal after a
  * `kill -9`); on Dynamixel the Bus Watchdog also stops them 100 ms after quackd falls silent.
  *
- * Without an IMU the motion verbs are refused: the BNO055 is not driven yet, and a policy fed an
- * invented upright trunk is not walking. Tests give a simulator's IMU (`sim_imu`, sim-imu.ts).
+ * Without an IMU reading the motion verbs are refused, saying why (none configured, the BNO055 not
+ * answering): a policy fed an invented upright trunk is not walking. The IMU is the trunk's BNO055
+ * (`imu:`, read in the plant: trunk-imu.ts); tests give a simulator's (`sim_imu`).
  */
 import { randomUUID } from 'node:crypto';
 import { ControlLoop } from '../../../control/control-loop.js';
@@ -114,7 +115,7 @@ export class BusBody implements Body {
       return problem ? { ok: false, summary: describeReadBack(back), data: { torque: this.facts.torque, stuck: back.stuck, silent: back.silent } } : torqueResult(intent.args.on);
     }
     if (intent.verb !== 'walk' && intent.verb !== 'turn' && intent.verb !== 'kick') return { ok: false, summary: `${intent.verb} is not a verb of ${this.key}` };
-    if (!this.facts.imu) return { ok: false, summary: `${intent.verb} needs the trunk's IMU, and ${this.key} reads none yet (the BNO055 is not built)` };
+    if (!this.facts.imu) return { ok: false, summary: `${intent.verb} needs the trunk's IMU, and ${this.key} reads none: ${this.facts.imu_problem ?? 'no reading yet'}` };
     if (intent.verb === 'walk') return this.walk(intent.args.metres, intent.args.speed, signal);
     if (intent.verb === 'turn') return this.turn(intent.args.degrees, intent.args.rate, signal);
     return this.kick(intent.args.foot, signal);
@@ -285,7 +286,7 @@ export async function createBusBody(protocol: ProtocolName, options: BodyOptions
   let loop: ControlLoop;
   try {
     loop = await ControlLoop.start({
-      plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { port: s.port, baud: s.baud, protocol, joints, channel, timeoutMs: s.bus_timeout_ms, ...(s.sim_imu !== undefined ? { simImu: s.sim_imu } : {}) } },
+      plant: { module: siblingModule(import.meta.url, 'control-plant').href, options: { port: s.port, baud: s.baud, protocol, joints, channel, timeoutMs: s.bus_timeout_ms, ...(s.sim_imu !== undefined ? { simImu: s.sim_imu } : {}), ...(s.imu !== undefined ? { imu: s.imu } : {}) } },
       periodMs: PERIOD_MS,
       fall,
       warm: skillWarmups(SLOTS.map(policies)),

@@ -12,7 +12,9 @@
  * and why; from then on read() reads nothing (the loop runs no policy), and the body ends the
  * verb and the run on it. Torque is switched only on the body's word (channel.ts) and read back
  * from every servo; on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
- * dies; on Feetech there is none, and close() turns torque off on the way out.
+ * dies; on Feetech there is none, and close() turns torque off on the way out. The trunk's IMU
+ * (trunk-imu.ts: the BNO055 on I²C) is opened here too and read each tick; one that cannot be
+ * opened leaves the body without motion verbs, one that fails later is a fault like the bus's.
  */
 import { z } from 'zod';
 import { TtyLink } from '../../../bridge/tty.js';
@@ -24,10 +26,11 @@ import { BusLostError, ServoBusError, ServoTimeoutError } from '../../../servo-b
 import { decodeRegister, encodeRegister, modelByName, type Register, type ServoModel } from '../../../servo-bus/models.js';
 import { BROADCAST_ID } from '../../../servo-bus/packet.js';
 import { protocolNamed } from '../../../servo-bus/protocol.js';
+import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
 import { serveServoBus, type TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, JointRowSchema, jointAngle, servoAngle, servoLabel as label, type JointRow } from './joint-table.js';
-import { readSimImu } from './sim-imu.js';
+import { openTrunkImu, type TrunkImu } from './trunk-imu.js';
 
 const Options = z
   .object({
@@ -38,6 +41,7 @@ const Options = z
     channel: z.string().min(1),
     timeoutMs: z.number().positive(),
     simImu: z.string().min(1).optional(),
+    imu: ImuSettingsSchema.optional(),
   })
   .strict();
 
@@ -51,7 +55,10 @@ export const BusFactsSchema = z.object({
   /** Why the bus can no longer be trusted (`servo 22 (left_hip_pitch) silent …`), or null. */
   fault: z.string().nullable(),
   attached: z.boolean(),
+  /** A trunk reading came from the IMU and it has not failed since. */
   imu: z.boolean(),
+  /** Why there is no IMU reading (`no BNO055 answers on i2c-1 at 0x28: …`), or null. */
+  imu_problem: z.string().nullable(),
   /** Trunk tilt from the IMU's gravity, rad (0 without an IMU). */
   tilt_rad: z.number(),
   yaw_rad: z.number(),
@@ -195,6 +202,9 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     await link.close();
     throw new Error(`the servos on ${o.port} do not all answer: ${why(err)}`);
   }
+  const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}) });
+  const trunkImu: TrunkImu | undefined = typeof opened === 'string' ? undefined : opened;
+  const imuProblem = typeof opened === 'string' ? opened : undefined;
   const stopServing = serveServoBus(o.channel, setTorque);
   bus.on('detached', (reason) => {
     fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
@@ -208,14 +218,18 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     read(): SensorFrame | undefined {
       link.poll();
       const now = performance.now();
-      const imu = o.simImu !== undefined ? readSimImu(o.simImu) : undefined;
+      trunkImu?.tick();
+      const imuFault = trunkImu?.fault();
+      // The IMU failing mid-run is the bus's fault too: a policy fed a stale trunk is not walking.
+      if (imuFault !== undefined) fault ??= imuFault;
+      const imu = trunkImu?.latest();
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
       // A tick whose targets did not change starts no cycle in send(): its reading is read here.
       if (!sentSinceRead && !busy && fault === undefined && bus.attached) void cycle();
       sentSinceRead = false;
       if (fault !== undefined || frame === undefined) return undefined;
-      // No IMU (the BNO055 is not built yet): an upright duck at rest, and the body refuses the motion verbs.
+      // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.
       const gyro = imu?.gyro ?? [0, 0, 0];
       const gravity = imu?.gravity ?? [0, 0, -1];
       const roll = Math.atan2(-gravity[1], -gravity[2]);
@@ -237,13 +251,14 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     },
     sense: (): BusFacts => {
       const k = bus.counters();
-      const imu = o.simImu !== undefined ? readSimImu(o.simImu) : undefined;
+      const imu = trunkImu?.latest();
       return {
         protocol: o.protocol,
         torque,
         fault: fault ?? null,
         attached: bus.attached,
         imu: imu !== undefined,
+        imu_problem: imuProblem ?? trunkImu?.fault() ?? (imu === undefined && trunkImu !== undefined ? 'no reading yet' : null),
         tilt_rad: imu !== undefined ? Math.acos(Math.max(-1, Math.min(1, -imu.gravity[2]))) : 0,
         yaw_rad: yaw,
         cycles: c.cycles,
@@ -256,6 +271,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (closed) return;
       closed = true;
       stopServing();
+      void trunkImu?.close();
       // The last word on the bus, whatever state the body left: torque off to every servo.
       void bus
         .write(BROADCAST_ID, r.torqueEnable.address, [0])

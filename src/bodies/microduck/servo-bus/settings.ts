@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { JointRowSchema, jointTableProblem } from './joint-table.js';
@@ -22,9 +23,13 @@ export const servoBusSettings = z
     policies: PolicySlotsSchema.optional(),
     after_fall: z.enum(['limp', 'hold']).optional(),
     /**
-     * SIMULATION ONLY: a file a simulator rewrites with the trunk's IMU reading (twin-imu.ts).
-     * A real duck has no such file; its IMU (BNO055) is not built yet, and without one the
-     * motion verbs are refused.
+     * The trunk's BNO055 on I²C (src/imu/settings.ts; defaults the Open Duck Mini v2's). Without
+     * an IMU the motion verbs are refused.
+     */
+    imu: ImuSettingsSchema.optional(),
+    /**
+     * SIMULATION ONLY: a file a simulator rewrites with the trunk's IMU reading (sim-imu.ts),
+     * read directly, or with `imu` through a simulated BNO055's registers (trunk-imu.ts).
      */
     sim_imu: z.string().min(1).optional(),
   })

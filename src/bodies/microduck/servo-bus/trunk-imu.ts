@@ -1,0 +1,133 @@
+/**
+ * The trunk's IMU as the bus plant reads it each tick, in the control worker: the BNO055 over
+ * I²C (src/imu), or, SIMULATION ONLY, a simulator's file (sim-imu.ts), read directly or, with
+ * an `imu` block too, through a simulated BNO055's registers so the codec and the transactions
+ * are what a walk in the twin reads through. A read is started each tick and its answer is the
+ * next tick's (a few ms old at 50 Hz), so the tick never waits on the I²C bus.
+ */
+import { Bno055 } from '../../../imu/bno055.js';
+import { parseRemap, type AxisRemap, type Vec3 } from '../../../imu/bno055-codec.js';
+import { openI2cDevice } from '../../../imu/i2c-bus-device.js';
+import type { I2cDevice } from '../../../imu/i2c-device.js';
+import type { ImuSettings } from '../../../imu/settings.js';
+import { SimBno055 } from '../../../imu/sim-bno055.js';
+import { readSimImu } from './sim-imu.js';
+
+export interface TrunkReading {
+  readonly gyro: Vec3;
+  /** A unit vector pointing down, in the trunk's axes. */
+  readonly gravity: Vec3;
+}
+
+export interface TrunkImu {
+  /** Starts this tick's read unless one is under way. */
+  tick(): void;
+  /** The newest reading, or undefined before the first. */
+  latest(): TrunkReading | undefined;
+  /** Why the IMU can no longer be trusted, or undefined. */
+  fault(): string | undefined;
+  close(): Promise<void>;
+}
+
+/** Below half a g the fusion has not settled (its first reads are zeros): no reading yet. */
+const MIN_GRAVITY_M_S2 = 4.9;
+
+/** A BNO055 reading in the trunk's frame: the remap already made the chip's axes the trunk's. */
+export function trunkReading(r: { readonly gyro: Vec3; readonly gravity: Vec3 }): TrunkReading | undefined {
+  const [x, y, z] = r.gravity;
+  const norm = Math.hypot(x, y, z);
+  if (norm < MIN_GRAVITY_M_S2) return undefined;
+  return { gyro: r.gyro, gravity: [-x / norm, -y / norm, -z / norm] };
+}
+
+class Bno055TrunkImu implements TrunkImu {
+  private reading: TrunkReading | undefined;
+  private busy = false;
+  private problem: string | undefined;
+
+  constructor(
+    private readonly chip: Bno055,
+    private readonly before?: () => void,
+  ) {}
+
+  tick(): void {
+    if (this.busy || this.problem !== undefined) return;
+    this.before?.();
+    this.busy = true;
+    void this.chip
+      .read()
+      .then(
+        (r) => {
+          this.reading = trunkReading(r) ?? this.reading;
+        },
+        (err: unknown) => {
+          this.problem ??= err instanceof Error ? err.message : String(err);
+        },
+      )
+      .finally(() => {
+        this.busy = false;
+      });
+  }
+
+  latest(): TrunkReading | undefined {
+    return this.problem === undefined ? this.reading : undefined;
+  }
+
+  fault(): string | undefined {
+    return this.problem;
+  }
+
+  close(): Promise<void> {
+    return this.chip.close().catch(() => undefined);
+  }
+}
+
+class FileTrunkImu implements TrunkImu {
+  constructor(private readonly path: string) {}
+  tick(): void {}
+  latest(): TrunkReading | undefined {
+    return readSimImu(this.path);
+  }
+  fault(): undefined {
+    return undefined;
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export interface TrunkImuOptions {
+  readonly imu?: ImuSettings;
+  readonly simImu?: string;
+  /** Tests: the I²C device to read instead of /dev/i2c-N. */
+  readonly device?: I2cDevice;
+}
+
+/**
+ * The IMU the settings describe, or, when there is none or it cannot be opened, why not: the
+ * body then refuses the motion verbs with that line, and opens all the same (torque, health).
+ */
+export async function openTrunkImu(o: TrunkImuOptions): Promise<TrunkImu | string> {
+  if (o.imu === undefined) return o.simImu !== undefined ? new FileTrunkImu(o.simImu) : 'none is configured (an imu: block in the robot\'s settings)';
+  const remap = parseRemap(o.imu.remap) as AxisRemap;
+  const setup = { remap, ...(o.imu.offsets !== undefined ? { offsets: o.imu.offsets } : {}) };
+  let device: I2cDevice | undefined;
+  let before: (() => void) | undefined;
+  try {
+    if (o.device !== undefined) device = o.device;
+    else if (o.simImu !== undefined) {
+      const sim = new SimBno055(o.imu.bus, o.imu.address);
+      const path = o.simImu;
+      before = () => {
+        const motion = readSimImu(path);
+        if (motion !== undefined) sim.setTrunk(motion);
+        if (motion?.i2c_error !== undefined) sim.unplug(motion.i2c_error);
+      };
+      device = sim;
+    } else device = await openI2cDevice(o.imu.bus, o.imu.address);
+    return new Bno055TrunkImu(await Bno055.open(device, setup), before);
+  } catch (err) {
+    await device?.close().catch(() => undefined);
+    return err instanceof Error ? err.message : String(err);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * How many commands one MQTT client may give: a token bucket per client, so a dashboard's bursts
+ * pass and a flood is cut to a trickle the service can carry while it runs. Over the limit a
+ * command is not carried out; the first such in a window is answered with a refusal that says
+ * so, the rest go unanswered (answering each would be a flood of our own) and are counted. An
+ * emergency stop is never limited. Pure: times in, verdicts out.
+ */
+
+export interface RateLimitSettings {
+  /** Commands a second, sustained. */
+  readonly perSecond: number;
+  /** Commands at once after a quiet spell. */
+  readonly burst: number;
+}
+
+export const COMMAND_RATE: RateLimitSettings = { perSecond: 20, burst: 40 };
+
+/** `ok`: carry it out; `refuse`: say no, with why; `drop`: say nothing (already said in this window). */
+export type RateVerdict = { readonly kind: 'ok' } | { readonly kind: 'refuse'; readonly message: string } | { readonly kind: 'drop' };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+  /** When this client was last told it was over the limit. */
+  toldAt: number;
+}
+
+/** Buckets kept at most: the oldest go first (a client gone for good). */
+const MAX_CLIENTS = 1024;
+
+export class CommandRateLimit {
+  private readonly buckets = new Map<string, Bucket>();
+  /** Commands not carried out for going over the limit. */
+  limited = 0;
+
+  constructor(private readonly settings: RateLimitSettings = COMMAND_RATE) {}
+
+  take(client: string, now: number): RateVerdict {
+    const { perSecond, burst } = this.settings;
+    let b = this.buckets.get(client);
+    if (b === undefined) {
+      b = { tokens: burst, at: now, toldAt: -Infinity };
+      this.buckets.set(client, b);
+      const [oldest] = this.buckets.keys();
+      if (this.buckets.size > MAX_CLIENTS && oldest !== undefined) this.buckets.delete(oldest);
+    }
+    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * perSecond);
+    b.at = now;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return { kind: 'ok' };
+    }
+    this.limited += 1;
+    if (now - b.toldAt < 1000) return { kind: 'drop' };
+    b.toldAt = now;
+    return { kind: 'refuse', message: `rate limit: at most ${perSecond} commands a second from one client (bursts of ${burst}); this one was not carried out, nor will the next ones be until it slows down (a stop always is)` };
+  }
+}
