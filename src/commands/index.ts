@@ -24,5 +24,6 @@ export const commands: CommandTable = {
   mqtt: { summary: "the embedded MQTT broker's logins to give Home Assistant or Node-RED (quackd mqtt credentials)", load: async () => (await import('./mqtt.js')).mqttCommand },
   logs: { summary: "the running service's log (journalctl -u quackd under systemd)", load: async () => (await import('./logs.js')).logsCommand },
   bridge: { summary: "talk to a duck's firmware over serial (probe: hello, frame errors, round-trip time)", load: async () => (await import('./bridge.js')).bridgeCommand },
+  calibrate: { summary: "set a servo-bus duck's joint offsets from the home pose you hold it in (torque off, nothing moves); written into the config", load: async () => (await import('./calibrate.js')).calibrateCommand },
   bus: { summary: 'check the wiring of a Feetech or Dynamixel servo bus (scan: who answers, model, firmware); never writes', load: async () => (await import('./bus.js')).busCommand },
 };

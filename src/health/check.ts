@@ -39,6 +39,8 @@ export interface HealthContext {
 
 export interface HealthCheck {
   readonly name: string;
+  /** About something not every robot has (a servo bus): false leaves the check out, with no line. Absent: always run. */
+  readonly applies?: (ctx: HealthContext) => boolean;
   /**
    * Answers within the runner's deadline or is reported as not answering; `signal` aborts when
    * that deadline passes, so a check holding a socket or a child can let go of it.

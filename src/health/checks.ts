@@ -3,6 +3,7 @@
  * running service's loop, link, battery and broker) is more entries here; the command and the
  * runner do not change.
  */
+import { busCheck } from './bus.js';
 import type { HealthCheck } from './check.js';
 import { configCheck } from './config.js';
 import { imuCheck } from './imu.js';
@@ -13,4 +14,4 @@ import { schedulingCheck } from './scheduling.js';
 import { serviceCheck } from './service.js';
 import { storeCheck } from './store.js';
 
-export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, storeCheck, serviceCheck];
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, busCheck, storeCheck, serviceCheck];

@@ -39,7 +39,7 @@ const SEVERITY = { ok: 0, warn: 1, fail: 2 } as const;
 export async function runChecks(checks: readonly HealthCheck[], ctx: HealthContext, timeoutMs = CHECK_TIMEOUT_MS): Promise<HealthResult[]> {
   const results: HealthResult[] = [];
   const at = new Map<string, number>();
-  for (const r of (await Promise.all(checks.map((c) => runOne(c, ctx, timeoutMs)))).flat()) {
+  for (const r of (await Promise.all(checks.filter((c) => c.applies?.(ctx) ?? true).map((c) => runOne(c, ctx, timeoutMs)))).flat()) {
     const i = at.get(r.check);
     if (i === undefined) {
       at.set(r.check, results.push(r) - 1);

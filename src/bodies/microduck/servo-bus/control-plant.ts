@@ -29,7 +29,7 @@ import { protocolNamed } from '../../../servo-bus/protocol.js';
 import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
 import { serveServoBus, type TorqueReadBack } from './channel.js';
-import { JointRowSchema, jointAngle, servoAngle, type JointRow } from './joint-table.js';
+import { BUS_SERVO_MODEL, JointRowSchema, jointAngle, servoAngle, servoLabel as label, type JointRow } from './joint-table.js';
 import { openTrunkImu, type TrunkImu } from './trunk-imu.js';
 
 const Options = z
@@ -45,8 +45,6 @@ const Options = z
   })
   .strict();
 
-/** The servo each protocol's ducks are built with: the Open Duck Mini v2's STS3215, the XL330 ducks'. */
-const MODEL = { feetech: 'STS3215', dynamixel: 'XL330-M288' } as const;
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
@@ -71,11 +69,9 @@ export const BusFactsSchema = z.object({
 });
 export type BusFacts = z.infer<typeof BusFactsSchema>;
 
-const label = (j: JointRow): string => `${j.name} (servo ${j.id})`;
-
 export async function createPlant(options: Json | undefined): Promise<Plant> {
   const o = Options.parse(options);
-  const model = modelByName(MODEL[o.protocol]) as ServoModel;
+  const model = modelByName(BUS_SERVO_MODEL[o.protocol]) as ServoModel;
   const r = model.registers;
   const rows = o.joints;
   const ids = rows.map((j) => j.id);

@@ -13,6 +13,7 @@
  * were trained with.
  */
 import { z } from 'zod';
+import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { DUCK_JOINTS } from '../mujoco/duck-spec.js';
 
 export interface JointRow {
@@ -81,3 +82,9 @@ export function jointTableProblem(rows: readonly JointRow[]): string | undefined
 /** Servo position (rad, 0 at the servo's centre) for a joint angle, and back. */
 export const servoAngle = (j: JointRow, joint: number): number => j.direction * joint + j.offset;
 export const jointAngle = (j: JointRow, servo: number): number => j.direction * (servo - j.offset);
+
+/** `left_knee (servo 23)`: how a joint's servo is named in every message. */
+export const servoLabel = (j: JointRow): string => `${j.name} (servo ${j.id})`;
+
+/** The servo each protocol's ducks are built with: the Open Duck Mini v2's STS3215, the XL330 ducks'. */
+export const BUS_SERVO_MODEL = { feetech: 'STS3215', dynamixel: 'XL330-M288' } as const satisfies Record<ProtocolName, string>;

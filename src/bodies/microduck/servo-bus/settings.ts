@@ -49,4 +49,9 @@ export const BUS_VERBS = ['torque', 'walk', 'turn', 'kick', 'quack'] as const;
 export const BUS_REFUSED: Readonly<Record<string, string>> = { quack: 'needs a speaker, which the servo bus does not carry' };
 export const BUS_METRICS = ['tilt_deg', 'torque', 'bus_timeouts', 'bus_damaged'] as const;
 
+/** The body key's protocol, or undefined for a body that is not a servo-bus duck. */
+export function busProtocolOf(key: string): ProtocolName | undefined {
+  return key === 'microduck:feetech' ? 'feetech' : key === 'microduck:dynamixel' ? 'dynamixel' : undefined;
+}
+
 export const busKey = (protocol: ProtocolName): `microduck:${ProtocolName}` => `microduck:${protocol}`;

@@ -1,0 +1,73 @@
+/**
+ * Calibrating a servo-bus duck's joint offsets without moving it (`quackd calibrate`): torque off
+ * on every servo (read back), the builder holds the duck in its home pose, every servo's position
+ * is read, and each joint's offset becomes what makes that reading the home pose:
+ * `offset = servo − direction × home`, the inverse of joint-table.ts's jointAngle(). The new
+ * table is saved by the caller (the config file is not this room's), then the servos are read
+ * again through it and each joint's distance from home is said.
+ *
+ * The reference runtime (apirrone/Open_Duck_Mini_Runtime, find_all_motor_offsets.py) drives the
+ * duck to its zero pose first and takes what a person's hand moves it by; here nothing is ever
+ * driven: the only write on the bus is torque off.
+ */
+import { RuntimeError } from '../../../errors.js';
+import { BusLostError } from '../../../servo-bus/errors.js';
+import type { ProtocolName } from '../../../servo-bus/packet.js';
+import type { JointRow } from './joint-table.js';
+import { HOME_POSE } from '../mujoco/duck-spec.js';
+import { calibratedRows, lookProblem, otherDirectionOffset, poseErrors, type ServoLook } from './servo-look.js';
+import { ServoSurvey, type SurveyLink } from './survey.js';
+
+export interface CalibrationSteps {
+  readonly protocol: ProtocolName;
+  readonly link: SurveyLink;
+  readonly joints: readonly JointRow[];
+  /** Torque is off: the builder holds the duck in its home pose; false stops here (nothing saved). */
+  readonly hold: () => Promise<boolean>;
+  /** Writes the new table where the robot's settings live; resolves with the table as it now reads there. */
+  readonly save: (rows: readonly JointRow[]) => Promise<{ readonly rows: readonly JointRow[]; readonly backup: string | undefined }>;
+}
+
+export interface JointCalibration {
+  readonly joint: JointRow;
+  readonly previous: number;
+  /** The offset is large, and the other direction would make it small: is the direction right? (servo-look.ts) */
+  readonly otherDirection: number | undefined;
+  /** The pose error after calibration, read again through the saved offset (rad). */
+  readonly error: number | undefined;
+}
+
+export type CalibrationResult = { readonly saved: false } | { readonly saved: true; readonly joints: readonly JointCalibration[]; readonly backup: string | undefined };
+
+/** Fails (a RuntimeError) before anything is saved when a servo cannot be read whole. */
+function positions(looks: readonly ServoLook[], protocol: ProtocolName, port: string, when: string): number[] {
+  const problems = looks.map((l) => lookProblem(l, protocol)).filter((p): p is string => p !== undefined);
+  if (problems.length > 0) throw new RuntimeError(`calibrate: ${problems.join('; ')} on ${port} ${when}: nothing written, the config is as it was`, 'check its cable and power; quackd bus scan lists who answers');
+  return looks.map((l) => l.servoRad ?? 0);
+}
+
+export async function calibrate(steps: CalibrationSteps): Promise<CalibrationResult> {
+  const { protocol, link, joints } = steps;
+  const survey = await ServoSurvey.open(protocol, link);
+  let saved: Awaited<ReturnType<CalibrationSteps['save']>> | undefined;
+  try {
+    // Every servo answers and is the right model before anything is written, even torque off.
+    positions(await survey.look(joints), protocol, link.port, 'before torque off');
+    const off = await survey.torqueOff(joints);
+    if (off.stuck.length > 0 || off.silent.length > 0) {
+      const parts = [...(off.stuck.length > 0 ? [`${off.stuck.join(', ')} still on`] : []), ...(off.silent.length > 0 ? [`${off.silent.join(', ')} did not answer`] : [])];
+      throw new RuntimeError(`calibrate: torque off not confirmed: ${parts.join('; ')}: nothing written, the config is as it was`);
+    }
+    if (!(await steps.hold())) return { saved: false };
+    const read = positions(await survey.look(joints), protocol, link.port, 'while held');
+    saved = await steps.save(calibratedRows(joints, read));
+    const errors = poseErrors(await survey.look(saved.rows));
+    return { saved: true, backup: saved.backup, joints: errors.map((e, i) => ({ joint: e.joint, previous: joints[i]?.offset ?? 0, error: e.error, otherDirection: otherDirectionOffset(e.joint, HOME_POSE[i] ?? 0) })) };
+  } catch (err) {
+    if (!(err instanceof BusLostError)) throw err;
+    const after = saved !== undefined ? 'the offsets were written, not read back' : 'nothing written, the config is as it was';
+    throw new RuntimeError(`calibrate: the bus adapter on ${link.port} was lost (${err.message}): ${after}`, 'is the adapter still plugged in?');
+  } finally {
+    await survey.close();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `bus`, for a duck whose Pi drives its servo bus (microduck:feetech, microduck:dynamixel): every
+ * servo of the joint table read once, over the robot's port, and four lines follow it: `servos`
+ * (each the model the body drives, no alarm bit), `servo power` (voltage and temperature as the
+ * servos read them), `torque` (on with no quackd holding the bus is a warning: a Feetech servo
+ * holds its last goal after quackd is killed) and `pose` (each joint's distance from the home
+ * pose through the table's offsets: `ok` within 0.02 rad, what `quackd calibrate` leaves a duck
+ * held still). Reads only: no servo moves and no register changes. A port another program holds
+ * (a running `quackd serve`) is not read here; the service's own lines say how its robot is.
+ */
+import { existsSync } from 'node:fs';
+import { BridgeError } from '../bridge/errors.js';
+import { LOCKED_HINT } from '../bridge/port-lock.js';
+import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
+import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
+import { lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
+import type { ServoSurvey } from '../bodies/microduck/servo-bus/survey.js';
+import type { ProtocolName } from '../servo-bus/packet.js';
+import { plural } from '../text/plural.js';
+import type { Robot } from '../runtime/fleet.js';
+import { fail, forRobot, ok, warn, type HealthCheck, type HealthReport, type HealthResult } from './check.js';
+
+/** Within this of home on every joint, a duck standing in its home pose is calibrated. */
+export const POSE_WITHIN_RAD = 0.02;
+
+const span = (xs: readonly number[], digits: number, unit: string): string => {
+  const lo = Math.min(...xs).toFixed(digits);
+  const hi = Math.max(...xs).toFixed(digits);
+  return lo === hi ? `${lo} ${unit}` : `${lo}–${hi} ${unit}`;
+};
+
+const line = (check: string, r: HealthReport): HealthResult => ({ check, ...r });
+
+function servosLine(read: readonly ServoLook[], protocol: ProtocolName): HealthResult {
+  const wrong = read.filter((l) => !l.expected).map((l) => lookProblem(l, protocol) ?? servoLabel(l.joint));
+  const alarmed = read.filter((l) => l.alarms.length > 0).map((l) => `${servoLabel(l.joint)} reports ${l.alarms.join(', ')}`);
+  if (wrong.length + alarmed.length > 0) return line('servos', fail([...wrong, ...alarmed].join('; ')));
+  return line('servos', ok(`${plural(read.length, BUS_SERVO_MODEL[protocol])}, no alarm`));
+}
+
+function torqueLine(read: readonly ServoLook[], robot: string): HealthResult {
+  const on = read.filter((l) => l.torque === true);
+  if (on.length === 0) return line('torque', ok('off on every servo (limp)'));
+  const which = on.length === read.length ? 'every servo' : on.map((l) => servoLabel(l.joint)).join(', ');
+  // The port opened, so no quackd holds the bus: nothing drives these servos.
+  return line('torque', warn(`on in ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off`));
+}
+
+function poseLine(looks: readonly ServoLook[], robot: string): HealthResult | undefined {
+  const known = poseErrors(looks).filter((e): e is JointError & { error: number } => e.error !== undefined);
+  if (known.length === 0) return undefined;
+  const of = known.length < looks.length ? ` (${known.length} of ${looks.length} joints read)` : '';
+  const worst = known.reduce((w, e) => (Math.abs(e.error) > Math.abs(w.error) ? e : w));
+  const over = known.filter((e) => Math.abs(e.error) > POSE_WITHIN_RAD);
+  const max = `max ${Math.abs(worst.error).toFixed(4)} rad (${worst.joint.name})`;
+  if (over.length === 0) return line('pose', ok(`every joint within ${POSE_WITHIN_RAD} rad of home · ${max}${of}`));
+  const listed = over.map((e) => `${e.joint.name} ${e.error >= 0 ? '+' : '−'}${Math.abs(e.error).toFixed(3)}`).join(', ');
+  return line('pose', warn(`${plural(over.length, 'joint')} over ${POSE_WITHIN_RAD} rad from home: ${listed}${of} · standing in its home pose? then quackd calibrate --robot ${robot}`));
+}
+
+async function look(robot: Robot, protocol: ProtocolName, signal: AbortSignal): Promise<HealthReport> {
+  const parsed = servoBusSettings.safeParse(robot.settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return warn(`not checked: ${issue?.path[0] === 'port' ? `${robot.name} has no port in the config (a run gives --port)` : `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`}`);
+  }
+  const s = parsed.data;
+  const head = `${protocol} at ${s.baud} baud on ${s.port}`;
+  if (!existsSync(s.port)) return fail(`${s.port} is not there: is the bus adapter plugged in?`);
+  const surveys = await import('../bodies/microduck/servo-bus/survey.js');
+  let survey: ServoSurvey;
+  try {
+    survey = await surveys.ServoSurvey.open(protocol, { port: s.port, baud: s.baud, timeoutMs: s.bus_timeout_ms });
+  } catch (err) {
+    if (!(err instanceof BridgeError)) throw err;
+    if (err.hint === LOCKED_HINT) return warn(`${s.port} is held by another program (quackd serve holding ${robot.name}?): not read here`);
+    return fail(`${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`);
+  }
+  const stop = (): void => void survey.close();
+  signal.addEventListener('abort', stop, { once: true });
+  let looks: ServoLook[];
+  try {
+    looks = await survey.look(s.joints ?? OPEN_DUCK_MINI_V2);
+  } catch (err) {
+    if (signal.aborted) return fail('no answer in time');
+    return fail(`${head} · the bus failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await survey.close();
+  }
+  const silent = looks.filter((l) => l.problem !== undefined);
+  const read = looks.filter((l) => l.problem === undefined);
+  const expected = read.filter((l) => l.expected);
+  const entries: HealthResult[] = [];
+  if (read.length > 0) entries.push(servosLine(read, protocol));
+  if (expected.length > 0) {
+    entries.push(line('servo power', ok(`${span(expected.map((l) => l.voltage ?? 0), 1, 'V')} · ${span(expected.map((l) => l.temperature ?? 0), 0, '°C')}`)));
+    entries.push(torqueLine(expected, robot.name));
+  }
+  const pose = poseLine(looks, robot.name);
+  if (pose !== undefined) entries.push(pose);
+  const answering = silent.length === 0 ? `all ${looks.length} servos of the joint table answer` : `${read.length} of ${looks.length} servos answer; ${silent.map((l) => lookProblem(l, protocol)).join('; ')}`;
+  return { ...(silent.length === 0 ? ok(`${head} · ${answering}`) : fail(`${head} · ${answering}`)), entries };
+}
+
+export const busCheck: HealthCheck = {
+  name: 'bus',
+  applies: ({ setup }) => setup.ok && busProtocolOf(setup.robot.key) !== undefined,
+  run: (ctx, signal) => forRobot(ctx, (robot) => look(robot, busProtocolOf(robot.key) ?? 'feetech', signal)),
+};
