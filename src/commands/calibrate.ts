@@ -13,6 +13,8 @@ import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../bodies/mic
 import { busProtocolOf, servoBusSettings, type ServoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import type { CalibrationResult, JointCalibration } from '../bodies/microduck/servo-bus/calibration.js';
 import { loadConfigFile } from '../config/file.js';
+import { dataDir } from '../config/paths.js';
+import { standingHome } from '../bodies/microduck/servo-bus/standing-home.js';
 import { AmbiguousRobot, Fleet, RobotSettingsError, UnknownRobot, robotLabel, type Robot } from '../runtime/fleet.js';
 import { ttyGate } from '../safety/gate.js';
 import type { Command } from './command.js';
@@ -103,6 +105,8 @@ export const calibrateCommand: Command = {
     const joints: readonly JointRow[] = settings.joints ?? OPEN_DUCK_MINI_V2;
     const link = { port: settings.port, baud: settings.baud, timeoutMs: settings.bus_timeout_ms };
     if (!json) io.line(`calibrate ${robotLabel(robot.name, robot.key)} · ${joints.length} ${BUS_SERVO_MODEL[protocol]} on ${settings.port} · ${protocol} at ${settings.baud} baud`);
+    const home = standingHome(robot, dataDir(env));
+    if (!json) io.line(io.dim(`home: ${home.from} pose`));
     const holding = `hold ${robot.name} in its home pose (standing as a walk starts: hips and knees bent, head level)`;
     const { calibrate } = await import('../bodies/microduck/servo-bus/calibration.js');
     const { assertWritable, writeRobotJoints } = await import('../config/robot-joints.js');
@@ -114,6 +118,7 @@ export const calibrateCommand: Command = {
         protocol,
         link,
         joints,
+        home: home.pose,
         hold: async () => {
           if (!json) io.line('torque off: read back from every servo');
           if (yes) {

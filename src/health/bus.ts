@@ -15,6 +15,7 @@ import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microd
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import { lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
 import type { ServoSurvey } from '../bodies/microduck/servo-bus/survey.js';
+import { standingHome, type StandingHome } from '../bodies/microduck/servo-bus/standing-home.js';
 import type { ProtocolName } from '../servo-bus/packet.js';
 import { plural } from '../text/plural.js';
 import type { Robot } from '../runtime/fleet.js';
@@ -46,19 +47,19 @@ function torqueLine(read: readonly ServoLook[], robot: string): HealthResult {
   return line('torque', warn(`on in ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off`));
 }
 
-function poseLine(looks: readonly ServoLook[], robot: string): HealthResult | undefined {
-  const known = poseErrors(looks).filter((e): e is JointError & { error: number } => e.error !== undefined);
+function poseLine(looks: readonly ServoLook[], robot: string, home: StandingHome): HealthResult | undefined {
+  const known = poseErrors(looks, home.pose).filter((e): e is JointError & { error: number } => e.error !== undefined);
   if (known.length === 0) return undefined;
   const of = known.length < looks.length ? ` (${known.length} of ${looks.length} joints read)` : '';
   const worst = known.reduce((w, e) => (Math.abs(e.error) > Math.abs(w.error) ? e : w));
   const over = known.filter((e) => Math.abs(e.error) > POSE_WITHIN_RAD);
   const max = `max ${Math.abs(worst.error).toFixed(4)} rad (${worst.joint.name})`;
-  if (over.length === 0) return line('pose', ok(`every joint within ${POSE_WITHIN_RAD} rad of home · ${max}${of}`));
+  if (over.length === 0) return line('pose', ok(`every joint within ${POSE_WITHIN_RAD} rad of home (${home.from}) · ${max}${of}`));
   const listed = over.map((e) => `${e.joint.name} ${e.error >= 0 ? '+' : '−'}${Math.abs(e.error).toFixed(3)}`).join(', ');
   return line('pose', warn(`${plural(over.length, 'joint')} over ${POSE_WITHIN_RAD} rad from home: ${listed}${of} · standing in its home pose? then quackd calibrate --robot ${robot}`));
 }
 
-async function look(robot: Robot, protocol: ProtocolName, signal: AbortSignal): Promise<HealthReport> {
+async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, signal: AbortSignal): Promise<HealthReport> {
   const parsed = servoBusSettings.safeParse(robot.settings);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -97,7 +98,7 @@ async function look(robot: Robot, protocol: ProtocolName, signal: AbortSignal): 
     entries.push(line('servo power', ok(`${span(expected.map((l) => l.voltage ?? 0), 1, 'V')} · ${span(expected.map((l) => l.temperature ?? 0), 0, '°C')}`)));
     entries.push(torqueLine(expected, robot.name));
   }
-  const pose = poseLine(looks, robot.name);
+  const pose = poseLine(looks, robot.name, home);
   if (pose !== undefined) entries.push(pose);
   const answering = silent.length === 0 ? `all ${looks.length} servos of the joint table answer` : `${read.length} of ${looks.length} servos answer; ${silent.map((l) => lookProblem(l, protocol)).join('; ')}`;
   return { ...(silent.length === 0 ? ok(`${head} · ${answering}`) : fail(`${head} · ${answering}`)), entries };
@@ -106,5 +107,5 @@ async function look(robot: Robot, protocol: ProtocolName, signal: AbortSignal): 
 export const busCheck: HealthCheck = {
   name: 'bus',
   applies: ({ setup }) => setup.ok && busProtocolOf(setup.robot.key) !== undefined,
-  run: (ctx, signal) => forRobot(ctx, (robot) => look(robot, busProtocolOf(robot.key) ?? 'feetech', signal)),
+  run: (ctx, signal) => forRobot(ctx, (robot) => look(robot, busProtocolOf(robot.key) ?? 'feetech', standingHome(robot, ctx.dataDir), signal)),
 };

@@ -9,12 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { HOME_POSE } from '../../../src/bodies/microduck/mujoco/duck-spec.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
+import { bundledPolicyDir } from '../../../src/policy/bundled.js';
 import { ServoSurvey } from '../../../src/bodies/microduck/servo-bus/survey.js';
 import { encodeRegister, modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
@@ -88,10 +89,10 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
     };
     const byName = (lines: readonly HealthLine[], check: string): HealthLine | undefined => lines.find((l) => l.check === check);
     /** Every servo where a builder holding the duck at home puts it: home through the mounted offsets, torque on (held by a killed quackd). */
-    const placeAtHome = (): void => {
+    const placeAtHome = (pose: readonly number[] = HOME_POSE): void => {
       for (const [i, j] of OPEN_DUCK_MINI_V2.entries()) {
         const table = sim.table(j.id);
-        const servoRad = j.direction * (HOME_POSE[i] ?? 0) + (MOUNTED[i] ?? 0);
+        const servoRad = j.direction * (pose[i] ?? 0) + (MOUNTED[i] ?? 0);
         table.set(encodeRegister(r.presentPosition, model.countsPerTurn / 2 + servoRad / r.presentPosition.unit, model.byteOrder), r.presentPosition.address);
         table[r.torqueEnable.address] = 1;
       }
@@ -112,6 +113,24 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
     after(async () => {
       sim?.close();
       await pty?.close();
+    });
+
+    it("calibrates to the pose its walk policy stands in: a policy of the Open Duck Mini's own model (its reference stance, the left knee at +1.37 rad)", async () => {
+      // The reference runtime's stance (rustypot_position_hwi.py), in a walk policy's manifest.
+      const stance = [0.002, 0.053, -0.63, 1.368, -0.784, 0, 0, 0, 0, -0.003, -0.065, 0.635, 1.379, -0.796];
+      const walk = join(home, 'odm-walk');
+      cpSync(bundledPolicyDir('walk'), walk, { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(walk, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(walk, 'manifest.json'), JSON.stringify({ ...manifest, home: stance }));
+      writeFileSync(configFile, CONFIG(pty.near).replace(`  ${robot}:\n    body: microduck:${protocol}\n`, `  ${robot}:\n    body: microduck:${protocol}\n    policies: { walk: ${walk} }\n`));
+      placeAtHome(stance);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes', '--json'], { env: env() });
+      assert.equal(res.code, 0, res.stderr);
+      const out = JSON.parse(res.stdout) as { joints: { name: string; offset: number }[] };
+      for (const [i, j] of out.joints.entries()) assert.ok(Math.abs(j.offset - (MOUNTED[i] ?? 0)) < 0.002, `${j.name}: offset ${j.offset}, mounted ${MOUNTED[i]} (against the twin's pose it would be off by twice the knee)`);
+      const pose = byName(await health(), 'pose');
+      assert.equal(pose?.status, 'ok', JSON.stringify(pose));
+      assert.ok(pose?.detail.includes(`of home (the walk policy's (${walk}))`), pose?.detail);
     });
 
     it('health sees the pose off home, calibrate writes the offsets, health then reads every joint within 0.02 rad; only torque off is written', async () => {
@@ -158,14 +177,14 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
 
       const afterwards = await health();
       assert.equal(byName(afterwards, 'pose')?.status, 'ok', JSON.stringify(afterwards));
-      assert.match(byName(afterwards, 'pose')?.detail ?? '', /^every joint within 0\.02 rad of home · max 0\.0\d{3} rad \(\w+\)$/);
+      assert.match(byName(afterwards, 'pose')?.detail ?? '', /^every joint within 0\.02 rad of home \(the bundled walk's\) · max 0\.0\d{3} rad \(\w+\)$/);
       assert.deepEqual(byName(afterwards, 'torque'), { check: 'torque', status: 'ok', detail: 'off on every servo (limp)' });
       assert.equal(sim.writes().length, 1, 'health wrote nothing');
 
       // Run again, the table is in the file now: only its offsets change, the rows stay a line each.
       const again = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /^calibrate \w+ \(microduck:\w+\) · 14 \S+ on .* at 1000000 baud\ntorque off: read back from every servo\nhold \w+ in its home pose .*: --yes, taken as held\n/);
+      assert.match(again.stdout, /^calibrate \w+ \(microduck:\w+\) · 14 \S+ on .* at 1000000 baud\nhome: the bundled walk's pose\ntorque off: read back from every servo\nhold \w+ in its home pose .*: --yes, taken as held\n/);
       assert.match(again.stdout, /\n {2}left_hip_yaw +20 +\+0\.\d{4} +\+0\.\d{4} +0\.0\d{3}\n/);
       assert.match(again.stdout, /\noffsets written to .*config\.yaml \(the old file kept beside it as config\.yaml\.bak-\d{8}-\d{6}\) · max error 0\.0\d{3} rad \(\w+\)\n$/);
       assert.equal(readFileSync(configFile, 'utf8').split('\n').filter((l) => l.includes('{ name: ')).length, 14 * 1, 'a row a line');

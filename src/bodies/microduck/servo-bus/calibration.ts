@@ -14,7 +14,6 @@ import { RuntimeError } from '../../../errors.js';
 import { BusLostError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import type { JointRow } from './joint-table.js';
-import { HOME_POSE } from '../mujoco/duck-spec.js';
 import { calibratedRows, lookProblem, otherDirectionOffset, poseErrors, type ServoLook } from './servo-look.js';
 import { ServoSurvey, type SurveyLink } from './survey.js';
 
@@ -22,6 +21,8 @@ export interface CalibrationSteps {
   readonly protocol: ProtocolName;
   readonly link: SurveyLink;
   readonly joints: readonly JointRow[];
+  /** The pose the duck is held in, rad per joint (standing-home.ts). */
+  readonly home: readonly number[];
   /** Torque is off: the builder holds the duck in its home pose; false stops here (nothing saved). */
   readonly hold: () => Promise<boolean>;
   /** Writes the new table where the robot's settings live; resolves with the table as it now reads there. */
@@ -47,7 +48,7 @@ function positions(looks: readonly ServoLook[], protocol: ProtocolName, port: st
 }
 
 export async function calibrate(steps: CalibrationSteps): Promise<CalibrationResult> {
-  const { protocol, link, joints } = steps;
+  const { protocol, link, joints, home } = steps;
   const survey = await ServoSurvey.open(protocol, link);
   let saved: Awaited<ReturnType<CalibrationSteps['save']>> | undefined;
   try {
@@ -60,9 +61,9 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
     }
     if (!(await steps.hold())) return { saved: false };
     const read = positions(await survey.look(joints), protocol, link.port, 'while held');
-    saved = await steps.save(calibratedRows(joints, read));
-    const errors = poseErrors(await survey.look(saved.rows));
-    return { saved: true, backup: saved.backup, joints: errors.map((e, i) => ({ joint: e.joint, previous: joints[i]?.offset ?? 0, error: e.error, otherDirection: otherDirectionOffset(e.joint, HOME_POSE[i] ?? 0) })) };
+    saved = await steps.save(calibratedRows(joints, read, home));
+    const errors = poseErrors(await survey.look(saved.rows), home);
+    return { saved: true, backup: saved.backup, joints: errors.map((e, i) => ({ joint: e.joint, previous: joints[i]?.offset ?? 0, error: e.error, otherDirection: otherDirectionOffset(e.joint, home[i] ?? 0) })) };
   } catch (err) {
     if (!(err instanceof BusLostError)) throw err;
     const after = saved !== undefined ? 'the offsets were written, not read back' : 'nothing written, the config is as it was';

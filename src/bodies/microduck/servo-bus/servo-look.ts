@@ -5,7 +5,6 @@
  * `quackd health` loads it for every bus robot without opening anything.
  */
 import type { ProtocolName } from '../../../servo-bus/packet.js';
-import { HOME_POSE } from '../mujoco/duck-spec.js';
 import { BUS_SERVO_MODEL, jointAngle, servoLabel, type JointRow } from './joint-table.js';
 
 export interface ServoLook {
@@ -36,7 +35,7 @@ export function lookProblem(look: ServoLook, protocol: ProtocolName): string | u
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 || 0;
 
 /** Each joint's offset that makes `servoRad` read as `target` (the home pose, rad). */
-export function calibratedRows(joints: readonly JointRow[], servoRad: readonly number[], target: readonly number[] = HOME_POSE): JointRow[] {
+export function calibratedRows(joints: readonly JointRow[], servoRad: readonly number[], target: readonly number[]): JointRow[] {
   return joints.map((j, i) => ({ ...j, offset: round4((servoRad[i] ?? 0) - j.direction * (target[i] ?? 0)) }));
 }
 
@@ -47,7 +46,7 @@ export interface JointError {
 }
 
 /** How far each joint reads from `target` through the table's offsets. */
-export function poseErrors(looks: readonly ServoLook[], target: readonly number[] = HOME_POSE): JointError[] {
+export function poseErrors(looks: readonly ServoLook[], target: readonly number[]): JointError[] {
   return looks.map((l, i) => ({ joint: l.joint, error: l.servoRad !== undefined ? jointAngle(l.joint, l.servoRad) - (target[i] ?? 0) : undefined }));
 }
 
