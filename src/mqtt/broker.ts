@@ -12,7 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { logger } from '../log.js';
 import { clientWords } from '../runtime/holder.js';
 import { publishRefusal, type AclContext, type BrokerLogin } from './broker-acl.js';
-import { COMMAND_RATE, CommandRateLimit } from './rate-limit.js';
+import { COMMAND_RATE, CommandPacer, type RateLimitSettings } from './rate-limit.js';
 import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
 
@@ -58,12 +58,12 @@ function samePassword(given: Buffer | undefined, expected: string): boolean {
  * sent it, in the order the broker takes them (the front door's commands, straight from the
  * broker: no round trip through a client, and no guessing who sent what).
  */
-export async function startEmbeddedBroker(host: string, port: number, access: BrokerAccess, watched: (topic: string) => boolean, commands: (topic: string, payload: Buffer, sender: Sender) => void): Promise<EmbeddedBroker> {
+export async function startEmbeddedBroker(host: string, port: number, access: BrokerAccess, watched: (topic: string) => boolean, commands: (topic: string, payload: Buffer, sender: Sender) => void, rate: RateLimitSettings = COMMAND_RATE): Promise<EmbeddedBroker> {
   // Imported here: a service on an external broker (mosquitto, HA's add-on) never pays its memory.
   const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
   const log = logger('mqtt');
-  const throttle = new CommandRateLimit(COMMAND_RATE);
+  const pacer = new CommandPacer(rate);
   /** Each connected client's login, as it authenticated. */
   const users = new WeakMap<object, string>();
   // No anonymous client: every login is one of the data directory's (credentials.ts).
@@ -90,8 +90,9 @@ export async function startEmbeddedBroker(host: string, port: number, access: Br
     // aedes reads a client's next bytes only once every packet already read is handled, so holding
     // this answer holds the client. (aedes's own pause() loses count of a batch read meanwhile and
     // never reads that client again: test/mqtt/set-fuzz.test.ts hung on it.)
-    if (watched(packet.topic) && throttle.take(client.id, Date.now()).kind !== 'ok') {
-      setTimeout(() => callback(null), Math.ceil(1000 / COMMAND_RATE.perSecond)).unref();
+    const hold = watched(packet.topic) ? pacer.holdMs(client.id, Date.now()) : 0;
+    if (hold > 0) {
+      setTimeout(() => callback(null), hold).unref();
       return;
     }
     callback(null);

@@ -408,7 +408,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
               log.warn({ err, topic }, 'an MQTT message could not be handled');
             }
           });
-          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, { logins, acl }, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other', commands);
+          broker = await startEmbeddedBroker(settings.broker.host, settings.broker.port, { logins, acl }, (t) => parseIncoming(settings.baseTopic, t).kind !== 'other', commands, options.commandRate);
         } catch (err) {
           state = 'off';
           reason = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');

@@ -56,3 +56,38 @@ export class CommandRateLimit {
     return { kind: 'refuse', message: `rate limit: at most ${perSecond} commands a second from one client (bursts of ${burst}); this one was not carried out, nor will the next ones be until it slows down (a stop always is)` };
   }
 }
+
+/**
+ * How long the embedded broker holds one client's command before it reads that client on: nothing
+ * within the rate; past it, each command a period of the rate later than the one before, up to
+ * `maxHoldMs`. aedes reads a client's next bytes only when every packet of its last read is
+ * handled, so a flood is then read about one socket read a `maxHoldMs` instead of as fast as it
+ * comes, and the event loop stays free for someone else's stop. Pure: times in, holds out.
+ */
+export class CommandPacer {
+  private readonly buckets = new Map<string, { tokens: number; at: number; releaseAt: number }>();
+
+  constructor(
+    private readonly settings: RateLimitSettings = COMMAND_RATE,
+    private readonly maxHoldMs = 1000,
+  ) {}
+
+  holdMs(client: string, now: number): number {
+    const { perSecond, burst } = this.settings;
+    let b = this.buckets.get(client);
+    if (b === undefined) {
+      b = { tokens: burst, at: now, releaseAt: now };
+      this.buckets.set(client, b);
+      const [oldest] = this.buckets.keys();
+      if (this.buckets.size > MAX_CLIENTS && oldest !== undefined) this.buckets.delete(oldest);
+    }
+    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * perSecond);
+    b.at = now;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    b.releaseAt = Math.min(now + this.maxHoldMs, Math.max(now, b.releaseAt) + 1000 / perSecond);
+    return b.releaseAt - now;
+  }
+}
