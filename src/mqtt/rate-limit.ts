@@ -21,38 +21,55 @@ export type RateVerdict = { readonly kind: 'ok' } | { readonly kind: 'refuse'; r
 interface Bucket {
   tokens: number;
   at: number;
-  /** When this client was last told it was over the limit. */
+  /** When this client was last told it was over the limit (CommandRateLimit). */
   toldAt: number;
+  /** When the last command held goes on (CommandPacer). */
+  releaseAt: number;
 }
 
 /** Buckets kept at most: the oldest go first (a client gone for good). */
 const MAX_CLIENTS = 1024;
 
-export class CommandRateLimit {
+/** One token bucket per client. */
+class ClientBuckets {
   private readonly buckets = new Map<string, Bucket>();
-  /** Commands not carried out for going over the limit. */
-  limited = 0;
 
-  constructor(private readonly settings: RateLimitSettings = COMMAND_RATE) {}
+  constructor(readonly settings: RateLimitSettings) {}
 
-  take(client: string, now: number): RateVerdict {
+  /** The client's bucket, refilled to `now`, and whether it had a command's token (then spent). */
+  take(client: string, now: number): { readonly bucket: Bucket; readonly took: boolean } {
     const { perSecond, burst } = this.settings;
     let b = this.buckets.get(client);
     if (b === undefined) {
-      b = { tokens: burst, at: now, toldAt: -Infinity };
+      b = { tokens: burst, at: now, toldAt: -Infinity, releaseAt: now };
       this.buckets.set(client, b);
       const [oldest] = this.buckets.keys();
       if (this.buckets.size > MAX_CLIENTS && oldest !== undefined) this.buckets.delete(oldest);
     }
     b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * perSecond);
     b.at = now;
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return { kind: 'ok' };
-    }
+    const took = b.tokens >= 1;
+    if (took) b.tokens -= 1;
+    return { bucket: b, took };
+  }
+}
+
+export class CommandRateLimit {
+  private readonly buckets: ClientBuckets;
+  /** Commands not carried out for going over the limit. */
+  limited = 0;
+
+  constructor(settings: RateLimitSettings = COMMAND_RATE) {
+    this.buckets = new ClientBuckets(settings);
+  }
+
+  take(client: string, now: number): RateVerdict {
+    const { bucket: b, took } = this.buckets.take(client, now);
+    if (took) return { kind: 'ok' };
     this.limited += 1;
     if (now - b.toldAt < 1000) return { kind: 'drop' };
     b.toldAt = now;
+    const { perSecond, burst } = this.buckets.settings;
     return { kind: 'refuse', message: `rate limit: at most ${perSecond} commands a second from one client (bursts of ${burst}); this one was not carried out, nor will the next ones be until it slows down (a stop always is)` };
   }
 }
@@ -65,29 +82,19 @@ export class CommandRateLimit {
  * comes, and the event loop stays free for someone else's stop. Pure: times in, holds out.
  */
 export class CommandPacer {
-  private readonly buckets = new Map<string, { tokens: number; at: number; releaseAt: number }>();
+  private readonly buckets: ClientBuckets;
 
   constructor(
-    private readonly settings: RateLimitSettings = COMMAND_RATE,
+    settings: RateLimitSettings = COMMAND_RATE,
     private readonly maxHoldMs = 1000,
-  ) {}
+  ) {
+    this.buckets = new ClientBuckets(settings);
+  }
 
   holdMs(client: string, now: number): number {
-    const { perSecond, burst } = this.settings;
-    let b = this.buckets.get(client);
-    if (b === undefined) {
-      b = { tokens: burst, at: now, releaseAt: now };
-      this.buckets.set(client, b);
-      const [oldest] = this.buckets.keys();
-      if (this.buckets.size > MAX_CLIENTS && oldest !== undefined) this.buckets.delete(oldest);
-    }
-    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * perSecond);
-    b.at = now;
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    b.releaseAt = Math.min(now + this.maxHoldMs, Math.max(now, b.releaseAt) + 1000 / perSecond);
+    const { bucket: b, took } = this.buckets.take(client, now);
+    if (took) return 0;
+    b.releaseAt = Math.min(now + this.maxHoldMs, Math.max(now, b.releaseAt) + 1000 / this.buckets.settings.perSecond);
     return b.releaseAt - now;
   }
 }
