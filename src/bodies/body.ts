@@ -20,6 +20,17 @@ export interface VerbResult {
   readonly summary: string;
   /** Structured facts for scripted pilots and the transcript (e.g. `{ ball_moved_m: 0.49 }`). */
   readonly data?: Readonly<Record<string, unknown>>;
+  /** A picture for the pilot (a camera frame), shown to a model that reads pictures; the summary says it in words. */
+  readonly picture?: Picture;
+}
+
+/** A picture a verb returned, already downscaled and compressed for a model. */
+export interface Picture {
+  readonly mediaType: 'image/jpeg' | 'image/png';
+  /** The encoded bytes, base64. */
+  readonly base64: string;
+  readonly width: number;
+  readonly height: number;
 }
 
 /** What the body's sensors report now. */

@@ -36,6 +36,8 @@ export const PilotSectionSchema = z
     retries: z.int().min(0).max(10).optional(),
     /** A file holding the API key, mode 0600; `~/` and paths relative to this file work. */
     key_file: z.string().min(1).optional(),
+    /** The model reads pictures (a camera frame from a verb): anthropic yes, openai-compatible no, unless said here. */
+    images: z.boolean().optional(),
   })
   .strict();
 

@@ -31,6 +31,8 @@ export interface PilotSettings {
   readonly retries: number;
   /** Absolute path. */
   readonly keyFile: string | undefined;
+  /** Whether the model reads pictures (`pilot.images`); undefined: the provider's default. */
+  readonly images?: boolean;
   /** True when the key file was named on the command line: it then beats the API-key variable. */
   readonly keyFileFromFlag: boolean;
   /** Where each value came from, e.g. `--provider`, `QUACKD_MODEL`, `pilot.model in /…/config.yaml`, `default`. */
@@ -134,6 +136,7 @@ export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.Proces
     retries: retries.value,
     keyFile,
     keyFileFromFlag: keyFlag,
+    ...(section.images !== undefined ? { images: section.images } : {}),
     sources: { provider: provider.source, model: model.source, baseUrl: baseUrl.source, timeout: timeout.source, retries: retries.source, keyFile: keyFileSource },
   };
 }

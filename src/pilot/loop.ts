@@ -168,7 +168,9 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
             break;
         }
         lines.push(`last verb ${call.name}: ${content}`);
-        messages.push({ role: 'tool', callId: call.id, name: call.name, content });
+        const picture = ex.kind === 'done' ? ex.result.picture : undefined;
+        if (picture !== undefined && provider.seesImages !== true) content += ' (a picture was taken too; this pilot reads words only)';
+        messages.push({ role: 'tool', callId: call.id, name: call.name, content, ...(picture !== undefined && provider.seesImages === true ? { image: picture } : {}) });
         emit({ type: 'prompt', role: 'tool', name: call.name, content });
       }
       checkStop();

@@ -29,7 +29,12 @@ export function toAnthropicMessages(request: PilotRequest): MessageParam[] {
   const text = (t: string): ContentBlockParam[] => (t.trim() === '' ? [] : [{ type: 'text', text: t }]);
   for (const m of pairToolResults(request.messages)) {
     if (m.role === 'user') push('user', text(m.content));
-    else if (m.role === 'tool') push('user', [{ type: 'tool_result', tool_use_id: m.callId, content: m.content === '' ? '(no output)' : m.content }]);
+    else if (m.role === 'tool') {
+      const words = m.content === '' ? '(no output)' : m.content;
+      // A tool result may hold pictures beside its text: the frame goes back with the verb's words.
+      const content = m.image === undefined ? words : [{ type: 'text' as const, text: words }, { type: 'image' as const, source: { type: 'base64' as const, media_type: m.image.mediaType, data: m.image.base64 } }];
+      push('user', [{ type: 'tool_result', tool_use_id: m.callId, content }]);
+    }
     else {
       const calls = m.toolCalls.map((c): ContentBlockParam => ({ type: 'tool_use', id: c.id, name: wireName(c.name), input: argsObject(c) }));
       push('assistant', [...text(m.text), ...calls]);
@@ -68,8 +73,12 @@ class AnthropicProvider implements Provider {
   private readonly client: Anthropic;
   private readonly seen = new Set<string>();
 
+  /** Every current Claude model reads pictures; `pilot.images: false` for a compatible server that does not. */
+  readonly seesImages: boolean;
+
   constructor(private readonly options: RemoteOptions) {
     this.model = options.model;
+    this.seesImages = options.images !== false;
     // The explicit apiKey also keeps the SDK from its own credential chain (profiles on disk,
     // ANTHROPIC_AUTH_TOKEN); quackd's keys come only from the environment or a 0600 file.
     this.client = new Anthropic({ ...clientOptions(options, 'anthropic'), openTelemetry: false });

@@ -45,6 +45,7 @@ function remoteOptions(provider: KeyedProvider, s: PilotSettings, env: NodeJS.Pr
     apiKey: key ?? NO_KEY,
     keyHint: `${KEY_ENV[provider]} or the key file`,
     policy: { retries: s.retries, timeoutMs: s.timeoutMs },
+    ...(s.images !== undefined ? { images: s.images } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
  * content instead (see json-in-content.ts).
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { pairToolResults, wireName } from './history.js';
 import { INVALID_CALL_NAME, parseArguments } from './json-in-content.js';
 import { ProviderError, type PilotRequest, type PilotResponse, type Provider, type ToolCall } from './provider.js';
@@ -15,10 +15,20 @@ import { assemble, clientOptions, send, usageOf, type RemoteOptions } from './re
 /** The history as Chat Completions messages, system prompt first. */
 export function toOpenAiMessages(request: PilotRequest): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: request.system }];
+  // A tool message carries text only, and nothing may stand between an assistant's calls and
+  // their results: the pictures follow the last result, in one user message, each named.
+  let pictures: ChatCompletionContentPart[] = [];
+  const showPictures = (): void => {
+    if (pictures.length > 0) out.push({ role: 'user', content: pictures });
+    pictures = [];
+  };
   for (const m of pairToolResults(request.messages)) {
+    if (m.role !== 'tool') showPictures();
     if (m.role === 'user') out.push({ role: 'user', content: m.content });
-    else if (m.role === 'tool') out.push({ role: 'tool', tool_call_id: m.callId, content: m.content });
-    else if (m.toolCalls.length === 0) out.push({ role: 'assistant', content: m.text });
+    else if (m.role === 'tool') {
+      out.push({ role: 'tool', tool_call_id: m.callId, content: m.content });
+      if (m.image !== undefined) pictures.push({ type: 'text', text: `the picture ${m.name} returned (call ${m.callId}):` }, { type: 'image_url', image_url: { url: `data:${m.image.mediaType};base64,${m.image.base64}` } });
+    } else if (m.toolCalls.length === 0) out.push({ role: 'assistant', content: m.text });
     else {
       out.push({
         role: 'assistant',
@@ -34,6 +44,7 @@ export function toOpenAiMessages(request: PilotRequest): ChatCompletionMessagePa
       });
     }
   }
+  showPictures();
   return out;
 }
 
@@ -62,8 +73,12 @@ class OpenAiProvider implements Provider {
   private readonly client: OpenAI;
   private readonly seen = new Set<string>();
 
+  /** Off unless the config says so: most local OpenAI-compatible models read text only. */
+  readonly seesImages: boolean;
+
   constructor(private readonly options: RemoteOptions) {
     this.model = options.model;
+    this.seesImages = options.images === true;
     // Explicit nulls keep OPENAI_ORG_ID and friends from leaking in from the environment.
     this.client = new OpenAI({ ...clientOptions(options, 'openai'), organization: null, project: null, webhookSecret: null });
   }

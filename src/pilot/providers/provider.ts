@@ -3,7 +3,7 @@
  * compatible and Anthropic providers sit behind it. A provider only talks; it never executes.
  * What it returns is untrusted text that the safety executor checks.
  */
-import type { Observation, VerbResult } from '../../bodies/body.js';
+import type { Observation, Picture, VerbResult } from '../../bodies/body.js';
 
 /** A tool the pilot may call, as offered to the model. */
 export interface ToolSpec {
@@ -22,10 +22,13 @@ export interface ToolCall {
   readonly error?: string;
 }
 
+/** A picture a verb returned (a camera frame), as the model is shown it. */
+export type PilotImage = Picture;
+
 export type PilotMessage =
   | { readonly role: 'user'; readonly content: string }
   | { readonly role: 'assistant'; readonly text: string; readonly toolCalls: readonly ToolCall[] }
-  | { readonly role: 'tool'; readonly callId: string; readonly name: string; readonly content: string };
+  | { readonly role: 'tool'; readonly callId: string; readonly name: string; readonly content: string; readonly image?: PilotImage };
 
 /** What the loop last saw, structured, for scripted pilots (real providers read `messages`). */
 export interface PilotContext {
@@ -62,6 +65,8 @@ export interface Provider {
   /** `fake`, `openai`, `anthropic`. */
   readonly name: string;
   readonly model: string;
+  /** The model reads pictures (a tool result's `image`); absent or false, it is told in words only. */
+  readonly seesImages?: boolean;
   /** One LLM call. Must reject promptly when `signal` aborts. */
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse>;
 }

@@ -23,6 +23,8 @@ export interface RemoteOptions {
   readonly policy: Pick<RetryPolicy, 'retries' | 'timeoutMs'> & Partial<RetryPolicy>;
   /** Output cap per call (Anthropic requires one); a tool call needs few tokens. */
   readonly maxTokens?: number;
+  /** The model reads pictures (config `pilot.images`). */
+  readonly images?: boolean;
 }
 
 export const DEFAULT_MAX_TOKENS = 1024;
