@@ -22,6 +22,8 @@ const MODES = ['enabled', 'disabled', 'gravity_compensation'];
 export interface FakeDaemon {
   readonly url: string;
   readonly requests: DaemonRequest[];
+  /** Sound files uploaded to it, by name. */
+  readonly sounds: ReadonlySet<string>;
   /** Gotos asked, in order. */
   gotos(): Record<string, unknown>[];
   /** `METHOD /path` answers this status and `{"detail": …}` from now on. */
@@ -41,12 +43,29 @@ const invalid = (res: ServerResponse, loc: (string | number)[], msg: string): vo
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
+/** A multipart upload as recorded: the `file` field's name, size and whether it is a PCM WAV. */
+export interface Upload {
+  readonly filename: string;
+  readonly bytes: number;
+  readonly wav: boolean;
+}
+
+function uploaded(raw: Buffer): Upload | undefined {
+  const head = /name="file"; filename="([^"]+)"\r\n(?:[^\r\n]+\r\n)*\r\n/.exec(raw.toString('latin1'));
+  if (head?.[1] === undefined) return undefined;
+  const start = head.index + head[0].length;
+  const end = raw.indexOf('\r\n--', start);
+  const content = raw.subarray(start, end < 0 ? raw.length : end);
+  return { filename: head[1], bytes: content.length, wav: content.subarray(0, 4).toString('latin1') === 'RIFF' && content.subarray(8, 16).toString('latin1') === 'WAVEfmt ' };
+}
+
 export async function startFakeDaemon(options: { moveMs?: number; version?: string } = {}): Promise<FakeDaemon> {
   const requests: DaemonRequest[] = [];
   const failing = new Map<string, { status: number; detail: string }>();
   const hanging = new Set<string>();
   const held: ServerResponse[] = [];
   const running = new Map<string, NodeJS.Timeout>();
+  const sounds = new Set<string>();
   const state: FakeDaemon['state'] = { head: { roll: 0, pitch: 0, yaw: 0 }, bodyYaw: 0, antennas: [0, 0], mode: 'enabled', backendReady: true };
 
   const backend = (res: ServerResponse): boolean => {
@@ -109,6 +128,15 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
       case 'GET /api/motors/status':
         if (!backend(res)) return;
         return send(res, 200, { mode: state.mode });
+      case 'POST /api/media/sounds/upload': {
+        const file = body as Upload | undefined;
+        if (file?.filename === undefined) return invalid(res, ['body', 'file'], 'Field required');
+        if (!/\.(wav|mp3|ogg|oga|opus|flac|m4a|aac)$/i.test(file.filename)) return send(res, 400, { detail: 'Unsupported file extension' });
+        // The daemon probes the content with GStreamer; a RIFF/WAVE header is what this stand-in checks.
+        if (!file.wav) return send(res, 400, { detail: 'Unsupported or invalid audio file' });
+        sounds.add(file.filename);
+        return send(res, 200, { status: 'ok', path: `/tmp/reachy_mini_sounds/${file.filename}` });
+      }
       case 'POST /api/media/play_sound':
         if (typeof (body as { file?: unknown } | null)?.file !== 'string') return invalid(res, ['body', 'file'], 'Field required');
         if (!backend(res)) return;
@@ -119,13 +147,14 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
   }
 
   const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8').on('data', (d: string) => (raw += d));
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const raw = Buffer.concat(chunks);
       let body: unknown = undefined;
       try {
-        body = raw === '' ? undefined : JSON.parse(raw);
+        body = (req.headers['content-type'] ?? '').startsWith('multipart/form-data') ? uploaded(raw) : raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
       } catch {
         return send(res, 422, { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error' }] });
       }
@@ -142,6 +171,7 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    sounds,
     gotos: () => requests.filter((r) => r.path === '/api/move/goto').map((r) => r.body as Record<string, unknown>),
     fail: (r, status, detail) => failing.set(r, { status, detail }),
     hang: (r) => hanging.add(r),

@@ -86,7 +86,8 @@ describe('reachy-mini:daemon through the built CLI', () => {
     const antennas = daemon.gotos().map((g) => g['antennas'] as number[]);
     assert.equal(antennas.length, 3);
     assert.ok(Math.abs((antennas[2]?.[0] ?? 0) - rad(10)) < 1e-9 && Math.abs((antennas[2]?.[1] ?? 0) - rad(-10)) < 1e-9);
-    assert.match(r.stdout, /played wake_up\.wav and wiggled its antennas: quack!/);
+    assert.match(r.stdout, /quack! played wake_up\.wav, and wiggled its antennas/);
+    assert.ok(!daemon.requests.some((q) => q.path === '/api/media/sounds/upload'), 'a file the daemon has is not uploaded');
   });
 
   it('a 500 with a detail ends the verb with the daemon\'s words in one line', async () => {

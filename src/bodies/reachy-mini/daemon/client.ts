@@ -43,14 +43,21 @@ export class DaemonClient {
   ) {}
 
   get(path: string, signal?: AbortSignal): Promise<unknown> {
-    return this.request('GET', path, undefined, signal);
+    return this.request('GET', path, {}, signal);
   }
 
   post(path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
-    return this.request('POST', path, body, signal);
+    return this.request('POST', path, body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, signal);
   }
 
-  private async request(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  /** A file as FastAPI's `UploadFile` field `file` takes it (multipart/form-data). */
+  upload(path: string, filename: string, bytes: Uint8Array, signal?: AbortSignal): Promise<unknown> {
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'audio/wav' }), filename);
+    return this.request('POST', path, { body: form }, signal);
+  }
+
+  private async request(method: string, path: string, init: Pick<RequestInit, 'headers' | 'body'>, signal?: AbortSignal): Promise<unknown> {
     const what = `${method} ${path}`;
     const timeout = AbortSignal.timeout(this.timeoutMs);
     let res: Response;
@@ -59,7 +66,7 @@ export class DaemonClient {
       res = await fetch(new URL(path, this.baseUrl), {
         method,
         signal: signal !== undefined ? AbortSignal.any([signal, timeout]) : timeout,
-        ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+        ...init,
       });
       text = await res.text();
     } catch (err) {

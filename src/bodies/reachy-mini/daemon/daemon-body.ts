@@ -16,6 +16,7 @@ import { plural } from '../../../text/plural.js';
 import { clampBody, clampHead, LIMITS, type HeadPose } from '../mock/limits.js';
 import { DaemonClient, DaemonError } from './client.js';
 import { goto, moveSeconds, stopMoves, type GotoTarget } from './moves.js';
+import { quackWav } from './quack-sound.js';
 import { daemonSettings, type DaemonSettings } from './settings.js';
 import { daemonStatus, fullState, motorStatus, parseAnswer, type FullState, type MotorMode } from './wire.js';
 
@@ -24,6 +25,8 @@ export const NO_CAMERA = "no camera on this body yet (the daemon's camera is a f
 const SWEEP_STEP = 30;
 const WIGGLE_DEG = 35;
 const WIGGLE_S = 0.25;
+/** The name quackd's quack is uploaded under (the daemon keeps uploads in its sounds folder). */
+export const QUACK_FILE = 'quackd-quack.wav';
 
 interface Present {
   readonly head: HeadPose;
@@ -51,6 +54,8 @@ export class ReachyDaemonBody implements Body {
   private now: Present;
   private quacks = 0;
   private reported = 0;
+  /** Whether quackd's quack is on the daemon: uploaded once a run (a daemon restarted since has lost it). */
+  private uploaded = false;
 
   constructor(
     private readonly client: DaemonClient,
@@ -169,16 +174,37 @@ export class ReachyDaemonBody implements Body {
     return { ok: true, summary: `looked all round, head ${pitchWords(start.head.pitch)}, and came back; ${NO_CAMERA}`, data: { sightings: [], turned_deg: 360 } };
   }
 
-  /** The antennas' wiggle, back where they were, with the daemon's sound when one is set. */
+  /** The antennas' wiggle, back where they were, with the daemon's sound unless quack_sound is none. */
   private async quack(signal?: AbortSignal): Promise<VerbResult> {
     const now = await this.beforeMove(signal);
     if ('ok' in now) return now;
-    const sound = this.settings.quack_sound;
-    if (sound !== undefined) await this.client.post('/api/media/play_sound', { file: sound }, signal);
+    const sound = await this.playQuack(signal);
     for (const side of [1, -1]) await goto(this.client, { antennas: [side * WIGGLE_DEG, -side * WIGGLE_DEG] }, WIGGLE_S, signal);
     await this.move({ antennas: now.antennas }, WIGGLE_DEG, signal);
     this.quacks += 1;
-    return { ok: true, summary: sound !== undefined ? `played ${sound} and wiggled its antennas: quack!` : 'wiggled its antennas: quack! (no quack_sound set for the daemon to play)', data: { quacks: this.quacks } };
+    return { ok: true, summary: `quack! ${sound}, and wiggled its antennas`, data: { quacks: this.quacks } };
+  }
+
+  /**
+   * Asks the daemon to play the quack (it plays in the background) and says what it did. A
+   * daemon that refuses the sound (its media off, a file it lacks) still gets the wiggle, and the
+   * result says why there was no sound; one that is down or silent ends the verb.
+   */
+  private async playQuack(signal?: AbortSignal): Promise<string> {
+    const sound = this.settings.quack_sound;
+    if (sound === 'none') return 'no sound (quack_sound: none)';
+    const file = sound === 'quackd' ? QUACK_FILE : sound;
+    try {
+      if (sound === 'quackd' && !this.uploaded) {
+        await this.client.upload('/api/media/sounds/upload', QUACK_FILE, quackWav(), signal);
+        this.uploaded = true;
+      }
+      await this.client.post('/api/media/play_sound', { file }, signal);
+      return `played ${file}`;
+    } catch (err) {
+      if (err instanceof DaemonError && err.kind === 'http') return `no sound (${err.message})`;
+      throw err;
+    }
   }
 
   private async torque(on: boolean, signal?: AbortSignal): Promise<VerbResult> {

@@ -14,8 +14,12 @@ export const daemonSettings = z
       .default(DEFAULT_DAEMON_URL),
     /** Seconds one request may take before the verb ends with "did not answer". */
     timeout_s: z.coerce.number().positive().max(120).default(5),
-    /** A sound file the daemon plays for `quack` (one of its assets, e.g. wake_up.wav, or a path on its machine); without one, a quack is the antennas' wiggle. */
-    quack_sound: z.string().min(1).optional(),
+    /**
+     * What the daemon plays for `quack`: `quackd` (quackd's own quack, uploaded to the daemon's
+     * sounds at a run's first quack), a file the daemon has (one of its assets, e.g. wake_up.wav,
+     * or a path on its machine), or `none` (the antennas' wiggle alone).
+     */
+    quack_sound: z.string().min(1).default('quackd'),
   })
   .strict();
 
