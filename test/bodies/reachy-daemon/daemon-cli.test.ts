@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../helpers/cli.js';
+import { closedPort } from '../../helpers/llm-server.js';
 import { startFakeDaemon, type FakeDaemon } from '../../helpers/reachy-daemon.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -21,15 +21,6 @@ function home(url: string, extra = ''): NodeJS.ProcessEnv {
   const dir = tempDir('quackd-reachy-daemon-');
   writeFileSync(join(dir, 'config.yaml'), `robots:\n  reachy:\n    body: reachy-mini:daemon\n    base_url: ${url}\n${extra}`);
   return { QUACKD_HOME: dir };
-}
-
-/** A port nothing listens on: bound, then let go. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 const oneLine = (stdout: string, stderr: string): void => {

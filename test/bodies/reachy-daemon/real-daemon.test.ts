@@ -8,23 +8,15 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../helpers/cli.js';
+import { closedPort } from '../../helpers/llm-server.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const CHECKOUT = process.env['QUACKD_REACHY_DAEMON'];
 const python = (checkout: string): string => process.env['QUACKD_REACHY_PYTHON'] ?? (existsSync(join(checkout, '.venv/bin/python')) ? join(checkout, '.venv/bin/python') : 'python3');
 const rad = (d: number): number => (d * Math.PI) / 180;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 async function fullState(url: string): Promise<{ body_yaw: number; head_pose: { yaw: number; pitch: number }; antennas_position: number[]; control_mode: string }> {
   const res = await fetch(`${url}/api/state/full`);
@@ -39,7 +31,7 @@ describe('reachy-mini:daemon against the daemon in its mockup simulation (QUACKD
 
   before(async () => {
     const checkout = CHECKOUT ?? '';
-    const port = await freePort();
+    const port = await closedPort();
     url = `http://127.0.0.1:${port}`;
     daemon = spawn(python(checkout), ['-m', 'reachy_mini.daemon.app.main', '--mockup-sim', '--headless', '--no-media', '--no-preload-datasets', '--dataset-update-interval', '0', '--fastapi-host', '127.0.0.1', '--fastapi-port', String(port)], {
       env: { ...process.env, PYTHONPATH: join(checkout, 'src') },
