@@ -10,8 +10,8 @@ import { isRecord } from '../../../is-record.js';
 export class DaemonError extends BodyError {
   constructor(
     message: string,
-    /** `down`: nothing answers; `timeout`: it did not answer in time; `http`: it answered an error status. */
-    readonly kind: 'down' | 'timeout' | 'http',
+    /** `down`: nothing answers; `timeout`: it did not answer in time; `stopped`: quackd stopped the request (Ctrl-C); `http`: it answered an error status. */
+    readonly kind: 'down' | 'timeout' | 'stopped' | 'http',
     readonly status?: number,
   ) {
     super(message);
@@ -71,7 +71,7 @@ export class DaemonClient {
       text = await res.text();
     } catch (err) {
       if (timeout.aborted) throw new DaemonError(`the Reachy Mini daemon at ${this.baseUrl} did not answer ${what} within ${this.timeoutMs / 1000} s`, 'timeout');
-      if (signal?.aborted === true) throw new DaemonError(`${what} to the Reachy Mini daemon was stopped`, 'timeout');
+      if (signal?.aborted === true) throw new DaemonError(`${what} to the Reachy Mini daemon was stopped`, 'stopped');
       const code = causeCode(err);
       throw new DaemonError(`the Reachy Mini daemon at ${this.baseUrl} is not answering (${code ?? (err instanceof Error ? err.message : String(err))}): is reachy-mini-daemon running there?`, 'down');
     }
