@@ -12,6 +12,7 @@ import { BUS_METRICS, BUS_REFUSED, BUS_VERBS, busPortPresent, servoBusSettings }
 import type { ProtocolName } from '../servo-bus/packet.js';
 import type { ManifestFile } from '../policy/manifest.js';
 import { ALOHAMINI } from './alohamini/sim/profile.js';
+import { DAEMON_METRICS, DAEMON_VERBS, daemonSettings } from './reachy-mini/daemon/settings.js';
 import { LOOKOUT_METRICS } from './room/lookout-room.js';
 import { roverVerbs, type RoverProfile } from './room/rover-profile.js';
 import { TODDLERBOT } from './toddlerbot/sim/profile.js';
@@ -52,6 +53,8 @@ export interface BodyEntry {
   readonly checkModel?: (settings: Readonly<Record<string, unknown>>, policies: Readonly<Record<Slot, string>>) => Promise<{ readonly ok: boolean; readonly detail: string }>;
   /** What `quackd health` says of the robot's trunk IMU with these settings (reads only). Absent: the body has none of its own. */
   readonly checkImu?: (settings: Readonly<Record<string, unknown>>) => Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }>;
+  /** What `quackd health` says of the daemon the robot is driven through (reachable, version, motors). Absent: none. */
+  readonly checkDaemon?: (settings: Readonly<Record<string, unknown>>, signal?: AbortSignal) => Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }>;
 }
 
 export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
@@ -134,6 +137,17 @@ const entries: readonly BodyEntry[] = [
     settings: z.object({}).strict(),
     perRun: true,
     load: async (o) => (await import('./reachy-mini/mock/reachy-body.js')).createReachyMiniBody(o),
+  },
+  {
+    key: 'reachy-mini:daemon',
+    description: "a real Reachy Mini (or its simulation) through Pollen's daemon at base_url (default http://localhost:8000): the mock's verbs and limits, torque by its motor modes; no camera yet",
+    verbs: DAEMON_VERBS,
+    metrics: DAEMON_METRICS,
+    settings: daemonSettings,
+    // An HTTP client holds nothing open between runs; each run asks the daemon afresh.
+    perRun: true,
+    load: async (o) => (await import('./reachy-mini/daemon/daemon-body.js')).createDaemonBody(o),
+    checkDaemon: async (settings, signal) => (await import('./reachy-mini/daemon/daemon-check.js')).checkDaemon(settings, signal),
   },
   rover(XLEROBOT, 'XLeRobot in the lookout room (kinematic): a wheeled base, two arms, a pan/tilt head camera; quacks by clapping its grippers'),
   rover(ALOHAMINI, 'AlohaMini in the lookout room (kinematic): a mobile base with two arms, a front camera; quacks by snapping its grippers'),

@@ -6,6 +6,7 @@
 import { busCheck } from './bus.js';
 import type { HealthCheck } from './check.js';
 import { configCheck } from './config.js';
+import { daemonCheck } from './daemon.js';
 import { imuCheck } from './imu.js';
 import { modelCheck } from './model.js';
 import { policiesCheck } from './policies.js';
@@ -14,4 +15,4 @@ import { schedulingCheck } from './scheduling.js';
 import { serviceCheck } from './service.js';
 import { storeCheck } from './store.js';
 
-export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, busCheck, storeCheck, serviceCheck];
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, daemonCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, busCheck, storeCheck, serviceCheck];

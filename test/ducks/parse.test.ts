@@ -22,7 +22,7 @@ function parseError(text: string): string {
 describe('the bundled starters', () => {
   it('lists hello-world, find-and-kick, flock-find-ball and the three lookouts, and every one parses for its body', () => {
     const starters = listDucks().filter((d) => d.origin === 'starter');
-    assert.deepEqual(starters.map((d) => d.name).sort(), ['alohamini-lookout', 'find-and-kick', 'flock-find-ball', 'hello-world', 'patrol', 'toddlerbot-lookout', 'xlerobot-lookout']);
+    assert.deepEqual(starters.map((d) => d.name).sort(), ['alohamini-lookout', 'find-and-kick', 'flock-find-ball', 'hello-world', 'patrol', 'reachy-lookout', 'toddlerbot-lookout', 'xlerobot-lookout']);
     for (const d of starters) assert.ok(d.valid, `${d.name}: ${d.title}`);
     const fk = findDuck('find-and-kick');
     assert.equal(fk.robot, 'microduck:sim2d');

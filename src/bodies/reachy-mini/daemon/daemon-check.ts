@@ -1,0 +1,20 @@
+/**
+ * What `quackd health` says of a reachy-mini:daemon robot: whether its daemon answers at its
+ * base_url, the daemon's version and state, simulated or real, and its motors' mode. Reads only.
+ */
+import { DaemonClient, DaemonError } from './client.js';
+import { daemonSettings } from './settings.js';
+import { daemonStatus, parseAnswer } from './wire.js';
+
+export async function checkDaemon(settings: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }> {
+  const s = daemonSettings.parse(settings);
+  try {
+    const st = parseAnswer(daemonStatus, await new DaemonClient(s.base_url, s.timeout_s * 1000).get('/api/daemon/status', signal), 'GET /api/daemon/status');
+    const kind = st.simulation_enabled === true ? 'simulated (MuJoCo)' : st.mockup_sim_enabled === true ? 'simulated (mockup)' : 'a robot';
+    const detail = `${s.base_url}: daemon ${st.version ?? '(version not given)'}, ${st.state}, ${kind} "${st.robot_name}", motors ${st.backend_status?.motor_control_mode ?? 'unknown'}${st.error ? `; error: ${st.error}` : ''}`;
+    return { status: st.state === 'running' ? 'ok' : 'fail', detail };
+  } catch (err) {
+    if (err instanceof DaemonError) return { status: 'fail', detail: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * What a reachy-mini:daemon robot is configured with (the fleet's `robots:` entry) and the verbs
+ * it performs: apart from the body so the catalog and `config check` read them without loading it.
+ */
+import { z } from 'zod';
+
+export const DEFAULT_DAEMON_URL = 'http://localhost:8000';
+
+export const daemonSettings = z
+  .object({
+    /** Where Pollen's daemon answers: the host computer's (Lite over USB) or the robot's own Pi (Wireless). */
+    base_url: z
+      .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. http://localhost:8000 or http://reachy-mini.local:8000' })
+      .default(DEFAULT_DAEMON_URL),
+    /** Seconds one request may take before the verb ends with "did not answer". */
+    timeout_s: z.coerce.number().positive().max(120).default(5),
+    /**
+     * What the daemon plays for `quack`: `quackd` (quackd's own quack, uploaded to the daemon's
+     * sounds at a run's first quack), a file the daemon has (one of its assets, e.g. wake_up.wav,
+     * or a path on its machine), or `none` (the antennas' wiggle alone).
+     */
+    quack_sound: z.string().min(1).default('quackd'),
+  })
+  .strict();
+
+export type DaemonSettings = z.infer<typeof daemonSettings>;
+
+export const DAEMON_VERBS = ['look', 'turn_body', 'antennas', 'look_around', 'report', 'quack', 'torque'] as const;
+
+export const DAEMON_METRICS = ['quacks', 'torque', 'objects_reported'] as const;
