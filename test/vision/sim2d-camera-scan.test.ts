@@ -9,8 +9,11 @@ import { createFakeProvider } from '../../src/pilot/providers/fake.js';
 import { startRun } from '../../src/run/start-run.js';
 import { noTtyGate } from '../../src/safety/gate.js';
 import { tempDir } from '../helpers/tmp.js';
+import { bodyContract } from '../contract/body.contract.js';
 
 const scan = { verb: 'search_scan', args: {} } as const;
+
+bodyContract('microduck:sim2d with camera: synthetic', () => Promise.resolve(createSim2dBody({ seed: 7, settings: { camera: 'synthetic' } })), { safeVerb: { verb: 'quack', args: {} }, measures: ['ball_displaced_m', 'quacks'] });
 
 describe('sim2d search_scan by camera', () => {
   it('finds the ball after the same turns as the room says, within ±5° and ±15 %, in 30 seeds', async () => {
