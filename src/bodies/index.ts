@@ -96,7 +96,8 @@ const entries: readonly BodyEntry[] = [
     verbs: ['search_scan', 'turn', 'walk', 'kick', 'quack', 'torque'],
     metrics: ['ball_displaced_m', 'quacks', 'tilt_deg', 'torque'],
     seeded: true,
-    settings: z.object({}).strict(),
+    // `camera: synthetic`: search_scan looks through a rendered camera and the colour detector, as a real duck would.
+    settings: z.object({ camera: z.literal('synthetic').optional() }).strict(),
     perRun: true,
     load: async (o) => (await import('./microduck/sim2d/sim2d-body.js')).createSim2dBody(o),
   },

@@ -4,6 +4,7 @@
  * runner do not change.
  */
 import { busCheck } from './bus.js';
+import { cameraCheck } from './camera.js';
 import type { HealthCheck } from './check.js';
 import { configCheck } from './config.js';
 import { daemonCheck } from './daemon.js';
@@ -15,4 +16,4 @@ import { schedulingCheck } from './scheduling.js';
 import { serviceCheck } from './service.js';
 import { storeCheck } from './store.js';
 
-export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, daemonCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, busCheck, storeCheck, serviceCheck];
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, cameraCheck, daemonCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, busCheck, storeCheck, serviceCheck];

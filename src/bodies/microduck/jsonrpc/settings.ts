@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_BAUD } from '../../../bridge/protocol.js';
+import { CameraSettingsSchema } from '../../../camera/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
 
 export const jsonRpcSettings = z
@@ -18,6 +19,8 @@ export const jsonRpcSettings = z
     policies: PolicySlotsSchema.optional(),
     /** After a fall: torque off, confirmed by the firmware (limp, the default), or keep the last pose (hold). */
     after_fall: z.enum(['limp', 'hold']).optional(),
+    /** The duck's camera (src/camera): checked by config check; search_scan does not use it on this body yet. */
+    camera: CameraSettingsSchema.optional(),
   })
   .strict();
 

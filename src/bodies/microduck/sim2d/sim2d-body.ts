@@ -23,8 +23,10 @@ import {
 import { seededRandom } from '../../../random.js';
 import { SimTorque } from '../torque.js';
 import { renderAscii } from './render.js';
-
-const SCAN_STEP = rad(30);
+import type { Camera } from '../../../camera/camera.js';
+import { SyntheticCamera } from '../../../camera/synthetic-camera.js';
+import { cameraScan, SCAN_STEP } from './camera-scan.js';
+import { renderView } from './view.js';
 
 /** `18° left`, `4° right`, `straight ahead`. */
 export function describeBearing(bearingRad: number): string {
@@ -63,13 +65,18 @@ export class Sim2dBody implements Body {
   private readonly ballStart: Vec;
   private quacks = 0;
 
+  /** With `camera: synthetic`, search_scan looks through this camera and the colour detector instead of asking the room. */
+  private readonly camera: Camera | undefined;
+
   constructor(
     layout: Sim2dLayout,
     private readonly torque = new SimTorque(),
+    options: { readonly camera?: 'synthetic' } = {},
   ) {
     this.duck = layout.duck;
     this.ball = layout.ball;
     this.ballStart = layout.ball;
+    this.camera = options.camera === 'synthetic' ? new SyntheticCamera(() => renderView(this.duck, this.ball)) : undefined;
   }
 
   private view(): string {
@@ -92,6 +99,13 @@ export class Sim2dBody implements Body {
     this.torque.before(intent.verb);
     switch (intent.verb) {
       case 'search_scan':
+        if (this.camera !== undefined) {
+          return cameraScan(
+            this.camera,
+            (step) => (this.duck = { ...this.duck, heading: wrapAngle(this.duck.heading + step) }),
+            (seen) => `bearing ${describeBearing(rad(seen.bearing_deg))}, ${metres(seen.distance_m)}`,
+          );
+        }
         return Promise.resolve(this.searchScan());
       case 'turn':
         return Promise.resolve(this.turn(intent.args.degrees));
@@ -181,7 +195,7 @@ export class Sim2dBody implements Body {
   }
 
   close(): Promise<void> {
-    return Promise.resolve();
+    return this.camera?.close() ?? Promise.resolve();
   }
 }
 
@@ -192,5 +206,6 @@ export function describeTurn(degrees: number): string {
 }
 
 export function createSim2dBody(options: BodyOptions): Sim2dBody {
-  return new Sim2dBody(layoutForSeed(options.seed), new SimTorque(options.robot, options.events));
+  const camera = options.settings?.['camera'] === 'synthetic' ? 'synthetic' : undefined;
+  return new Sim2dBody(layoutForSeed(options.seed), new SimTorque(options.robot, options.events), camera === undefined ? {} : { camera });
 }

@@ -1,0 +1,103 @@
+/**
+ * What the duck's camera sees in the sim2d room, drawn as an RGB frame: floor, walls and ceiling,
+ * the sofa as a box (tall enough to hide the ball behind it), the orange ball as a shaded sphere.
+ * A pinhole ray cast, level with the floor, one ray a pixel; pure, no I/O. It is what the
+ * synthetic camera gives the colour detector, so the detector runs on sim2d's room in CI.
+ */
+import type { Lens } from '../../../vision/lens.js';
+import { focalPx } from '../../../vision/lens.js';
+import { BALL_RADIUS, CAMERA_HALF_FOV, ROOM, SOFA, segmentRectSpan, type Pose, type Vec } from './arena.js';
+
+/** The duck's camera: sim2d's field of view, 0.1 m up, level, at the duck's centre (where the room's bearings are measured from). */
+export const SIM2D_LENS: Lens = { width: 640, height: 480, fov_deg: (2 * CAMERA_HALF_FOV * 180) / Math.PI, mount: { height_m: 0.1, pitch_deg: 0, ahead_m: 0 } };
+
+const WALL_HEIGHT = 2.4;
+/** The sofa's back: taller than the camera, so it hides what is behind it, as sim2d's camera says. */
+const SOFA_HEIGHT = 0.8;
+
+type Rgb = readonly [number, number, number];
+const FLOOR: Rgb = [150, 140, 125];
+const WALL: Rgb = [222, 218, 204];
+const CEILING: Rgb = [240, 240, 238];
+const SOFA_CLOTH: Rgb = [58, 78, 140];
+const BALL: Rgb = [255, 112, 24];
+
+/** How far along a horizontal ray from `from` at `angle` the room's walls are. */
+function wallDistance(from: Vec, cos: number, sin: number): number {
+  const tx = cos > 1e-12 ? (ROOM.x1 - from.x) / cos : cos < -1e-12 ? (ROOM.x0 - from.x) / cos : Infinity;
+  const ty = sin > 1e-12 ? (ROOM.y1 - from.y) / sin : sin < -1e-12 ? (ROOM.y0 - from.y) / sin : Infinity;
+  return Math.min(tx, ty);
+}
+
+export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS): { readonly width: number; readonly height: number; readonly rgb: Uint8Array } {
+  const { width, height } = lens;
+  const f = focalPx(lens);
+  const eye = lens.mount.height_m;
+  const rgb = new Uint8Array(width * height * 3);
+  const put = (o: number, c: Rgb, shade: number): void => {
+    rgb[o] = c[0] * shade;
+    rgb[o + 1] = c[1] * shade;
+    rgb[o + 2] = c[2] * shade;
+  };
+  for (let col = 0; col < width; col++) {
+    const right = (col + 0.5 - width / 2) / f;
+    // The ray's horizontal part: `reach` metres of floor for each unit along it; at t metres it is eye + up·t/reach high.
+    const reach = Math.hypot(1, right);
+    const angle = pose.heading - Math.atan(right);
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
+    const far = wallDistance(pose, cos, sin);
+    const span = segmentRectSpan(pose, { x: pose.x + cos * far, y: pose.y + sin * far }, SOFA);
+    const sofaIn = span === undefined ? Infinity : span.t0 * far;
+    // Does this column's ray pass over the ball at all (closest approach within its radius)?
+    const along = (ball.x - pose.x) * cos + (ball.y - pose.y) * sin;
+    const off = Math.abs(-(ball.x - pose.x) * sin + (ball.y - pose.y) * cos);
+    const ballColumn = along > 0 && off < BALL_RADIUS;
+    for (let row = 0; row < height; row++) {
+      const up = -(row + 0.5 - height / 2) / f;
+      const o = (row * width + col) * 3;
+      let nearest = far;
+      let colour: Rgb = eye + (up * far) / reach > WALL_HEIGHT ? CEILING : WALL;
+      const floor = up < 0 ? (eye * reach) / -up : Infinity;
+      if (floor < nearest) {
+        nearest = floor;
+        colour = FLOOR;
+      }
+      // The lens is below the sofa's back: a ray meets its front or passes over it, never its top.
+      if (sofaIn < nearest && eye + (up * sofaIn) / reach <= SOFA_HEIGHT) {
+        nearest = sofaIn;
+        colour = SOFA_CLOTH;
+      }
+      if (ballColumn) {
+        const hit = hitBall(pose, ball, eye, cos * reach, sin * reach, up);
+        if (hit !== undefined && hit.t < nearest) {
+          put(o, BALL, hit.light);
+          continue;
+        }
+      }
+      put(o, colour, colour === FLOOR ? Math.max(0.6, 1 - nearest / 12) : 1);
+    }
+  }
+  return { width, height, rgb };
+}
+
+/** Where the ray (dx, dy, dz per unit) from the eye meets the ball: horizontal distance and how lit (light from above, behind the camera). */
+function hitBall(pose: Vec, ball: Vec, eye: number, dx: number, dy: number, dz: number): { readonly t: number; readonly light: number } | undefined {
+  const ox = pose.x - ball.x;
+  const oy = pose.y - ball.y;
+  const oz = eye - BALL_RADIUS;
+  const a = dx * dx + dy * dy + dz * dz;
+  const b = 2 * (ox * dx + oy * dy + oz * dz);
+  const c = ox * ox + oy * oy + oz * oz - BALL_RADIUS * BALL_RADIUS;
+  const disc = b * b - 4 * a * c;
+  if (disc < 0) return undefined;
+  const k = (-b - Math.sqrt(disc)) / (2 * a);
+  if (k <= 0) return undefined;
+  const nx = (ox + k * dx) / BALL_RADIUS;
+  const ny = (oy + k * dy) / BALL_RADIUS;
+  const nz = (oz + k * dz) / BALL_RADIUS;
+  // Light from above and from the camera's side: the near face lit, the bottom in shade.
+  const toCamera = -(nx * dx + ny * dy + nz * dz) / Math.sqrt(a);
+  const light = 0.45 + 0.35 * Math.max(0, nz) + 0.2 * Math.max(0, toCamera);
+  return { t: k * Math.hypot(dx, dy), light: Math.min(1, light) };
+}
