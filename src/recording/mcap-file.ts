@@ -108,10 +108,16 @@ export class McapFile {
     return true;
   }
 
-  /** Writes what is queued, the last chunk and the summary, then closes the file. Idempotent; never rejects. */
-  close(): Promise<void> {
+  /**
+   * Writes what is queued, the last chunk, what was lost (`quackd.recording` metadata: the
+   * messages dropped here, and `lost`, what others counted) and the summary, then closes the
+   * file. Idempotent; never rejects.
+   */
+  close(lost: Readonly<Record<string, number>> = {}): Promise<void> {
     this.closing ??= (async () => {
       await this.pumping;
+      const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
+      if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
       if (this.failure === undefined) await this.writer.end().catch((err: unknown) => this.fail(err));
       await new Promise<void>((resolve) => closeFd(this.fd, () => resolve()));
     })();
