@@ -2,7 +2,7 @@
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import { fitTable } from '../cli/fit.js';
-import { printable } from '../cli/output.js';
+import { megabytes, printable } from '../cli/output.js';
 import type { Invocation } from '../cli/invocation.js';
 import { loadConfigFile } from '../config/file.js';
 import { recordingsDir, transcriptsDir } from '../config/paths.js';
@@ -31,8 +31,6 @@ const flags = {
   'dry-run': { type: 'boolean' },
   'max-mb': { type: 'string' },
 } as const;
-
-const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(bytes < 100_000 ? 2 : 1)} MB`;
 
 export const recordingsCommand: Command = {
   name: 'recordings',

@@ -2,7 +2,7 @@
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import { fitTable } from '../cli/fit.js';
-import { printable } from '../cli/output.js';
+import { megabytes, printable } from '../cli/output.js';
 import { recordingsDir, transcriptsDir } from '../config/paths.js';
 import { existsSync } from 'node:fs';
 import { printTranscript } from '../cli/transcript-format.js';
@@ -61,8 +61,6 @@ function showRecording(io: Invocation['io'], env: NodeJS.ProcessEnv, id: string,
   else io.err.write(`quackd: ${id} has no recording (run with --no-record, recordings.record off, or pruned)\n`);
   return there ? EXIT.ok : EXIT.failure;
 }
-
-const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(bytes < 100_000 ? 2 : 1)} MB`;
 
 export const transcriptCommand: Command = {
   name: 'transcript',
