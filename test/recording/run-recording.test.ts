@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { childEnv, runCli } from '../helpers/cli.js';
-import { readIndexed } from '../helpers/mcap.js';
+import { readIndexed, readStreaming } from '../helpers/mcap.js';
+import { startLlmServer } from '../helpers/llm-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const home = () => {
@@ -70,4 +71,23 @@ test('recordings prune keeps each robot within its cap, its newest always; confi
   const check = await runCli(['config', 'check'], { env });
   assert.match(check.stdout, /recordings +\S+recordings/);
   assert.match(check.stdout, /recording +every run \(--no-record skips one\), newest 1 MB kept per robot/);
+});
+
+test('a run killed with SIGKILL mid-run leaves a recording the streaming reader reads (no summary: the process never closed it)', async (t) => {
+  const server = await startLlmServer();
+  t.after(() => server.close());
+  server.reply({ kind: 'hang' });
+  const { dir, env } = home();
+  let child: import('node:child_process').ChildProcess | undefined;
+  const run = runCli(['run', 'hello-world', '--local', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], { env: { ...env, OPENAI_API_KEY: 'k' }, onSpawn: (c) => (child = c) });
+  const until = Date.now() + 30_000;
+  while (server.requests.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(server.requests.length > 0, 'the pilot never asked the model');
+  child?.kill('SIGKILL');
+  assert.equal((await run).signal, 'SIGKILL');
+  const [file] = readdirSync(join(dir, 'recordings'));
+  const back = await readStreaming(join(dir, 'recordings', file!));
+  assert.equal(back.complete, false);
+  // The log lines so far sit in the chunk being filled, lost with the process: what reads is the header and every closed chunk.
+  assert.ok((back.messages.get('/log') ?? []).length <= readTranscript(join(dir, 'transcripts', file!.replace(/\.mcap$/, '.jsonl'))).lines.length);
 });
