@@ -4,6 +4,7 @@
  * leaves none; `transcript show --mcap` says where it is; `recordings list|prune` and the size cap.
  */
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -78,7 +79,7 @@ test('a run killed with SIGKILL mid-run leaves a recording the streaming reader 
   t.after(() => server.close());
   server.reply({ kind: 'hang' });
   const { dir, env } = home();
-  let child: import('node:child_process').ChildProcess | undefined;
+  let child: ChildProcess | undefined;
   const run = runCli(['run', 'hello-world', '--local', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], { env: { ...env, OPENAI_API_KEY: 'k' }, onSpawn: (c) => (child = c) });
   const until = Date.now() + 30_000;
   while (server.requests.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
