@@ -33,7 +33,7 @@ const SRC = join(REPO, 'src');
  * i2c-bus is an optional dependency built at install (no prebuilds): the arm bundles, installed
  * for the target with scripts off and from `dependencies` only, do not carry it.
  */
-export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus'] as const;
+export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus', '@foxglove/wasm-zstd'] as const;
 
 /** Modules quackd starts by URL or path (workers, control plants and skills, a child script), besides the CLI. */
 const STARTED_BY_URL = [

@@ -8,6 +8,9 @@ import { redact } from '../secrets.js';
 
 export { printable } from '../text/printable.js';
 
+/** `0.03 MB`, `12.4 MB`: what a file takes on disk, as prune and list commands say it. */
+export const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(bytes < 100_000 ? 2 : 1)} MB`;
+
 export interface Output {
   readonly out: Writable;
   readonly err: Writable;

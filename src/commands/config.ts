@@ -12,7 +12,8 @@ import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { loadApiKey, type KeyedProvider } from '../config/api-key.js';
 import { configSource, loadConfigFile, withConfigFlag } from '../config/file.js';
 import { retentionPolicy } from '../transcript/retention.js';
-import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
+import { dataDir, memoryDir, recordingsDir, transcriptsDir, userDucksDir } from '../config/paths.js';
+import { recordingPolicy } from '../recording/retention.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { mqttSummary } from '../mqtt/settings.js';
@@ -96,10 +97,12 @@ export const configCommand: Command = {
       paths: {
         data: setting(dataDir(env), home),
         transcripts: setting(transcriptsDir(env), home),
+        recordings: setting(recordingsDir(env), home),
         memory: setting(memoryDir(flags['memory-dir'], env), flags['memory-dir'] !== undefined ? '--memory-dir' : env['QUACKD_MEMORY_DIR'] ? 'QUACKD_MEMORY_DIR' : home),
         ducks: setting(userDucksDir(env), home),
       },
       transcriptsKept: { value: retentionPolicy(file.config.transcripts), from: file.config.transcripts !== undefined ? `transcripts in ${file.path}` : 'default' },
+      recordings: { value: recordingPolicy(file.config.recordings), from: file.config.recordings !== undefined ? `recordings in ${file.path}` : 'default' },
       memoryWaitS: { value: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 }, from: 'built in' },
       robots: fleet.list().map((r) => robotReport(fleet, r)),
       // The service's MQTT (quackd serve); a problem here is the service's, not a run's.
@@ -128,10 +131,13 @@ export const configCommand: Command = {
     const p = report.paths;
     row('data', p.data.value, p.data.from);
     row('transcripts', p.transcripts.value, p.transcripts.from);
+    row('recordings', p.recordings.value, p.recordings.from);
     row('memory', p.memory.value, p.memory.from);
     row('ducks', p.ducks.value, p.ducks.from);
     const kept = report.transcriptsKept.value;
     row('runs kept', `newest ${kept.keepRuns} per robot and the last ${kept.keepDays} day${kept.keepDays === 1 ? '' : 's'}`, report.transcriptsKept.from);
+    const rec = report.recordings.value;
+    row('recording', rec.record ? `every run (--no-record skips one), newest ${rec.maxBytes / 1_000_000} MB kept per robot` : 'off (recordings.record: false)', report.recordings.from);
     const w = report.memoryWaitS.value;
     row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
     say(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`, 13);

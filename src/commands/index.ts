@@ -13,6 +13,7 @@ export const commands: CommandTable = {
   torque: { summary: "switch a robot's motors on (asked first on a real body) or off (a stop, never asked)", load: async () => (await import('./torque.js')).torqueCommand },
   ducks: { summary: 'list the bundled starter ducks and your own', load: async () => (await import('./ducks.js')).ducksCommand },
   transcript: { summary: 'list and show run transcripts', load: async () => (await import('./transcript.js')).transcriptCommand },
+  recordings: { summary: 'list and prune run recordings (MCAP files to open in Foxglove)', load: async () => (await import('./recordings.js')).recordingsCommand },
   memory: { summary: "show, search and tend a robot's memory (notes and earlier runs)", load: async () => (await import('./memory.js')).memoryCommand },
   bodies: { summary: 'list the bodies quackd can drive (adapter:backend)', load: async () => (await import('./bodies.js')).bodiesCommand },
   config: { summary: 'check the config file and show the effective settings and where each came from', load: async () => (await import('./config.js')).configCommand },

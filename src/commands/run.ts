@@ -16,6 +16,7 @@ import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
+import { recordingConfig } from '../recording/runtime-config.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { AmbiguousRobot, RobotSettingsError, UnknownRobot, robotLabel, type Robot } from '../runtime/fleet.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -45,6 +46,7 @@ const flags = {
   seconds: { type: 'string' },
   'dry-run': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
+  'no-record': { type: 'boolean' },
   'memory-dir': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   json: { type: 'boolean' },
@@ -54,7 +56,7 @@ const flags = {
 export type RunFlags = Parsed<typeof flags>['flags'];
 
 /** Flags of a run in this process: the service runs with its own robots' ports, its pilot and its memory. */
-const LOCAL_ONLY = ['port', 'baud', 'memory-dir', 'no-memory', 'provider', 'model', 'base-url', 'timeout', 'retries', 'key-file'] as const;
+const LOCAL_ONLY = ['port', 'baud', 'memory-dir', 'no-memory', 'no-record', 'provider', 'model', 'base-url', 'timeout', 'retries', 'key-file'] as const;
 
 const help = `usage: quackd run <duck | path.duck> [options]
        quackd run --goal "text" [options]
@@ -80,6 +82,7 @@ options:
   --steps N, --llm-calls N, --seconds S   override the duck's budgets
   --dry-run                send nothing to the body; results are invented and marked; nothing is saved
   --no-memory              one fresh run: no recall, no remember, no episode; the store is untouched
+  --no-record              no recording of this run (~/.quackd/recordings/<run id>.mcap, for Foxglove)
   --memory-dir DIR         robot memory (default ~/.quackd/memory, or QUACKD_MEMORY_DIR)
   --yes, -y                open every confirmation gate (otherwise asked on a TTY, denied without one)
   --json                   print the outcome as one JSON object (no step lines)
@@ -88,7 +91,7 @@ options:
 When a 'quackd serve' is running (its control socket answers), the run goes through it: the
 service holds the robots and runs the duck with its own pilot and memory, and this terminal shows
 the steps, asks its gates and stops it on Ctrl-C. The flags of a run in this process (--port,
---baud, --memory-dir, --no-memory and the pilot's) are refused then; --local runs here instead
+--baud, --memory-dir, --no-memory, --no-record and the pilot's) are refused then; --local runs here instead
 (a robot the service holds stays the service's).
 
 A flock duck (flock: in its front matter, e.g. flock-find-ball) runs each of its members at once,
@@ -197,7 +200,7 @@ export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
  * run, and starting the writer worker cost a third of a second before the first step.
  */
 export function localRuntime(config: ConfigFile, f: RunFlags, env: NodeJS.ProcessEnv): Runtime {
-  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env), memoryWrites: 'inline' }) });
+  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), ...recordingConfig(config, env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env), memoryWrites: 'inline' }) });
 }
 
 /** The pilot the flags, the environment and the config file name; a flag that would change nothing is refused. */
@@ -266,6 +269,7 @@ export const runCommand: Command = {
         gate: chooseGate({ yes: f.yes === true, stdin, stdout: io.err }),
         dryRun,
         signal: stop.signal,
+        ...(f['no-record'] === true ? { noRecord: true } : {}),
         ...(json ? {} : { onEvent: stepPrinter(io) }),
       });
       printReport(io, report, json);

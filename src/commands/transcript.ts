@@ -2,8 +2,9 @@
 import { numberFlag, parseFlags } from '../cli/args.js';
 import { EXIT, UsageError } from '../cli/errors.js';
 import { fitTable } from '../cli/fit.js';
-import { printable } from '../cli/output.js';
-import { transcriptsDir } from '../config/paths.js';
+import { megabytes, printable } from '../cli/output.js';
+import { recordingsDir, transcriptsDir } from '../config/paths.js';
+import { existsSync } from 'node:fs';
 import { printTranscript } from '../cli/transcript-format.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, skippedLine, summarize } from '../transcript/reader.js';
 import { didYouMean } from '../text/suggest.js';
@@ -17,14 +18,15 @@ import { onStopSignals } from '../cli/signals.js';
 import { followFile, followThroughService } from '../cli/transcript-follow.js';
 
 const help = `usage: quackd transcript list [--json] [--limit N | --all]
-       quackd transcript show [ID|last] [--frames] [--json]
+       quackd transcript show [ID|last] [--frames] [--json | --mcap]
        quackd transcript follow [ROBOT|ID] [--json]
        quackd transcript prune [--dry-run] [--keep-runs N] [--keep-days D] [--json]
 
 Transcripts live in ~/.quackd/transcripts (QUACKD_HOME moves them), one JSONL file per run.
 'list' shows the newest 20 runs (--limit N for more or fewer, --all for every one) and says how
 many there are when it shows fewer. 'show' takes a run id, a unique prefix of one, or 'last'
-(the default). 'follow' shows a run as it happens, as 'quackd run' shows it: through the running
+(the default); with --mcap it prints the path of the run's recording instead (the MCAP file
+to open in Foxglove; exit 1 when the run has none). 'follow' shows a run as it happens, as 'quackd run' shows it: through the running
 quackd serve its run on ROBOT (or with that run id; any run when none is named), waiting for the
 next one when none is under way, with the gates it waits on and how to answer them; else the
 transcript ID (default: last) read as it grows; until the run ends or Ctrl-C. 'prune' deletes
@@ -41,6 +43,7 @@ examples:
 const flags = {
   json: { type: 'boolean' },
   frames: { type: 'boolean' },
+  mcap: { type: 'boolean' },
   limit: { type: 'string' },
   all: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
@@ -49,7 +52,15 @@ const flags = {
 } as const;
 const DEFAULT_LIMIT = 20;
 
-const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(bytes < 100_000 ? 2 : 1)} MB`;
+/** `--mcap`: where the run's recording is, or why there is none. */
+function showRecording(io: Invocation['io'], env: NodeJS.ProcessEnv, id: string, json: boolean): number {
+  const path = join(recordingsDir(env), `${id}.mcap`);
+  const there = existsSync(path);
+  if (json) io.line(JSON.stringify({ id, recording: there ? path : null }));
+  else if (there) io.line(path);
+  else io.err.write(`quackd: ${id} has no recording (run with --no-record, recordings.record off, or pruned)\n`);
+  return there ? EXIT.ok : EXIT.failure;
+}
 
 export const transcriptCommand: Command = {
   name: 'transcript',
@@ -77,6 +88,7 @@ export const transcriptCommand: Command = {
     if (sub === 'show') {
       if (extra.length > 0) throw new UsageError('transcript show: one run at a time');
       const id = resolveTranscriptId(dir, ref);
+      if (f.mcap === true) return showRecording(io, env, id, f.json === true);
       const { lines, skipped } = readTranscript(join(dir, `${id}.jsonl`));
       if (f.json === true) for (const l of lines) io.line(JSON.stringify(l));
       else printTranscript(io, lines, f.frames === true);

@@ -15,6 +15,11 @@ export function transcriptsDir(env: NodeJS.ProcessEnv): string {
   return join(dataDir(env), 'transcripts');
 }
 
+/** Each run's recording (`<run id>.mcap`), beside the transcripts. */
+export function recordingsDir(env: NodeJS.ProcessEnv): string {
+  return join(dataDir(env), 'recordings');
+}
+
 /** The user's own ducks, listed by `quackd ducks` beside the starters. */
 export function userDucksDir(env: NodeJS.ProcessEnv): string {
   return join(dataDir(env), 'ducks');

@@ -20,6 +20,7 @@ import type { JointSpec } from './plant.js';
 import { SHARED_SLOTS, STOP, TICKS, type FromWorker, type ToWorker, type WorkerInit } from './protocol.js';
 import { LOOP_PRIORITY } from './realtime.js';
 import type { VerbResult } from './skill.js';
+import { TickRingReader } from './tick-ring.js';
 import type { LoopMode } from './stats.js';
 
 export interface ControlLoopOptions {
@@ -54,6 +55,8 @@ export interface ControlLoopOptions {
 }
 
 const CLOSE_GRACE_MS = 3000;
+/** How often the tick ring is read on the main thread: a tenth of its length at 50 Hz. */
+const DRAIN_MS = 100;
 
 interface Pending {
   resolve(result: VerbResult): void;
@@ -73,6 +76,7 @@ export class ControlLoop {
   private dead: ControlError | undefined;
   private closing: Promise<void> | undefined;
   private readonly exited: Promise<void>;
+  private readonly drainTimer: NodeJS.Timeout;
 
   private constructor(
     private readonly worker: Worker,
@@ -82,19 +86,31 @@ export class ControlLoop {
     readonly scheduling: string,
     private readonly robot: string,
     private readonly events: EventBus | undefined,
+    private readonly ticks: TickRingReader,
   ) {
     this.shared = new BigInt64Array(buffer);
+    this.drainTimer = setInterval(() => this.drainTicks(), DRAIN_MS).unref();
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.on('error', (err) => this.fail(new ControlError(`the control loop failed: ${err.message.split('\n')[0] ?? ''}`, 'crashed')));
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    void this.exited.then(() => this.fail(new ControlError('the control loop stopped', this.closing !== undefined ? 'closed' : 'crashed')));
+    void this.exited.then(() => {
+      clearInterval(this.drainTimer);
+      this.drainTicks();
+      this.fail(new ControlError('the control loop stopped', this.closing !== undefined ? 'closed' : 'crashed'));
+    });
+  }
+
+  /** The ticks the worker wrote since the last drain, as one `control:ticks` event. */
+  private drainTicks(): void {
+    const ticks = this.ticks.drain();
+    if (ticks.length > 0) this.events?.emit('control:ticks', { robot: this.robot, joints: this.joints.map((j) => j.name), ticks, dropped: this.ticks.dropped });
   }
 
   /** Starts the worker and makes the plant in it; resolves once the loop is about to tick (holding, never moving). */
   static async start(options: ControlLoopOptions): Promise<ControlLoop> {
     const init = settings(options);
     const worker = spawnWorker(siblingModule(import.meta.url, 'worker'), { workerData: init });
-    const ready = await new Promise<{ joints: readonly JointSpec[]; scheduling: string }>((resolve, reject) => {
+    const ready = await new Promise<{ joints: readonly JointSpec[]; scheduling: string; ticks: SharedArrayBuffer }>((resolve, reject) => {
       const early = (err: Error) => reject(new ControlError(`the control worker failed to start: ${err.message.split('\n')[0] ?? ''}`, 'plant'));
       const exit = () => reject(new ControlError('the control worker exited before its plant was ready', 'plant'));
       worker.once('error', early);
@@ -113,7 +129,7 @@ export class ControlLoop {
     });
     const robot = options.robot ?? 'control';
     logger('control').info({ robot, scheduling: ready.scheduling }, 'control loop started');
-    return new ControlLoop(worker, init.shared, ready.joints, ready.scheduling, robot, options.events);
+    return new ControlLoop(worker, init.shared, ready.joints, ready.scheduling, robot, options.events, new TickRingReader(ready.ticks, ready.joints.length));
   }
 
   /**

@@ -17,6 +17,7 @@ import type { Plant, SensorFrame } from './plant.js';
 import { SafetyStage } from './safety.js';
 import type { Skill, SkillOutput, VerbResult } from './skill.js';
 import { StatsCounter, type LoopMode, type LoopState } from './stats.js';
+import type { TickSample } from './tick-ring.js';
 
 export interface CoreSettings {
   readonly mode: LoopMode;
@@ -33,6 +34,8 @@ export interface CoreHooks {
   /** The idle skill failed (threw, timed out): the loop holds between verbs from then on. */
   idleFailed(message: string): void;
   plantError(call: 'read' | 'send' | 'advance', err: unknown): void;
+  /** Every tick, at its end: what it read, what the skill asked and what was applied (a recording's samples; src/control/tick-ring.ts). */
+  ticked?(sample: TickSample): void;
 }
 
 export interface TickTiming {
@@ -84,6 +87,9 @@ export class ControlCore {
   private lastSlot = 0;
   private wake: (() => void) | undefined;
   private closed = false;
+  /** This tick's reading and the skill's ask, for the ticked hook. */
+  private tickFrame: SensorFrame | undefined;
+  private tickDesired: ArrayLike<number> | undefined;
 
   constructor(
     private readonly plant: Plant,
@@ -149,6 +155,8 @@ export class ControlCore {
     this.lastSlot = t.slot;
     this.consumeStop(t.index);
     const frame = this.read();
+    this.tickFrame = frame;
+    this.tickDesired = undefined;
     if (frame === undefined) {
       this.stats.count('readFailures');
       return this.finish(t, began, () => this.safety.hold());
@@ -239,6 +247,7 @@ export class ControlCore {
   }
 
   private submit(desired: ArrayLike<number>): void {
+    this.tickDesired = desired;
     const verdict = this.safety.submit(desired);
     if (!verdict.sent) return this.stats.count('refusals');
     if (verdict.clamped > 0) this.stats.count('clamped');
@@ -252,7 +261,9 @@ export class ControlCore {
     this.guard('advance', () => this.plant.advance?.(this.settings.periodMs / 1000));
     if (t.deadlineMs !== undefined && this.clock() > t.deadlineMs) this.stats.count('overruns');
     // Work is wall time in both modes: in lock-step it is what a simulated period costs.
-    this.stats.tick(t.lateMs, performance.now() - began);
+    const workMs = performance.now() - began;
+    this.stats.tick(t.lateMs, workMs);
+    this.hooks.ticked?.({ index: t.index, lateMs: t.lateMs, workMs, frame: this.tickFrame, desired: this.tickDesired, applied: this.safety.applied() });
   }
 
   private guard(call: 'read' | 'send' | 'advance', f: () => void): boolean {

@@ -41,7 +41,8 @@ export type ToWorker =
   | { readonly type: 'close' };
 
 export type FromWorker =
-  | { readonly type: 'ready'; readonly joints: readonly JointSpec[]; readonly scheduling: string }
+  /** `ticks`: the tick ring (src/control/tick-ring.ts) the worker writes every tick into. */
+  | { readonly type: 'ready'; readonly joints: readonly JointSpec[]; readonly scheduling: string; readonly ticks: SharedArrayBuffer }
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'verb'; readonly id: number; readonly result: VerbResult }
   | { readonly type: 'stats'; readonly stats: ControlStats }

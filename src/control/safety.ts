@@ -56,6 +56,11 @@ export class SafetyStage {
     return this.last?.slice();
   }
 
+  /** The targets held now, not copied (read them before the next tick), for a recording. */
+  applied(): Readonly<Float64Array> | undefined {
+    return this.last;
+  }
+
   /**
    * Holds `pose`, the joints' measured positions: sending where the joints already are moves
    * none of them. Torque comes back on here after a limp.

@@ -10,6 +10,7 @@ import { loadPlant, loadSkill, warmSkill, type Json, type ModuleSpec } from './m
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
+import { TickRingWriter, tickRingBuffer } from './tick-ring.js';
 import { LOCKSTEP_SCHEDULING, LOOP_THREAD_NAME, UNASKED_SCHEDULING, nameThread, raiseThreadPriority } from './realtime.js';
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -31,6 +32,10 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const virtual = init.mode === 'lockstep' ? new VirtualClock() : undefined;
   const clock = virtual?.now ?? (() => performance.now());
   const warned = new Set<string>();
+  const ticks = tickRingBuffer(plant.joints.length);
+  const ring = new TickRingWriter(ticks, plant.joints.length);
+  // Epoch time: this thread's performance clock has its own origin, the main thread's another.
+  const origin = performance.timeOrigin;
   const hooks: CoreHooks = {
     verbEnded: (id, result) => post({ type: 'verb', id, result }),
     fell: (tiltRad, tick, inVerb) => {
@@ -44,6 +49,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       warned.add(call);
       post({ type: 'warn', message: `plant ${call} failed: ${errorText(err)} (further failures are only counted)` });
     },
+    ticked: (sample) => ring.push(origin + performance.now(), sample),
   };
   const scheduling = await asked;
   const core = new ControlCore(plant, init, hooks, clock, stopCounter(shared));
@@ -113,7 +119,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   // verb fails on it later with the skill's own error.
   for (const spec of init.warm) await warmSkill(spec).catch((err: unknown) => post({ type: 'warn', message: `skill ${spec.module} could not be warmed: ${errorText(err)}` }));
   if (init.idle !== undefined) await setIdle(init.idle);
-  post({ type: 'ready', joints: plant.joints, scheduling });
+  post({ type: 'ready', joints: plant.joints, scheduling, ticks });
   driver.start();
 }
 

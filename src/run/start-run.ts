@@ -21,6 +21,7 @@ import type { Gate } from '../safety/gate.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 import { TranscriptWriter, runIdFor } from '../transcript/writer.js';
 import { withholdSecretNotes } from './withhold-secrets.js';
+import { RunRecorder } from '../recording/run-recorder.js';
 import { defaultVerbs } from '../verbs/registry.js';
 import { VERSION } from '../version.js';
 
@@ -37,6 +38,10 @@ export interface RunRequest {
   readonly dryRun: boolean;
   readonly memory?: RunMemory;
   readonly transcriptsDir: string;
+  /** Where the run's recording goes (`<dir>/<run id>.mcap`, src/recording); none without it. */
+  readonly recordingsDir?: string;
+  /** The bus the body's control loop publishes its ticks on (a recording listens); a run without a runtime makes its own. */
+  readonly events?: EventBus;
   readonly signal: AbortSignal;
   readonly bodySettings?: Readonly<Record<string, unknown>>;
   /**
@@ -47,7 +52,7 @@ export interface RunRequest {
   /** Every event, as it happens (the terminal printer listens here). */
   readonly onEvent?: (event: TranscriptEvent) => void;
   /** Called once the transcript exists, before the body opens. */
-  readonly onStart?: (info: { runId: string; transcriptPath: string }) => void;
+  readonly onStart?: (info: { runId: string; transcriptPath: string; recordingPath?: string }) => void;
   /**
    * The run was asked for to leave the motors holding (`quackd torque on`): when it succeeds it
    * ends without the stop every other run ends with, which would cut torque again. Its one verb
@@ -59,6 +64,8 @@ export interface RunRequest {
 export interface RunReport {
   readonly runId: string;
   readonly transcriptPath: string;
+  /** The run's recording, when it has one. */
+  readonly recordingPath?: string;
   readonly duck: string;
   readonly robot: BodyKey;
   /** The robot's fleet name (`den`), when the body is a robot of the fleet. */
@@ -82,12 +89,15 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   // (disk full) stops the run as cleanly as Ctrl-C would, and the outcome says why.
   const unrecorded = new AbortController();
   transcript.onFailure(() => unrecorded.abort(new Error('stopped by a transcript that cannot be written')));
+  const events = req.events ?? new EventBus();
+  const recorder = req.recordingsDir !== undefined ? await RunRecorder.open(req.recordingsDir, transcript.runId, req.robotName ?? req.robot, events) : undefined;
   const emit = (event: TranscriptEvent): void => {
     const safe = withholdSecretNotes(event);
     transcript.write(safe);
+    recorder?.event(safe);
     req.onEvent?.(safe);
   };
-  req.onStart?.({ runId: transcript.runId, transcriptPath: transcript.path });
+  req.onStart?.({ runId: transcript.runId, transcriptPath: transcript.path, ...(recorder !== undefined ? { recordingPath: recorder.path } : {}) });
   const budgets = new BudgetTracker(req.duck.budgets);
   let outcome: Outcome = { status: 'error', reason: 'the run did not start' };
   let results: readonly string[] = [];
@@ -110,7 +120,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
       quackd: VERSION,
       node: process.version,
     });
-    lease = await (req.lease ?? (() => ownLease(req)))();
+    lease = await (req.lease ?? (() => ownLease(req, events)))();
     const body = lease.body;
     const link = body.link;
     if (link !== undefined) emit({ type: 'body_link', device: link.device, firmware: link.firmware, board: link.board, boot: link.boot });
@@ -144,12 +154,13 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
   emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });
   await transcript.close();
-  return { runId: transcript.runId, transcriptPath: transcript.path, duck: req.duck.name, robot: req.robot, ...(req.robotName !== undefined ? { robotName: req.robotName } : {}), outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
+  await recorder?.close();
+  return { runId: transcript.runId, transcriptPath: transcript.path, ...(recorder !== undefined ? { recordingPath: recorder.path } : {}), duck: req.duck.name, robot: req.robot, ...(req.robotName !== undefined ? { robotName: req.robotName } : {}), outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
 }
 
 /** A run started without a runtime leases from a pool of its own, for this run alone. */
-async function ownLease(req: RunRequest): Promise<Lease> {
-  const pool = new BodyPool(new EventBus());
+async function ownLease(req: RunRequest, events: EventBus): Promise<Lease> {
+  const pool = new BodyPool(events);
   const robot = new Fleet().resolve(req.robot, req.bodySettings ?? {});
   const lease = await pool.lease(robot, req.seed);
   return { ...lease, release: async () => (await lease.release(), await pool.closeAll()) };

@@ -5,6 +5,7 @@
  */
 import type { BodyKey } from '../bodies/body.js';
 import type { ControlStats } from '../control/stats.js';
+import type { TickRecord } from '../control/tick-ring.js';
 import { logger } from '../log.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 import type { RobotStatus } from './robot-status.js';
@@ -23,6 +24,12 @@ export interface RuntimeEvents {
   'memory:saved': { readonly robot: string; readonly key: BodyKey; readonly runId: string; readonly kind: 'note' | 'episode'; readonly id?: string };
   /** A control loop's health, pushed by its worker every second or so, on a fall, and when it closes. */
   'control:stats': { readonly robot: string; readonly stats: ControlStats };
+  /**
+   * A control loop's ticks since the last batch (about ten a second), read from the worker's tick
+   * ring: what each read, what its skill asked and what the safety stage applied. `dropped`: ticks
+   * the ring lost so far because it was not read in time (a recording's loss, never the loop's).
+   */
+  'control:ticks': { readonly robot: string; readonly joints: readonly string[]; readonly ticks: readonly TickRecord[]; readonly dropped: number };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
   /** What a held body reports of itself when it changes: its battery (volts, and the charge they mean), torque (null: unknown, the link was lost), the link to its firmware. */

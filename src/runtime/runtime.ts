@@ -16,6 +16,7 @@ import type { RunMemory } from '../pilot/run-memory.js';
 import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { pruneTranscripts, type RetentionPolicy } from '../transcript/retention.js';
+import { pruneRecordings, type RecordingPolicy } from '../recording/retention.js';
 import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
@@ -39,13 +40,19 @@ export interface RuntimeConfig {
   readonly transcriptsDir: string;
   /** When set, the transcripts this policy lets go are deleted after each run (src/transcript/retention.ts). */
   readonly retention?: RetentionPolicy;
+  /** Where each run's recording goes (src/recording); none without it. */
+  readonly recordingsDir?: string;
+  /** With recordingsDir: the recordings this policy lets go are deleted after each run. */
+  readonly recordingRetention?: RecordingPolicy;
   /** The data directory: where `quackd policy load` records a robot's policy slots. */
   readonly dataDir?: string;
   readonly now?: () => Date;
 }
 
 /** A run as a front door asks for it: which robot, and everything about the run but the body. */
-export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 'memory' | 'transcriptsDir' | 'bodySettings' | 'by'> {
+export interface RuntimeRunRequest extends Omit<RunRequest, 'robot' | 'lease' | 'memory' | 'transcriptsDir' | 'recordingsDir' | 'events' | 'bodySettings' | 'by'> {
+  /** This run is not recorded (`--no-record`), whatever the runtime does for others. */
+  readonly noRecord?: boolean;
   readonly robot: Robot;
   /** Who asked for it (the robot's holder while it runs); default: this process's user, as a local `quackd run` is. */
   readonly by?: RunBy;
@@ -106,7 +113,7 @@ export class Runtime {
   /** One run of a duck on `req.robot`; RobotBusy when that robot is already running one. */
   async run(req: RuntimeRunRequest): Promise<RunReport> {
     if (this.stopping) throw new Error('the runtime is stopping');
-    const { robot, onMemory, noMemory, by: asker, ...rest } = req;
+    const { robot, onMemory, noMemory, noRecord, by: asker, ...rest } = req;
     const holder: Holder = { by: asker ?? cliUser(), since: new Date(), duck: req.duck.name };
     const by = byText(holder.by);
     // Claimed before anything else, so a second run on the robot is refused before it opens
@@ -124,6 +131,8 @@ export class Runtime {
         robotName: robot.name,
         by,
         transcriptsDir: this.config.transcriptsDir,
+        ...(this.config.recordingsDir !== undefined && noRecord !== true ? { recordingsDir: this.config.recordingsDir } : {}),
+        events: this.events,
         ...(memory !== undefined ? { memory } : {}),
         lease: () => claim.open(req.seed),
         onEvent: (event) => {
@@ -145,11 +154,22 @@ export class Runtime {
     }
   }
 
-  /** Retention after a run: a transcript that cannot be deleted is a log line, never a failed run. */
+  /** Retention after a run (transcripts, then recordings, which go with theirs): a file that cannot be deleted is a log line, never a failed run. */
   private prune(): void {
-    if (this.config.retention === undefined) return;
+    if (this.config.retention !== undefined) this.pruneTranscripts(this.config.retention);
+    const recordings = this.config.recordingsDir;
+    if (recordings === undefined || this.config.recordingRetention === undefined) return;
     try {
-      const gone = pruneTranscripts(this.config.transcriptsDir, this.config.retention, { apply: true, ...(this.config.now !== undefined ? { now: this.config.now() } : {}) });
+      const gone = pruneRecordings(recordings, this.config.transcriptsDir, this.config.recordingRetention, { apply: true });
+      if (gone.length > 0) logger('runtime').info({ pruned: gone.length }, 'old recordings deleted');
+    } catch (err) {
+      logger('runtime').warn({ err: err instanceof Error ? err.message : String(err) }, 'recording retention failed');
+    }
+  }
+
+  private pruneTranscripts(retention: RetentionPolicy): void {
+    try {
+      const gone = pruneTranscripts(this.config.transcriptsDir, retention, { apply: true, ...(this.config.now !== undefined ? { now: this.config.now() } : {}) });
       if (gone.length > 0) logger('runtime').info({ pruned: gone.length }, 'old transcripts deleted');
     } catch (err) {
       logger('runtime').warn({ err: err instanceof Error ? err.message : String(err) }, 'transcript retention failed');

@@ -1,0 +1,160 @@
+/**
+ * One run's recording on disk: an MCAP file written with @mcap/core, its chunks zstd-compressed
+ * (WebAssembly: no native build). Messages are encoded when they are added (a message may change
+ * after) and queued; one write runs at a time, off the caller's path. The queue is bounded: past
+ * it a message is dropped and counted, never waited for, so a slow SD card costs the recording
+ * messages and the run nothing. Chunks are written as they fill, so a killed run's file holds
+ * every chunk closed before the kill and reads with a streaming reader; close() writes the last
+ * chunk and the summary (schemas, channels, statistics, the chunk index) an indexed reader needs.
+ */
+import { close as closeFd, openSync, write } from 'node:fs';
+import { join } from 'node:path';
+import { McapWriter, type IWritable } from '@mcap/core';
+import { ensurePrivateDir } from '../config/paths.js';
+import { VERSION } from '../version.js';
+import { CHANNELS, type ChannelName } from './channels.js';
+import { nanos } from './time.js';
+
+/** Uncompressed bytes a chunk holds before it is written: about a second of a 50 Hz walk. */
+export const CHUNK_BYTES = 64 * 1024;
+/** Messages waiting for the disk past which new ones are dropped (about 20 s of a 50 Hz walk). */
+export const MAX_QUEUED = 5000;
+
+interface Compressor {
+  compress(data: Uint8Array, level?: number): Uint8Array;
+}
+
+/** zstd's fastest level: on a walk's JSON it halves level 3's time for a slightly better ratio (measured, 64 KiB chunks). */
+let zstd: Promise<Compressor> | undefined;
+/** The WebAssembly module, loaded once, with the first recording. */
+function loadZstd(): Promise<Compressor> {
+  zstd ??= import('@foxglove/wasm-zstd').then(async (m) => (await m.isLoaded, m));
+  return zstd;
+}
+
+/** Appends to an open file, tracking where the next byte goes, as McapWriter asks. */
+class FileWritable implements IWritable {
+  private at = 0n;
+  constructor(private readonly fd: number) {}
+  position(): bigint {
+    return this.at;
+  }
+  async write(buffer: Uint8Array): Promise<void> {
+    // McapWriter reuses its buffer after this resolves: copied now, written whole.
+    const bytes = Buffer.from(buffer);
+    this.at += BigInt(bytes.length);
+    for (let done = 0; done < bytes.length; ) {
+      done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
+    }
+  }
+}
+
+interface Queued {
+  readonly channel: ChannelName;
+  readonly logTime: bigint;
+  readonly data: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+
+export class McapFile {
+  private readonly channelIds = new Map<ChannelName, number>();
+  private queue: Queued[] = [];
+  private pumping: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private sequence = 0;
+  /** Messages dropped because the queue was full (or the file failed). */
+  dropped = 0;
+  /** Messages written (handed to the writer). */
+  written = 0;
+  /** The first write that failed: nothing more is written after it. */
+  failure: Error | undefined;
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    private readonly writer: McapWriter,
+  ) {}
+
+  /** Opens `<dir>/<runId>.mcap` (0600, never over an existing file) and writes its header. */
+  static async create(dir: string, runId: string, metadata: Readonly<Record<string, string>> = {}): Promise<McapFile> {
+    const zstd = await loadZstd();
+    ensurePrivateDir(dir);
+    const path = join(dir, `${runId}.mcap`);
+    const fd = openSync(path, 'wx', 0o600);
+    const writer = new McapWriter({
+      writable: new FileWritable(fd),
+      chunkSize: CHUNK_BYTES,
+      compressChunk: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, 1) }),
+    });
+    const file = new McapFile(path, fd, writer);
+    try {
+      await writer.start({ profile: '', library: `quackd ${VERSION}` });
+      await writer.addMetadata({ name: 'quackd.run', metadata: new Map(Object.entries({ run: runId, ...metadata })) });
+    } catch (err) {
+      closeFd(fd, () => undefined);
+      throw err;
+    }
+    return file;
+  }
+
+  /** Queues one message at `epochMs`; false when it was dropped. Never throws, never waits. */
+  add(channel: ChannelName, epochMs: number, message: unknown): boolean {
+    if (this.closing !== undefined || this.failure !== undefined || this.queue.length >= MAX_QUEUED) {
+      this.dropped += 1;
+      return false;
+    }
+    this.queue.push({ channel, logTime: nanos(epochMs), data: encoder.encode(JSON.stringify(message)) });
+    this.pumping ??= this.pump();
+    return true;
+  }
+
+  /**
+   * Writes what is queued, the last chunk, what was lost (`quackd.recording` metadata: the
+   * messages dropped here, and `lost`, what others counted) and the summary, then closes the
+   * file. Idempotent; never rejects.
+   */
+  close(lost: Readonly<Record<string, number>> = {}): Promise<void> {
+    this.closing ??= (async () => {
+      await this.pumping;
+      const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
+      if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
+      if (this.failure === undefined) await this.writer.end().catch((err: unknown) => this.fail(err));
+      await new Promise<void>((resolve) => closeFd(this.fd, () => resolve()));
+    })();
+    return this.closing;
+  }
+
+  /** One McapWriter call at a time, as it requires. */
+  private async pump(): Promise<void> {
+    try {
+      while (this.queue.length > 0 && this.failure === undefined) {
+        const batch = this.queue;
+        this.queue = [];
+        for (const m of batch) {
+          const channelId = this.channelIds.get(m.channel) ?? (await this.register(m.channel));
+          await this.writer.addMessage({ channelId, sequence: this.sequence++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
+          this.written += 1;
+        }
+      }
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.pumping = undefined;
+    }
+  }
+
+  private async register(name: ChannelName): Promise<number> {
+    const spec = CHANNELS[name];
+    const schemaId = await this.writer.registerSchema({ name: spec.schemaName, encoding: 'jsonschema', data: encoder.encode(spec.schema) });
+    const id = await this.writer.registerChannel({ topic: spec.topic, schemaId, messageEncoding: spec.encoding, metadata: new Map() });
+    this.channelIds.set(name, id);
+    return id;
+  }
+
+  private fail(err: unknown): void {
+    this.failure ??= err instanceof Error ? err : new Error(String(err));
+    this.dropped += this.queue.length;
+    this.queue = [];
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Which recordings stay: one goes with its transcript (a recording whose transcript was pruned is
+ * pruned too), and each robot's recordings, newest first, are kept up to `max_mb` of disk; older
+ * ones go (a 50 Hz walk writes about a megabyte a minute, and an SD card is small). The newest of
+ * each robot is always kept: it may be the run being written.
+ */
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { z } from 'zod';
+import { listTranscriptIds, summarize } from '../transcript/reader.js';
+
+export const RECORDING_DEFAULTS = { record: true, max_mb: 2000 } as const;
+
+/** The config file's `recordings:` section. */
+export const RecordingsSectionSchema = z
+  .object({
+    /** Record every run (default true); `quackd run --no-record` skips one. */
+    record: z.boolean().optional(),
+    /** Megabytes of recordings kept per robot, the newest first. */
+    max_mb: z.number().min(0.01).max(10_000_000).optional(),
+  })
+  .strict();
+
+export type RecordingsSection = z.infer<typeof RecordingsSectionSchema>;
+
+export interface RecordingPolicy {
+  readonly record: boolean;
+  readonly maxBytes: number;
+}
+
+export function recordingPolicy(section: RecordingsSection | undefined): RecordingPolicy {
+  return { record: section?.record ?? RECORDING_DEFAULTS.record, maxBytes: (section?.max_mb ?? RECORDING_DEFAULTS.max_mb) * 1_000_000 };
+}
+
+export interface Recording {
+  readonly id: string;
+  readonly path: string;
+  readonly bytes: number;
+  /** The robot its transcript names, or undefined when the transcript is gone. */
+  readonly robot?: string;
+  readonly outcome?: string;
+  readonly started?: string;
+}
+
+/** Every recording, newest first (by its transcript's order; an orphan by its own time, after). */
+export function listRecordings(dir: string, transcriptsDir: string): Recording[] {
+  if (!existsSync(dir)) return [];
+  const files = new Map(readdirSync(dir).filter((n) => n.endsWith('.mcap')).map((n) => [basename(n, '.mcap'), join(dir, n)]));
+  const out: Recording[] = [];
+  for (const id of listTranscriptIds(transcriptsDir)) {
+    const path = files.get(id);
+    if (path === undefined) continue;
+    files.delete(id);
+    const s = summarize(transcriptsDir, id);
+    out.push({ id, path, bytes: sizeOf(path), robot: s.robot ?? s.body ?? '(unknown robot)', ...(s.outcome !== undefined ? { outcome: s.outcome } : {}), ...(s.started !== undefined ? { started: s.started } : {}) });
+  }
+  const orphans = [...files].map(([id, path]) => ({ id, path, bytes: sizeOf(path) })).sort((a, b) => (a.id < b.id ? 1 : -1));
+  return [...out, ...orphans];
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The recordings `policy` lets go, oldest first; with `apply`, deleted. */
+export function pruneRecordings(dir: string, transcriptsDir: string, policy: RecordingPolicy, options: { apply: boolean }): Recording[] {
+  const used = new Map<string, number>();
+  const gone: Recording[] = [];
+  for (const r of listRecordings(dir, transcriptsDir)) {
+    if (r.robot === undefined) {
+      gone.push(r);
+      continue;
+    }
+    const total = (used.get(r.robot) ?? 0) + r.bytes;
+    const first = !used.has(r.robot);
+    used.set(r.robot, total);
+    if (!first && total > policy.maxBytes) gone.push(r);
+  }
+  gone.reverse();
+  if (options.apply) for (const r of gone) rmSync(r.path, { force: true });
+  return gone;
+}

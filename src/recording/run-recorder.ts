@@ -1,0 +1,75 @@
+/**
+ * A run's recording, wired: every transcript line as foxglove.Log, every transcript frame as the
+ * robot's pose and the room, and the robot's control ticks from the runtime's bus. It listens and
+ * never holds anything up: its file drops what it cannot take, and a recording that cannot be
+ * opened is a log line, never a failed run (the transcript is the run's record; this is its film).
+ */
+import type { EventBus } from '../runtime/events.js';
+import { logger } from '../log.js';
+import type { TranscriptEvent } from '../transcript/events.js';
+import { tickMessages } from './joint-messages.js';
+import { logLine } from './log-line.js';
+import { McapFile } from './mcap-file.js';
+import { poseOfFrame, roomScene, trunkTransform } from './scene.js';
+
+export interface RecordingReport {
+  readonly path: string;
+  readonly messages: number;
+  /** Ticks the control worker's ring lost, and messages the file's queue dropped. */
+  readonly droppedTicks: number;
+  readonly droppedMessages: number;
+}
+
+export class RunRecorder {
+  private droppedTicks = 0;
+  private readonly unlisten: () => void;
+  private closing: Promise<RecordingReport> | undefined;
+
+  private constructor(
+    private readonly file: McapFile,
+    robot: string,
+    events: EventBus | undefined,
+  ) {
+    this.unlisten =
+      events?.on('control:ticks', (batch) => {
+        if (batch.robot !== robot) return;
+        this.droppedTicks = batch.dropped;
+        for (const tick of batch.ticks) for (const m of tickMessages(batch.joints, tick, batch.dropped)) this.file.add(m.channel, m.epochMs, m.message);
+      }) ?? (() => undefined);
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  /** `<dir>/<runId>.mcap`, or undefined (said in the log) when it cannot be made. */
+  static async open(dir: string, runId: string, robot: string, events: EventBus | undefined): Promise<RunRecorder | undefined> {
+    try {
+      return new RunRecorder(await McapFile.create(dir, runId, { robot }), robot, events);
+    } catch (err) {
+      logger('recording').warn({ dir, err: err instanceof Error ? err.message : String(err) }, 'this run is not recorded');
+      return undefined;
+    }
+  }
+
+  /** One transcript line, as the run emits it. */
+  event(event: TranscriptEvent): void {
+    const now = Date.now();
+    this.file.add('log', now, logLine(event, now));
+    if (event.type !== 'frame') return;
+    const pose = poseOfFrame(event.state);
+    if (pose !== undefined) this.file.add('tf', now, trunkTransform(pose, now));
+    this.file.add('room', now, roomScene(event.state, now));
+  }
+
+  /** Stops listening, writes the summary and closes the file. Idempotent. */
+  close(): Promise<RecordingReport> {
+    this.closing ??= (async () => {
+      this.unlisten();
+      await this.file.close({ dropped_ticks: this.droppedTicks });
+      if (this.droppedTicks > 0 || this.file.dropped > 0) logger('recording').warn({ path: this.file.path, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped }, 'the recording lost samples');
+      return { path: this.file.path, messages: this.file.written, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped };
+    })();
+    return this.closing;
+  }
+}
