@@ -6,20 +6,15 @@
  * messages out; a frame that says nothing of a place gives no message.
  */
 import { BALL_RADIUS, ROOM, SOFA } from '../bodies/microduck/sim2d/arena.js';
+import type { TrunkPose } from '../control/plant.js';
 import { isRecord } from '../is-record.js';
 import { foxgloveTime, type FoxgloveTime } from './time.js';
 
 export const ROOM_FRAME = 'room';
 export const TRUNK_FRAME = 'trunk';
 
-export interface Pose3 {
-  readonly x: number;
-  readonly y: number;
-  readonly z: number;
-  readonly roll: number;
-  readonly pitch: number;
-  readonly yaw: number;
-}
+/** The trunk's pose in the room, as the control plant tells it. */
+export type Pose3 = TrunkPose;
 
 type Quaternion = { x: number; y: number; z: number; w: number };
 
