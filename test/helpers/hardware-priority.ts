@@ -43,3 +43,20 @@ export function asHardware(command: string, args: readonly string[]): [string, s
   if (process.env['CI'] === 'true') throw new Error(`the test rig needs SCHED_FIFO for ${command} under CI (${verdict.why}); run as root`);
   return [command, [...args]];
 }
+
+/**
+ * This process, for a rig that lives in the test itself (the servo twin: MuJoCo's physics and the
+ * servos' registers): every thread under SCHED_FIFO 20 when allowed, reset on fork so the quackd
+ * a test spawns runs as it would; at normal priority otherwise (required under CI, as above).
+ * Physics is never starved by the host's load: at normal priority beside four busy processes the
+ * twin stepped late, caught up in bursts on stale goals, and the duck fell in 0.9 s.
+ */
+export function runThisProcessAsHardware(): void {
+  verdict ??= probe();
+  if (!verdict.ok) {
+    if (process.env['CI'] === 'true') throw new Error(`the test rig needs SCHED_FIFO under CI (${verdict.why}); run as root`);
+    return;
+  }
+  const r = spawnSync('chrt', ['--all-tasks', '--fifo', '--reset-on-fork', '--pid', String(RIG_PRIORITY), String(process.pid)], { encoding: 'utf8', timeout: 5000 });
+  if (r.status !== 0) throw new Error(`chrt could not raise the rig's own process: ${r.stderr.trim() || `exit ${r.status ?? '?'}`}`);
+}

@@ -14,6 +14,7 @@ import { openMujocoPlant, type MujocoPlant } from '../../src/bodies/microduck/mu
 import { OPEN_DUCK_MINI_V2, jointAngle, servoAngle, type JointRow } from '../../src/bodies/microduck/servo-bus/joint-table.js';
 import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../src/servo-bus/packet.js';
+import { runThisProcessAsHardware } from './hardware-priority.js';
 import { PtyPair } from './pty-pair.js';
 import { ServoSim } from './servo-sim.js';
 
@@ -58,6 +59,7 @@ export class ServoTwin {
   }
 
   static async start(options: ServoTwinOptions): Promise<ServoTwin> {
+    runThisProcessAsHardware();
     const joints = options.joints ?? OPEN_DUCK_MINI_V2;
     const model = modelByName(MODEL[options.protocol]) as ServoModel;
     const plant = await openMujocoPlant({ seed: options.seed ?? 1 });
