@@ -59,8 +59,6 @@ test(`${FLOOD.toLocaleString('en')} commands from one client: the flooder is rat
   const stop = await ha.ask('quackd/kitchen/set', { stop: true }, 'quackd/kitchen/set/response');
   assert.equal(stop['status'], 'ok', JSON.stringify(stop));
   await ha.waitFor((m) => m.payload.includes('"type":"run_ended"'), 'run_ended', 30_000);
-  const seconds = (Date.now() - floodStart) / 1000;
-
   const events = ha.messages.filter((m) => m.topic === 'quackd/kitchen/event').map((m) => JSON.parse(m.payload) as { type: string; step?: number; state?: string });
   assert.deepEqual(
     events.map((e) => (e.type === 'step' ? `step ${e.step}` : e.type === 'gate' ? `gate ${e.state}` : e.type)),
@@ -69,7 +67,10 @@ test(`${FLOOD.toLocaleString('en')} commands from one client: the flooder is rat
   // Held to the limit: its first burst ran (one run on hall; the others found it busy), and it was told once a second at most.
   const answers = await flooder.waitFor((m) => m.payload.includes('rate limit: at most 20 commands a second'), 'the rate-limit refusal');
   assert.match(answers.payload, /"status":"error"/);
+  // The broker goes on reading the flood (paced) until now, so the limit is reckoned to now: the
+  // time measured when the run ended was a moment short of it under load.
   const carried = api.calls.filter((c) => c.method === 'run' && c.robot === 'hall').length;
+  const seconds = (Date.now() - floodStart) / 1000;
   assert.ok(carried <= 40 + Math.ceil(20 * seconds), `${carried} of the flood's commands carried out in ${seconds.toFixed(1)} s: past the limit`);
   assert.equal(api.calls.filter((c) => c.method === 'stop').length, 1);
 });
