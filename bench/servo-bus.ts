@@ -24,6 +24,7 @@ import type { ProtocolName } from '../src/servo-bus/packet.js';
 import { protocolNamed } from '../src/servo-bus/protocol.js';
 import { asHardware, rigScheduling } from '../test/helpers/hardware-priority.js';
 import { PtyPair, live, onPath, waitFor } from '../test/helpers/pty-pair.js';
+import { cpuMs } from './_machine.js';
 
 const { values } = parseArgs({ options: { ticks: { type: 'string', default: '500' }, runs: { type: 'string', default: '3' }, baud: { type: 'string', default: '1000000' } } });
 const TICKS = Number(values.ticks);
@@ -44,6 +45,8 @@ interface Run {
   readonly floor: readonly number[];
   readonly readBytes: number;
   readonly writeBytes: number;
+  /** CPU this thread spent a tick (encode, wait, decode), µs. */
+  readonly cpuUs: number;
 }
 
 interface Rig {
@@ -87,16 +90,19 @@ async function run(protocol: ProtocolName, model: string): Promise<Run> {
   const ticks: number[] = [];
   const reads: number[] = [];
   const paced = await rig(protocol, model, true);
+  let cpu = 0;
   try {
     for (let t = -50; t < TICKS; t++) {
       const start = performance.now();
       await paced.bus.syncRead(IDS, readAt, readLen);
       const read = performance.now() - start;
       await paced.bus.syncWrite(r.goalPosition.address, new Map(IDS.map((id) => [id, goal(t + id)])));
+      if (t === -1) cpu = cpuMs();
       if (t < 0) continue; // warm-up
       reads.push(read);
       ticks.push(performance.now() - start);
     }
+    cpu = cpuMs() - cpu;
   } finally {
     await paced.close();
   }
@@ -113,7 +119,7 @@ async function run(protocol: ProtocolName, model: string): Promise<Run> {
   }
   const readBytes = p.syncRead(IDS, readAt, readLen).length + IDS.length * p.statusBytes(readLen);
   const writeBytes = p.syncWrite(r.goalPosition.address, r.goalPosition.size, IDS.map((id) => [id, goal(id)])).length;
-  return { ticks, reads, floor, readBytes, writeBytes };
+  return { ticks, reads, floor, readBytes, writeBytes, cpuUs: (cpu * 1000) / TICKS };
 }
 
 const ms = (x: number): string => `${x.toFixed(2)} ms`;
@@ -134,7 +140,7 @@ async function measure(protocol: ProtocolName, model: string): Promise<void> {
     net.push((p50 - floor) / tickWire);
     if (i === 1) console.log(`${protocol}: ${IDS.length} × ${model} at ${BAUD} baud, ${TICKS} ticks a run (sync read ${run1.readBytes} B + sync write ${run1.writeBytes} B on the wire: ${ms(tickWire)}; the read ${ms(readWire)})`);
     console.log(
-      `  run ${i} (load ${load.toFixed(1)}): tick p50 ${ms(p50)} · p99 ${ms(quantile(run1.ticks, 0.99))} = ${(p50 / tickWire).toFixed(2)}× wire (goal ≤ 1.3×) · sync read p50 ${ms(quantile(run1.reads, 0.5))} · pty floor p50 ${ms(floor)} · tick less floor ${((p50 - floor) / tickWire).toFixed(2)}×`,
+      `  run ${i} (load ${load.toFixed(1)}): tick p50 ${ms(p50)} · p99 ${ms(quantile(run1.ticks, 0.99))} = ${(p50 / tickWire).toFixed(2)}× wire (goal ≤ 1.3×) · sync read p50 ${ms(quantile(run1.reads, 0.5))} · pty floor p50 ${ms(floor)} · tick less floor ${((p50 - floor) / tickWire).toFixed(2)}× · CPU ${run1.cpuUs.toFixed(0)} µs a tick`,
     );
   }
   console.log(`  ${RUNS} runs: tick ${range(ratios)} wire; less the pty's floor ${range(net)}`);

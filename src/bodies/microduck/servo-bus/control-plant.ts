@@ -45,6 +45,15 @@ const Options = z
   })
   .strict();
 
+/**
+ * A duck that only holds (no new targets for QUIET_TICKS ticks: between verbs, or standing still)
+ * has its joints read every IDLE_EVERY-th tick, not every tick: nothing moves them but a push, the
+ * fall watch reads the IMU, and each cycle's wake-ups cost a held duck most of its idle CPU. New
+ * targets bring back a read every tick at once.
+ */
+const QUIET_TICKS = 25;
+const IDLE_EVERY = 5;
+
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
@@ -106,6 +115,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
   let busy = false;
   let sentSinceRead = false;
+  /** Ticks since the targets last changed. */
+  let quiet = 0;
   let yaw = 0;
   let lastTick: number | undefined;
   const c = { cycles: 0, sent: 0 };
@@ -225,8 +236,10 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const imu = trunkImu?.latest();
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
-      // A tick whose targets did not change starts no cycle in send(): its reading is read here.
-      if (!sentSinceRead && !busy && fault === undefined && bus.attached) void cycle();
+      // A tick whose targets did not change starts no cycle in send(): its reading is read here (a held duck's, less often).
+      quiet++;
+      const due = quiet < QUIET_TICKS || quiet % IDLE_EVERY === 0;
+      if (!sentSinceRead && due && !busy && fault === undefined && bus.attached) void cycle();
       sentSinceRead = false;
       if (fault !== undefined || frame === undefined) return undefined;
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.
@@ -240,6 +253,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (goals !== undefined && goals.every((g, i) => g === targets[i])) return;
       goals = targets.slice();
       goalsDirty = true;
+      quiet = 0;
       // Written at once, and the joints read right after: the next tick reads where they went.
       if (!busy && fault === undefined && bus.attached) {
         sentSinceRead = true;
