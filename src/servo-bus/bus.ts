@@ -73,22 +73,20 @@ export const DEFAULT_BUS_BAUD = 1_000_000;
 /** A polled link (the control worker's tty) is read this often while a transaction waits past its replies' wire time. */
 const POLL_MS = 1;
 /**
- * A polled link is read when the replies should be in, not on a 1 ms interval: libuv timers count
+ * A polled link is read when the replies are due, not on a 1 ms interval: libuv timers count
  * whole milliseconds and fire up to one late, which on a 2 ms tick was most of the time over the
  * wire. A timer sleeps until up to FINE_MS before the last reply's byte is due, one futex wait
- * (pacing.ts's way: it wakes within ~0.1 ms) to the due time plus the link's usual lag (what a
- * pty's relay and the far end's wake-up, or a USB adapter's latency, add: learnt from the
- * transactions before), then the link is read between SLICE_MS waits for up to LATE_MS more; a
- * reply later than that is waited for on the interval, the thread free for its messages, as
- * before. Reading early costs: a read that finds nothing throws EAGAIN, ~40 µs of CPU on a Pi-class
- * core, so the first read is aimed just short of the lag, and few are made in vain.
+ * (pacing.ts's way: it wakes within ~0.1 ms) to the due time, then the link is read between
+ * SLICE_MS waits for up to LATE_MS more (a pty's relay and the far end's wake-up take 0.4–1 ms on
+ * a loaded 2-core machine); a reply later than that is waited for on the interval, the thread free
+ * for its messages, as before. Each read that finds nothing costs ~40 µs of CPU (EAGAIN is thrown)
+ * and each wait as much: aiming later (a learnt lag, 0.1 ms slices) saved ~25 % of the bus's CPU
+ * a tick and cost 0.3–0.5 ms a tick, so the tick's time won; a held duck's loop reads the bus less
+ * often instead (control-plant.ts).
  */
 const FINE_MS = 1;
 const LATE_MS = 1.5;
-const SLICE_MS = 0.1;
-/** The lag's first guess, and the share of it slept before the first read. */
-const FIRST_LAG_MS = 0.3;
-const LAG_AIM = 0.8;
+const SLICE_MS = 0.05;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /**
  * Timers run before the event loop reads its file descriptors, so an answer that came in time may
@@ -126,8 +124,6 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   private unlisten: (() => void) | undefined;
   /** When the last byte sent or asked for is through (performance.now() ms): a polled link is read then. */
   private wireFreeAt = 0;
-  /** What a polled link adds after the wire time before a reply can be read, learnt (ms). */
-  private lagMs = FIRST_LAG_MS;
 
   constructor(options: ServoBusOptions) {
     super();
@@ -315,13 +311,10 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       // When the last reply's byte is due: after what is still on the wire (a sync write just sent), this packet and the replies.
       const due = this.onWire(budgetMs - silenceMs);
       const fine = (): void => {
-        const first = due + this.lagMs * LAG_AIM;
-        for (let left = first - performance.now(); left > 0; left = first - performance.now()) Atomics.wait(sleeper, 0, 0, left);
+        for (let left = due - performance.now(); left > 0; left = due - performance.now()) Atomics.wait(sleeper, 0, 0, left);
         const until = due + LATE_MS;
         for (pull(); this.waiting === waiting && performance.now() < until; pull()) Atomics.wait(sleeper, 0, 0, SLICE_MS);
         if (this.waiting === waiting) poller = setInterval(pull, POLL_MS);
-        // Learnt only from answers that came in the fine wait: a stalled or silent one says nothing of the link.
-        else if (replies.size === ids.length) this.lagMs += (Math.min(LATE_MS, Math.max(0, performance.now() - due)) - this.lagMs) / 8;
       };
       const coarse = due - performance.now() - FINE_MS;
       if (coarse >= 1) poller = setTimeout(fine, coarse);

@@ -46,12 +46,11 @@ const Options = z
   .strict();
 
 /**
- * A duck that only holds (no new targets for QUIET_TICKS ticks: between verbs, or standing still)
- * has its joints read every IDLE_EVERY-th tick, not every tick: nothing moves them but a push, the
- * fall watch reads the IMU, and each cycle's wake-ups cost a held duck most of its idle CPU. New
- * targets bring back a read every tick at once.
+ * With torque off (between runs: the service holds the duck limp) the joints are read every
+ * IDLE_EVERY-th tick, not every tick: nothing moves them but a hand, the fall watch reads the IMU,
+ * and each bus cycle's wake-ups were most of a held duck's idle CPU. Torque on reads them every
+ * tick (switching it on reads them afresh first): a verb's policy never sees a stale joint.
  */
-const QUIET_TICKS = 25;
 const IDLE_EVERY = 5;
 
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
@@ -115,8 +114,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
   let busy = false;
   let sentSinceRead = false;
-  /** Ticks since the targets last changed. */
-  let quiet = 0;
+  let ticks = 0;
   let yaw = 0;
   let lastTick: number | undefined;
   const c = { cycles: 0, sent: 0 };
@@ -236,9 +234,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const imu = trunkImu?.latest();
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
-      // A tick whose targets did not change starts no cycle in send(): its reading is read here (a held duck's, less often).
-      quiet++;
-      const due = quiet < QUIET_TICKS || quiet % IDLE_EVERY === 0;
+      // A tick whose targets did not change starts no cycle in send(): its reading is read here (a limp duck's, less often).
+      const due = armed || ++ticks % IDLE_EVERY === 0;
       if (!sentSinceRead && due && !busy && fault === undefined && bus.attached) void cycle();
       sentSinceRead = false;
       if (fault !== undefined || frame === undefined) return undefined;
@@ -253,7 +250,6 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (goals !== undefined && goals.every((g, i) => g === targets[i])) return;
       goals = targets.slice();
       goalsDirty = true;
-      quiet = 0;
       // Written at once, and the joints read right after: the next tick reads where they went.
       if (!busy && fault === undefined && bus.attached) {
         sentSinceRead = true;
