@@ -45,14 +45,6 @@ const Options = z
   })
   .strict();
 
-/**
- * With torque off (between runs: the service holds the duck limp) the joints are read every
- * IDLE_EVERY-th tick, not every tick: nothing moves them but a hand, the fall watch reads the IMU,
- * and each bus cycle's wake-ups were most of a held duck's idle CPU. Torque on reads them every
- * tick (switching it on reads them afresh first): a verb's policy never sees a stale joint.
- */
-const IDLE_EVERY = 5;
-
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
@@ -114,7 +106,6 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
   let busy = false;
   let sentSinceRead = false;
-  let ticks = 0;
   let yaw = 0;
   let lastTick: number | undefined;
   const c = { cycles: 0, sent: 0 };
@@ -234,9 +225,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const imu = trunkImu?.latest();
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
-      // A tick whose targets did not change starts no cycle in send(): its reading is read here (a limp duck's, less often).
-      const due = armed || ++ticks % IDLE_EVERY === 0;
-      if (!sentSinceRead && due && !busy && fault === undefined && bus.attached) void cycle();
+      // A tick whose targets did not change starts no cycle in send(): its reading is read here.
+      if (!sentSinceRead && !busy && fault === undefined && bus.attached) void cycle();
       sentSinceRead = false;
       if (fault !== undefined || frame === undefined) return undefined;
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.
