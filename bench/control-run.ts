@@ -33,16 +33,22 @@ import type { RunReport } from '../src/run/start-run.js';
 import { createRuntime, type Runtime } from '../src/runtime/runtime.js';
 import { yesGate } from '../src/safety/gate.js';
 import { openaiToolCalls, startLlmServer, type LlmServer, type Reply } from '../test/helpers/llm-server.js';
+import { onPath } from '../test/helpers/pty-pair.js';
 import { watchLoop } from './_loop-watch.js';
+import { servoTwinProcess, type BusProtocol } from './_servo-twin.js';
 import { cpuPressure, runqueueMs } from './_machine.js';
 import { fmt } from './_stats.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, trace: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, bus: { type: 'string', default: 'feetech' }, trace: { type: 'boolean', default: false } } });
 /** --trace: each stats snapshot that changed (state, max, missed, overruns) and each verb result as it comes, to see when a late tick happened and what ran then. */
 const trace = values.trace ? (line: string) => console.log(`  ${fmt(performance.now() / 1000, 2).padStart(7)} s  ${line}`) : () => undefined;
 const SECONDS = Number(values.seconds);
 if (!(SECONDS >= 1)) throw new Error(`--seconds ${values.seconds ?? ''}: give a number of seconds ≥ 1`);
 const ROBOT = 'twin';
+/** The servo-bus duck: the same twin behind a paced servo simulator in a process of its own (test/helpers/servo-twin-main.ts). */
+const BUS_ROBOT = 'bus';
+const BUS = values.bus === 'none' ? undefined : (values.bus as BusProtocol);
+if (BUS !== undefined && BUS !== 'feetech' && BUS !== 'dynamixel') throw new Error(`--bus ${BUS}: give feetech, dynamixel or none`);
 const SEED = 7;
 const THINK_MS = { min: 300, max: 800 };
 
@@ -63,13 +69,17 @@ const PLAN: readonly (readonly Call[])[] = [
   [{ verb: 'turn', args: { degrees: 150 } }, { verb: 'walk', args: { metres: 0.4 } }],
   [{ verb: 'quack', args: {} }],
 ];
+/** A servo-bus duck has no camera and no speaker: its plan is the same answers without search_scan and quack. */
+const BUS_PLAN = PLAN.map((answer) => answer.filter((c) => c.verb !== 'search_scan' && c.verb !== 'quack')).filter((answer) => answer.length > 0);
 const bodyPlan = PLAN.flat().filter((p): p is Intent => p.verb !== 'remember');
 
-const DUCK = parseDuck(
-  `---\nrobot: microduck:mujoco\nverbs: [search_scan, turn, walk, quack]\nbudgets: { steps: 1000, llm_calls: 5000, seconds: ${SECONDS} }\n---\n# Wander\n\nYou are a Microduck in a living room. Look for the ball, walk about, remember what you learn.\n\n1. search_scan, then turn and walk in short moves.\n2. remember what you learn about the room.\n`,
-  'bench-wander.duck',
-  'bench-wander',
-);
+const duck = (body: string, verbs: string): ReturnType<typeof parseDuck> =>
+  parseDuck(
+    `---\nrobot: ${body}\nverbs: [${verbs}]\nbudgets: { steps: 1000, llm_calls: 5000, seconds: ${SECONDS} }\n---\n# Wander\n\nYou are a Microduck in a living room. Look for the ball, walk about, remember what you learn.\n\n1. Turn and walk in short moves, looking about.\n2. remember what you learn about the room.\n`,
+    'bench-wander.duck',
+    'bench-wander',
+  );
+const DUCK = duck('microduck:mujoco', 'search_scan, turn, walk, quack');
 
 /** A model's few lines of reasoning before its call: the size a small model sends (~1 KiB). */
 function thought(call: number, verb: string): string {
@@ -83,11 +93,11 @@ function thought(call: number, verb: string): string {
 }
 
 /** The slow fake LLM: answers every chat completion after 300–800 ms with the plan's next call. */
-async function slowLlm(): Promise<LlmServer> {
+async function slowLlm(plan: readonly (readonly Call[])[]): Promise<LlmServer> {
   const random = seededRandom(SEED);
   let calls = 0;
   const fallback = (): Reply => {
-    const answer = PLAN[calls % PLAN.length] ?? [];
+    const answer = plan[calls % plan.length] ?? [];
     calls += 1;
     const reply = openaiToolCalls(answer.map((c) => ({ name: c.verb, arguments: JSON.stringify(c.args) })), { prompt: 900 + calls * 140, completion: 260 });
     // openaiToolCalls answers content: null; a model that thinks aloud sends its thought beside the calls.
@@ -108,8 +118,8 @@ interface CaseResult {
 }
 
 /** Runs `body` with the loop watched and the main thread measured. */
-async function measured(name: string, runtime: Runtime, body: () => Promise<void>): Promise<CaseResult> {
-  const w = watchLoop(runtime, ROBOT, trace);
+async function measured(name: string, runtime: Runtime, robot: string, body: () => Promise<void>): Promise<CaseResult> {
+  const w = watchLoop(runtime, robot, trace);
   const delay = monitorEventLoopDelay({ resolution: 10 });
   let gcs = 0;
   let gcMax = 0;
@@ -134,9 +144,9 @@ async function measured(name: string, runtime: Runtime, body: () => Promise<void
 }
 
 /** The body alone, leased from the pool as a run leases it: `plan` back to back (perform, observe) for `seconds`. */
-function alone(name: string, runtime: Runtime, plan: readonly Intent[], seconds: number): Promise<CaseResult> {
-  return measured(name, runtime, async () => {
-    const lease = await runtime.bodies.lease(runtime.robot(ROBOT), SEED);
+function alone(name: string, runtime: Runtime, plan: readonly Intent[], seconds: number, robot = ROBOT): Promise<CaseResult> {
+  return measured(name, runtime, robot, async () => {
+    const lease = await runtime.bodies.lease(runtime.robot(robot), SEED);
     try {
       const until = performance.now() + seconds * 1000;
       for (let i = 0; performance.now() < until; i++) {
@@ -160,15 +170,15 @@ interface RunFacts {
   readonly requestKiB: number;
 }
 
-async function withRun(runtime: Runtime, home: string): Promise<{ result: CaseResult; facts: RunFacts }> {
-  const server = await slowLlm();
+async function withRun(name: string, runtime: Runtime, home: string, robot = ROBOT): Promise<{ result: CaseResult; facts: RunFacts }> {
+  const server = await slowLlm(robot === ROBOT ? PLAN : BUS_PLAN);
   let report: RunReport | undefined;
   try {
     const provider = await createProvider({ provider: 'openai', model: 'bench-slow', baseUrl: `${server.url}/v1` }, { QUACKD_HOME: home });
     // Past its seconds budget the run ends by itself; this only stops a run that hangs.
     const hung = AbortSignal.timeout((SECONDS + 60) * 1000);
-    const result = await measured('run', runtime, async () => {
-      report = await runtime.run({ duck: DUCK, robot: runtime.robot(ROBOT), seed: SEED, provider, gate: yesGate, dryRun: false, signal: hung, onEvent: (e) => (e.type === 'verb_result' ? trace(`${e.verb}: ${e.summary}`) : e.type === 'response' ? trace(`answer ${e.call} (${e.ms} ms)`) : undefined) });
+    const result = await measured(name, runtime, robot, async () => {
+      report = await runtime.run({ duck: robot === ROBOT ? DUCK : duck(`microduck:${BUS ?? 'feetech'}`, 'turn, walk'), robot: runtime.robot(robot), seed: SEED, provider, gate: yesGate, dryRun: false, signal: hung, onEvent: (e) => (e.type === 'verb_result' ? trace(`${e.verb}: ${e.summary}`) : e.type === 'response' ? trace(`answer ${e.call} (${e.ms} ms)`) : undefined) });
     });
     if (report === undefined) throw new Error('the run gave no report');
     const text = readFileSync(report.transcriptPath, 'utf8');
@@ -188,39 +198,54 @@ const ms = (s: Spread) => `${fmt(s.p50, 3)} / ${fmt(s.p99, 3)} / ${fmt(s.max, 2)
 const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : a === 0 ? '1×' : 'n/a');
 
 const home = mkdtempSync(join(tmpdir(), 'quackd-bench-control-run-'));
+const twin = BUS !== undefined && onPath('socat') ? await servoTwinProcess(BUS) : undefined;
 const runtime = createRuntime({
-  robots: { [ROBOT]: { body: 'microduck:mujoco', pace: 'realtime' } },
+  robots: {
+    [ROBOT]: { body: 'microduck:mujoco', pace: 'realtime' },
+    ...(twin !== undefined ? { [BUS_ROBOT]: twin.robot } : {}),
+  },
   memoryDir: join(home, 'memory'),
   transcriptsDir: join(home, 'transcripts'),
 });
-console.log(`control loop of microduck:mujoco (pace: realtime), 50 Hz, ${SECONDS} s a case · cpu pressure before: ${cpuPressure()}`);
+console.log(`control loop of microduck:mujoco (pace: realtime)${twin !== undefined ? ` and of microduck:${BUS ?? ''} against it through a paced servo simulator` : ''}, 50 Hz, ${SECONDS} s a case · cpu pressure before: ${cpuPressure()}`);
 try {
   // The first loop of a process pays for loading onnxruntime in its worker: measured apart, so
   // that neither case below starts colder than the other.
   const cold = await alone('cold', runtime, [{ verb: 'turn', args: { degrees: 30 } }, { verb: 'walk', args: { metres: 0.2 } }], 1);
   const base = await alone('alone', runtime, bodyPlan, SECONDS);
-  const { result: run, facts } = await withRun(runtime, home);
-  const cases = [cold, base, run];
+  const { result: run, facts } = await withRun('run', runtime, home);
+  // The bus duck deliberating, against the twin alone (above): what the bus and its wire add to the loop's lateness (goal p99 ≤ 1.1×).
+  const bus = twin !== undefined ? await withRun('bus run', runtime, home, BUS_ROBOT) : undefined;
+  const cases = [cold, base, run, ...(bus !== undefined ? [bus.result] : [])];
   console.log(
-    `${'case'.padEnd(7)}${'scheduling'.padEnd(15)}${'tick lateness p50/p99/max ms'.padEnd(30)}${'tick work p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   falls  ${'worker cpu/runq s'.padEnd(19)}${'main delay p99/max ms'.padEnd(23)}main runq s  main GCs (max ms)`,
+    `${'case'.padEnd(8)}${'scheduling'.padEnd(15)}${'tick lateness p50/p99/max ms'.padEnd(30)}${'tick work p50/p99/max ms'.padEnd(27)}missed  overruns  ticks   falls  ${'worker cpu/runq s'.padEnd(19)}${'main delay p99/max ms'.padEnd(23)}main runq s  main GCs (max ms)`,
   );
   for (const c of cases) {
     const s = c.stats;
     const worker = `${fmt(c.worker.cpu / 1000)} / ${fmt(c.worker.runq / 1000, 2)}`;
     const delay = `${fmt(c.main.delayP99, 1)} / ${fmt(c.main.delayMax, 1)}`;
     console.log(
-      `${c.name.padEnd(7)}${s.scheduling.slice(0, 14).padEnd(15)}${ms(s.lateMs).padEnd(30)}${ms(s.workMs).padEnd(27)}${String(s.missed).padEnd(8)}${String(s.overruns).padEnd(10)}${String(s.ticks).padEnd(8)}${String(c.falls).padEnd(7)}${worker.padEnd(19)}${delay.padEnd(23)}${fmt(c.main.runq / 1000, 2).padEnd(13)}${c.main.gcs} (${fmt(c.main.gcMax, 1)})`,
+      `${c.name.padEnd(8)}${s.scheduling.slice(0, 14).padEnd(15)}${ms(s.lateMs).padEnd(30)}${ms(s.workMs).padEnd(27)}${String(s.missed).padEnd(8)}${String(s.overruns).padEnd(10)}${String(s.ticks).padEnd(8)}${String(c.falls).padEnd(7)}${worker.padEnd(19)}${delay.padEnd(23)}${fmt(c.main.runq / 1000, 2).padEnd(13)}${c.main.gcs} (${fmt(c.main.gcMax, 1)})`,
     );
   }
-  const r = facts.report;
-  console.log(
-    `run: ${r.outcome.status} (${r.outcome.reason}) · ${r.steps} steps, ${r.llmCalls} LLM calls (${facts.requests} requests, largest ${fmt(facts.requestKiB)} KiB) · transcript ${facts.transcriptLines} lines, ${fmt(facts.transcriptBytes / 1024)} KiB · ${facts.remembered} remember`,
-  );
+  for (const [name, f] of [['run', facts], ...(bus !== undefined ? [['bus run', bus.facts] as const] : [])] as const) {
+    const r = f.report;
+    console.log(
+      `${name}: ${r.outcome.status} (${r.outcome.reason}) · ${r.steps} steps, ${r.llmCalls} LLM calls (${f.requests} requests, largest ${fmt(f.requestKiB)} KiB) · transcript ${f.transcriptLines} lines, ${fmt(f.transcriptBytes / 1024)} KiB · ${f.remembered} remember`,
+    );
+  }
   const [a, b] = [base.stats, run.stats];
   console.log(`run vs alone: lateness p50 ${ratio(b.lateMs.p50, a.lateMs.p50)}, p99 ${ratio(b.lateMs.p99, a.lateMs.p99)}, max ${ratio(b.lateMs.max, a.lateMs.max)}; missed ${b.missed} vs ${a.missed}; overruns ${b.overruns} vs ${a.overruns}`);
   const met = b.lateMs.p99 <= 1 && b.missed === 0;
-  console.log(`goal (run: p99 ≤ 1 ms, 0 missed): ${met ? 'met' : 'NOT met'} · cpu pressure after: ${cpuPressure()}`);
+  console.log(`goal (run: p99 ≤ 1 ms, 0 missed): ${met ? 'met' : 'NOT met'}`);
+  if (bus !== undefined) {
+    const c = bus.result.stats;
+    const p99 = c.lateMs.p99 / a.lateMs.p99;
+    console.log(`bus run vs the twin alone: lateness p50 ${ratio(c.lateMs.p50, a.lateMs.p50)}, p99 ${fmt(p99, 2)}× (goal ≤ 1.1×: ${p99 <= 1.1 ? 'met' : 'NOT met'}), max ${ratio(c.lateMs.max, a.lateMs.max)}; missed ${c.missed} vs ${a.missed}`);
+  } else console.log(`bus run: skipped (${BUS === undefined ? '--bus none' : 'needs socat'})`);
+  console.log(`cpu pressure after: ${cpuPressure()}`);
 } finally {
   await runtime.stop();
+  twin?.stop();
   rmSync(home, { recursive: true, force: true });
 }
