@@ -49,19 +49,33 @@ function loadZstd(): Promise<void> {
   return zstdLoading;
 }
 
-/** Appends to an open file, tracking where the next byte goes, as McapWriter asks. */
+/**
+ * Appends to an open file, tracking where the next byte goes, as McapWriter asks. What McapWriter
+ * writes is held until flush(): a chunk and its message index, or the summary's dozen records,
+ * reach the disk in one write, not one a record (each a round trip to node's thread pool).
+ */
 class FileWritable implements IWritable {
   private at = 0n;
+  private held: Buffer[] = [];
   constructor(private readonly fd: number) {}
   position(): bigint {
     return this.at;
   }
-  async write(buffer: Uint8Array): Promise<void> {
-    // McapWriter reuses its buffer after this resolves: copied now, written whole.
+  write(buffer: Uint8Array): Promise<void> {
+    // McapWriter reuses its buffer after this resolves: copied now.
     const bytes = Buffer.from(buffer);
     this.at += BigInt(bytes.length);
-    for (let done = 0; done < bytes.length; ) {
-      done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
+    this.held.push(bytes);
+    return Promise.resolve();
+  }
+  /** Writes what is held; rejects when the disk does not take it. */
+  async flush(): Promise<void> {
+    while (this.held.length > 0) {
+      const bytes = Buffer.concat(this.held);
+      this.held = [];
+      for (let done = 0; done < bytes.length; ) {
+        done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
+      }
     }
   }
 }
@@ -90,12 +104,14 @@ export class McapFile {
   failure: Error | undefined;
 
   private readonly writer: McapWriter;
+  private readonly out: FileWritable;
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
   ) {
-    this.writer = new McapWriter({ writable: new FileWritable(fd), chunkSize: CHUNK_BYTES, compressChunk: (data) => this.compressChunk(data) });
+    this.out = new FileWritable(fd);
+    this.writer = new McapWriter({ writable: this.out, chunkSize: CHUNK_BYTES, compressChunk: (data) => this.compressChunk(data) });
   }
 
   /** Opens `<dir>/<runId>.mcap` (0600, never over an existing file) and writes its header. */
@@ -107,6 +123,7 @@ export class McapFile {
     try {
       await file.writer.start({ profile: '', library: `quackd ${VERSION}` });
       await file.writer.addMetadata({ name: 'quackd.run', metadata: new Map(Object.entries({ run: runId, ...metadata })) });
+      await file.out.flush();
     } catch (err) {
       closeFd(fd, () => undefined);
       throw err;
@@ -136,6 +153,7 @@ export class McapFile {
       const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
       if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
       if (this.failure === undefined) await this.writer.end().catch((err: unknown) => this.fail(err));
+      if (this.failure === undefined) await this.out.flush().catch((err: unknown) => this.fail(err));
       await new Promise<void>((resolve) => closeFd(this.fd, () => resolve()));
     })();
     return this.closing;
@@ -154,6 +172,8 @@ export class McapFile {
           if (this.bytes >= COMPRESS_FROM_BYTES && zstd === undefined) await loadZstd();
           await this.writer.addMessage({ channelId, sequence: this.sequence++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
           this.written += 1;
+          // A chunk this message filled, with its index, in one write (nothing, mostly).
+          await this.out.flush();
         }
       }
     } catch (err) {
