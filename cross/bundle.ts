@@ -103,6 +103,26 @@ const cjsNamedExports: Plugin = {
   },
 };
 
+/**
+ * CommonJS modules that are data alone (JSON values), bundled as ES modules with one export per
+ * value so esbuild leaves out the values nothing imports. @foxglove/schemas' JSON Schemas are
+ * 126 KB of the run's bundle, parsed at every `quackd run`; a recording uses four of them.
+ */
+const DATA_MODULES = ['@foxglove/schemas/jsonschema.js'] as const;
+
+const dataAsEsm: Plugin = {
+  name: 'data-as-esm',
+  setup(b) {
+    const require = createRequire(join(REPO, 'package.json'));
+    const filter = new RegExp(`^(${DATA_MODULES.map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'data-as-esm' }));
+    b.onLoad({ filter: /.*/, namespace: 'data-as-esm' }, (args) => {
+      const values = Object.entries(require(args.path) as Record<string, unknown>).filter(([k]) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
+      return { contents: values.map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};`).join('\n'), loader: 'js' };
+    });
+  },
+};
+
 // CommonJS packages bundled into ES modules still call require() for node's own modules.
 const banner = "import { createRequire as __quackdRequire } from 'node:module'; const require = __quackdRequire(import.meta.url);";
 
@@ -165,7 +185,7 @@ async function buildLib(lib: string, sourcemap: boolean, extra: readonly Entry[]
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-    plugins: [distUrls, zodEnglishOnly, cjsNamedExports],
+    plugins: [distUrls, zodEnglishOnly, dataAsEsm, cjsNamedExports],
   });
   for (const m of STARTED_BY_URL) {
     const at = join(lib, `${m}.js`);

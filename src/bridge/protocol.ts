@@ -9,8 +9,7 @@ import { checkEnvelope, type Envelope } from './wire-check.js';
 
 export const PROTOCOL_VERSION = 1;
 
-/** The firmware's UART rate (firmware-bridge/), unless a robot's settings say otherwise. */
-export const DEFAULT_BAUD = 1_000_000;
+export { DEFAULT_BAUD } from './baud.js';
 
 /** JSON-RPC error codes the firmware uses. */
 export const RPC_ERROR = {

@@ -1,16 +1,18 @@
 /**
  * One run's recording on disk: an MCAP file written with @mcap/core, its chunks zstd-compressed
- * (WebAssembly: no native build). Messages are encoded when they are added (a message may change
- * after) and queued; one write runs at a time, off the caller's path. The queue is bounded: past
- * it a message is dropped and counted, never waited for, so a slow SD card costs the recording
- * messages and the run nothing. Chunks are written as they fill, so a killed run's file holds
- * every chunk closed before the kill and reads with a streaming reader; close() writes the last
- * chunk and the summary (schemas, channels, statistics, the chunk index) an indexed reader needs.
+ * (WebAssembly: no native build) once a recording is long enough to fill one. Messages are encoded
+ * when they are added (a message may change after) and queued; one write runs at a time, off the
+ * caller's path. The queue is bounded: past it a message is dropped and counted, never waited for,
+ * so a slow SD card costs the recording messages and the run nothing. Chunks are written as they
+ * fill, so a killed run's file holds every chunk closed before the kill and reads with a streaming
+ * reader; close() writes the last chunk and the summary (schemas, channels, statistics, the chunk
+ * index) an indexed reader needs.
  */
 import { close as closeFd, openSync, write } from 'node:fs';
 import { join } from 'node:path';
 import { McapWriter, type IWritable } from '@mcap/core';
 import { ensurePrivateDir } from '../config/paths.js';
+import { logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { CHANNELS, type ChannelName } from './channels.js';
 import { nanos } from './time.js';
@@ -19,32 +21,61 @@ import { nanos } from './time.js';
 export const CHUNK_BYTES = 64 * 1024;
 /** Messages waiting for the disk past which new ones are dropped (about 20 s of a 50 Hz walk). */
 export const MAX_QUEUED = 5000;
+/**
+ * A recording's message bytes past which its chunks are compressed: zstd is loaded then, and
+ * waited for before the rest is written, so every full chunk is compressed. A shorter recording (`quackd run hello-world`: one chunk of a few KiB)
+ * is stored uncompressed, as MCAP allows chunk by chunk: compiling zstd's WebAssembly, its first
+ * call and the compilation V8 then finishes in the background (which holds the process's exit)
+ * cost a one-shot run about 100 ms on this machine, more than its few kilobytes would save.
+ */
+export const COMPRESS_FROM_BYTES = CHUNK_BYTES / 2;
 
 interface Compressor {
   compress(data: Uint8Array, level?: number): Uint8Array;
 }
 
-/** zstd's fastest level: on a walk's JSON it halves level 3's time for a slightly better ratio (measured, 64 KiB chunks). */
-let zstd: Promise<Compressor> | undefined;
-/** The WebAssembly module, loaded once, with the first recording. */
-function loadZstd(): Promise<Compressor> {
-  zstd ??= import('@foxglove/wasm-zstd').then(async (m) => (await m.isLoaded, m));
-  return zstd;
+/** zstd, once loaded: the WebAssembly module, shared by every recording of the process. */
+let zstd: Compressor | undefined;
+let zstdLoading: Promise<void> | undefined;
+/** Loads zstd once; a module that cannot load leaves chunks uncompressed (readable all the same), said once in the log. */
+function loadZstd(): Promise<void> {
+  zstdLoading ??= import('@foxglove/wasm-zstd').then(
+    async (m) => {
+      await m.isLoaded;
+      zstd = m;
+    },
+    (err: unknown) => logger('recording').warn({ err: err instanceof Error ? err.message : String(err) }, 'zstd cannot load: recordings are written uncompressed'),
+  );
+  return zstdLoading;
 }
 
-/** Appends to an open file, tracking where the next byte goes, as McapWriter asks. */
+/**
+ * Appends to an open file, tracking where the next byte goes, as McapWriter asks. What McapWriter
+ * writes is held until flush(): a chunk and its message index, or the summary's dozen records,
+ * reach the disk in one write, not one a record (each a round trip to node's thread pool).
+ */
 class FileWritable implements IWritable {
   private at = 0n;
+  private held: Buffer[] = [];
   constructor(private readonly fd: number) {}
   position(): bigint {
     return this.at;
   }
-  async write(buffer: Uint8Array): Promise<void> {
-    // McapWriter reuses its buffer after this resolves: copied now, written whole.
+  write(buffer: Uint8Array): Promise<void> {
+    // McapWriter reuses its buffer after this resolves: copied now.
     const bytes = Buffer.from(buffer);
     this.at += BigInt(bytes.length);
-    for (let done = 0; done < bytes.length; ) {
-      done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
+    this.held.push(bytes);
+    return Promise.resolve();
+  }
+  /** Writes what is held; rejects when the disk does not take it. */
+  async flush(): Promise<void> {
+    while (this.held.length > 0) {
+      const bytes = Buffer.concat(this.held);
+      this.held = [];
+      for (let done = 0; done < bytes.length; ) {
+        done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
+      }
     }
   }
 }
@@ -63,6 +94,8 @@ export class McapFile {
   private pumping: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private sequence = 0;
+  /** Message bytes handed to the writer: past COMPRESS_FROM_BYTES, chunks are compressed. */
+  private bytes = 0;
   /** Messages dropped because the queue was full (or the file failed). */
   dropped = 0;
   /** Messages written (handed to the writer). */
@@ -70,27 +103,27 @@ export class McapFile {
   /** The first write that failed: nothing more is written after it. */
   failure: Error | undefined;
 
+  private readonly writer: McapWriter;
+  private readonly out: FileWritable;
+
   private constructor(
     readonly path: string,
     private readonly fd: number,
-    private readonly writer: McapWriter,
-  ) {}
+  ) {
+    this.out = new FileWritable(fd);
+    this.writer = new McapWriter({ writable: this.out, chunkSize: CHUNK_BYTES, compressChunk: (data) => this.compressChunk(data) });
+  }
 
   /** Opens `<dir>/<runId>.mcap` (0600, never over an existing file) and writes its header. */
   static async create(dir: string, runId: string, metadata: Readonly<Record<string, string>> = {}): Promise<McapFile> {
-    const zstd = await loadZstd();
     ensurePrivateDir(dir);
     const path = join(dir, `${runId}.mcap`);
     const fd = openSync(path, 'wx', 0o600);
-    const writer = new McapWriter({
-      writable: new FileWritable(fd),
-      chunkSize: CHUNK_BYTES,
-      compressChunk: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, 1) }),
-    });
-    const file = new McapFile(path, fd, writer);
+    const file = new McapFile(path, fd);
     try {
-      await writer.start({ profile: '', library: `quackd ${VERSION}` });
-      await writer.addMetadata({ name: 'quackd.run', metadata: new Map(Object.entries({ run: runId, ...metadata })) });
+      await file.writer.start({ profile: '', library: `quackd ${VERSION}` });
+      await file.writer.addMetadata({ name: 'quackd.run', metadata: new Map(Object.entries({ run: runId, ...metadata })) });
+      await file.out.flush();
     } catch (err) {
       closeFd(fd, () => undefined);
       throw err;
@@ -120,6 +153,7 @@ export class McapFile {
       const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
       if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
       if (this.failure === undefined) await this.writer.end().catch((err: unknown) => this.fail(err));
+      if (this.failure === undefined) await this.out.flush().catch((err: unknown) => this.fail(err));
       await new Promise<void>((resolve) => closeFd(this.fd, () => resolve()));
     })();
     return this.closing;
@@ -133,8 +167,13 @@ export class McapFile {
         this.queue = [];
         for (const m of batch) {
           const channelId = this.channelIds.get(m.channel) ?? (await this.register(m.channel));
+          this.bytes += m.data.length;
+          // Off the caller's path: the queue holds what comes meanwhile.
+          if (this.bytes >= COMPRESS_FROM_BYTES && zstd === undefined) await loadZstd();
           await this.writer.addMessage({ channelId, sequence: this.sequence++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
           this.written += 1;
+          // A chunk this message filled, with its index, in one write (nothing, mostly).
+          await this.out.flush();
         }
       }
     } catch (err) {
@@ -142,6 +181,11 @@ export class McapFile {
     } finally {
       this.pumping = undefined;
     }
+  }
+
+  /** zstd's fastest level (on a walk's JSON it halves level 3's time for a slightly better ratio, measured on 64 KiB chunks) once this recording is long enough; before, as it is. */
+  private compressChunk(data: Uint8Array): { compression: string; compressedData: Uint8Array } {
+    return zstd !== undefined && this.bytes >= COMPRESS_FROM_BYTES ? { compression: 'zstd', compressedData: zstd.compress(data, 1) } : { compression: '', compressedData: data };
   }
 
   private async register(name: ChannelName): Promise<number> {

@@ -58,6 +58,22 @@ export function listRecordings(dir: string, transcriptsDir: string): Recording[]
   return [...out, ...orphans];
 }
 
+/**
+ * Whether nothing is let go: every recording has its transcript and all of them together fit one
+ * robot's budget. Then the transcripts, read to learn each recording's robot (every line of each),
+ * are not read: quackd run prunes after every run.
+ */
+function allFit(dir: string, transcriptsDir: string, policy: RecordingPolicy): boolean {
+  if (!existsSync(dir)) return true;
+  const transcripts = new Set(existsSync(transcriptsDir) ? readdirSync(transcriptsDir, { withFileTypes: true }).flatMap((e) => (e.isFile() && e.name.endsWith('.jsonl') ? [basename(e.name, '.jsonl')] : [])) : []);
+  let total = 0;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.mcap'))) {
+    if (!transcripts.has(basename(name, '.mcap'))) return false;
+    total += sizeOf(join(dir, name));
+  }
+  return total <= policy.maxBytes;
+}
+
 function sizeOf(path: string): number {
   try {
     return statSync(path).size;
@@ -68,6 +84,7 @@ function sizeOf(path: string): number {
 
 /** The recordings `policy` lets go, oldest first; with `apply`, deleted. */
 export function pruneRecordings(dir: string, transcriptsDir: string, policy: RecordingPolicy, options: { apply: boolean }): Recording[] {
+  if (allFit(dir, transcriptsDir, policy)) return [];
   const used = new Map<string, number>();
   const gone: Recording[] = [];
   for (const r of listRecordings(dir, transcriptsDir)) {

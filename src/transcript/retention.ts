@@ -65,7 +65,10 @@ export function pruneTranscripts(dir: string, policy: RetentionPolicy, options: 
   const seen = new Map<string, number>();
   const gone: PrunedRun[] = [];
   // Newest first, so the count per robot is of its newest runs.
-  for (const id of listTranscriptIds(dir)) {
+  const ids = listTranscriptIds(dir);
+  // No robot can have more runs than there are: none is read (quackd run prunes after every run).
+  if (ids.length <= policy.keepRuns) return [];
+  for (const id of ids) {
     const path = join(dir, `${id}.jsonl`);
     let st;
     try {

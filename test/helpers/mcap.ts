@@ -24,7 +24,7 @@ function add(into: ReadBack, topic: string, data: Uint8Array): void {
 }
 
 /** The indexed reader over a closed file: throws when the file has no summary. */
-export async function readIndexed(path: string): Promise<ReadBack & { readonly counts: Map<string, number> }> {
+export async function readIndexed(path: string): Promise<ReadBack & { readonly counts: Map<string, number>; readonly compressions: readonly string[] }> {
   await zstd.isLoaded;
   const handle = await open(path, 'r');
   try {
@@ -42,7 +42,9 @@ export async function readIndexed(path: string): Promise<ReadBack & { readonly c
     const counts = new Map<string, number>();
     for (const [id, n] of reader.statistics?.channelMessageCounts ?? []) counts.set(reader.channelsById.get(id)?.topic ?? `#${id}`, Number(n));
     for await (const m of reader.readMessages()) add(out, reader.channelsById.get(m.channelId)?.topic ?? '', m.data);
-    return { ...out, counts };
+    // Each chunk's compression, in file order ('' for one stored as it is).
+    const compressions = reader.chunkIndexes.map((c) => c.compression);
+    return { ...out, counts, compressions };
   } finally {
     await handle.close();
   }

@@ -28,6 +28,25 @@ test('messages added read back with the indexed reader: channels, schemas, count
   assert.equal(statSync(join(dir, 'run-1.mcap')).mode & 0o777, 0o600);
 });
 
+test('a short recording is stored uncompressed; a long one in zstd chunks from the first that fills', async () => {
+  const dir = tempDir();
+  const t0 = Date.now();
+  const short = await McapFile.create(dir, 'short');
+  for (let i = 0; i < 5; i++) short.add('measured', t0 + i * 20, joints(i));
+  await short.close();
+  const shortBack = await readIndexed(join(dir, 'short.mcap'));
+  assert.deepEqual(shortBack.compressions, ['']);
+  assert.deepEqual(shortBack.messages.get('/joints/measured')?.[3], joints(3));
+  const long = await McapFile.create(dir, 'long');
+  for (let i = 0; i < 1000; i++) long.add('measured', t0 + i * 20, joints(i));
+  await long.close();
+  const longBack = await readIndexed(join(dir, 'long.mcap'));
+  assert.ok(longBack.compressions.length > 2, `${longBack.compressions.length} chunks`);
+  assert.ok(longBack.compressions.every((c) => c === 'zstd'), longBack.compressions.join(' '));
+  assert.equal(longBack.counts.get('/joints/measured'), 1000);
+  assert.deepEqual(longBack.messages.get('/joints/measured')?.[999], joints(999));
+});
+
 test('a second recording of one run id is refused, the first left as it was', async () => {
   const dir = tempDir();
   const file = await McapFile.create(dir, 'run-1');

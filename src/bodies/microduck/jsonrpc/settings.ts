@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_BAUD } from '../../../bridge/protocol.js';
+import { DEFAULT_BAUD } from '../../../bridge/baud.js';
 import { CameraSettingsSchema } from '../../../camera/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
 
