@@ -37,6 +37,21 @@ export interface LoopResult {
   /** `verb: result` lines of every verb carried out, for the episode. */
   readonly results: readonly string[];
   readonly usage: TokenUsage;
+  readonly pictures: PicturesSent;
+}
+
+/**
+ * Pictures the model was shown, and the bytes of them sent: the base64 in each request, so a
+ * picture counts again in every later request that still carries it (a conversation is sent whole).
+ */
+export interface PicturesSent {
+  readonly shown: number;
+  readonly bytes: number;
+}
+
+/** The bytes of the pictures a request carries. */
+function pictureBytes(messages: readonly PilotMessage[]): number {
+  return messages.reduce((sum, m) => sum + (m.role === 'tool' && m.image !== undefined ? m.image.base64.length : 0), 0);
 }
 
 class RunEnd extends Error {
@@ -64,6 +79,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
   const system = buildSystemPrompt(duck, sensors.key, tools, deps.memoryBlock);
   const results: string[] = [];
   const usage = { inputTokens: 0, outputTokens: 0 };
+  const pictures = { shown: 0, bytes: 0 };
   const messages: PilotMessage[] = [];
   const deadline = new AbortController();
   // Re-armed rather than fixed: a confirmation gate pauses the seconds budget.
@@ -118,7 +134,9 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       checkStop();
       if (!budgets.canCallLlm()) throw budgetEnd('llm_calls');
       const started = performance.now();
-      emit({ type: 'request', call: budgets.llmCallsUsed + 1, messages: messages.length, tools: tools.length });
+      const sending = pictureBytes(messages);
+      pictures.bytes += sending;
+      emit({ type: 'request', call: budgets.llmCallsUsed + 1, messages: messages.length, tools: tools.length, ...(sending > 0 ? { pictureBytes: sending } : {}) });
       const context: PilotContext = { observation, lastResults, dryRun: deps.dryRun, duck: duck.name, task: duck.text };
       let response;
       try {
@@ -170,7 +188,9 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
         lines.push(`last verb ${call.name}: ${content}`);
         const picture = ex.kind === 'done' ? ex.result.picture : undefined;
         if (picture !== undefined && provider.seesImages !== true) content += ' (a picture was taken too; this pilot reads words only)';
-        messages.push({ role: 'tool', callId: call.id, name: call.name, content, ...(picture !== undefined && provider.seesImages === true ? { image: picture } : {}) });
+        const shown = picture !== undefined && provider.seesImages === true;
+        if (shown) pictures.shown += 1;
+        messages.push({ role: 'tool', callId: call.id, name: call.name, content, ...(shown ? { image: picture } : {}) });
         emit({ type: 'prompt', role: 'tool', name: call.name, content });
       }
       checkStop();
@@ -179,7 +199,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       say(formatObservation([...lines, ...flushLines()], observation.summary, budgets.remaining()));
     }
   } catch (err) {
-    if (err instanceof RunEnd) return { outcome: err.outcome, results, usage };
+    if (err instanceof RunEnd) return { outcome: err.outcome, results, usage, pictures };
     throw err;
   } finally {
     clearTimeout(timer);
