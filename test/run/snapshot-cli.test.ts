@@ -168,3 +168,18 @@ describe('quackd run: snapshot on microduck:sim2d with camera: synthetic', () =>
     assert.ok(!existsSync(join(r.home, 'transcripts', r.runId)));
   });
 });
+
+describe('quackd do snapshot', () => {
+  it('takes one picture by hand on a robot with a camera, and says why not on one without', async () => {
+    const home = tempDir('quackd-do-snapshot-');
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  den:\n    body: microduck:sim2d\n    camera: synthetic\n  bare:\n    body: microduck:sim2d\n');
+    const r = await runCli(['do', 'snapshot', '--robot', 'den', '--local'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {5}snapshot +picture 512×384, [\d.]+ kB; camera: no ball in view$/m);
+    const runId = /transcript (\S+)$/m.exec(r.stdout)?.[1] ?? '';
+    assert.ok(existsSync(join(home, 'transcripts', runId, 'snapshot-1.jpg')));
+    const bare = await runCli(['do', 'snapshot', '--robot', 'bare', '--local'], { env: { QUACKD_HOME: home } });
+    assert.equal(bare.code, 3, bare.stdout + bare.stderr);
+    assert.match(bare.stdout, /snapshot needs a camera, and this robot has none here \(a camera: setting in its config gives it one\)/);
+  });
+});
