@@ -178,6 +178,9 @@ describe('quackd do snapshot', () => {
     assert.match(r.stdout, /^ {5}snapshot +picture 512×384, [\d.]+ kB; camera: no ball in view$/m);
     const runId = /transcript (\S+)$/m.exec(r.stdout)?.[1] ?? '';
     assert.ok(existsSync(join(home, 'transcripts', runId, 'snapshot-1.jpg')));
+    // transcript show names the picture under its line.
+    const show = await runCli(['transcript', 'show', runId], { env: { QUACKD_HOME: home } });
+    assert.match(show.stdout, new RegExp(`step - {2}snapshot: ok — picture 512×384, [\\d.]+ kB; camera: no ball in view\\n {18}picture ${runId}/snapshot-1\\.jpg\\n`));
     const bare = await runCli(['do', 'snapshot', '--robot', 'bare', '--local'], { env: { QUACKD_HOME: home } });
     assert.equal(bare.code, 3, bare.stdout + bare.stderr);
     assert.match(bare.stdout, /snapshot needs a camera, and this robot has none here \(a camera: setting in its config gives it one\)/);
