@@ -54,6 +54,24 @@ function pictureBytes(messages: readonly PilotMessage[]): number {
   return messages.reduce((sum, m) => sum + (m.role === 'tool' && m.image !== undefined ? m.image.base64.length : 0), 0);
 }
 
+/**
+ * Pictures a conversation keeps: each request sends the conversation whole, so every picture left
+ * in it is paid for again in every later call. The newest few say what the robot sees now.
+ */
+export const PICTURES_KEPT = 3;
+
+/** Drops all but the newest `keep` pictures from `messages`; their words stay, and say the picture went. */
+function dropOldPictures(messages: PilotMessage[], keep: number): void {
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'tool' || m.image === undefined) continue;
+    seen += 1;
+    if (seen <= keep) continue;
+    messages[i] = { role: 'tool', callId: m.callId, name: m.name, content: `${m.content} (its picture is no longer shown: newer ones are)` };
+  }
+}
+
 class RunEnd extends Error {
   constructor(readonly outcome: Outcome) {
     super(outcome.reason);
@@ -190,6 +208,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
         if (picture !== undefined && provider.seesImages !== true) content += ' (a picture was taken too; this pilot reads words only)';
         const shown = picture !== undefined && provider.seesImages === true;
         if (shown) pictures.shown += 1;
+        if (shown) dropOldPictures(messages, PICTURES_KEPT - 1);
         messages.push({ role: 'tool', callId: call.id, name: call.name, content, ...(shown ? { image: picture } : {}) });
         emit({ type: 'prompt', role: 'tool', name: call.name, content });
       }
