@@ -3,7 +3,9 @@
  *   plain    one pass over a 640×480 frame's bytes (their sum): the baseline, in the same run;
  *   ball     detectBall on sim2d's synthetic frames (the ball 0.5–3 m off, anywhere in view);
  *   empty    detectBall on a frame with no ball (the mask pass alone, nothing to measure);
- * each median and p99 per frame, and as a ratio to the plain pass. Then the camera: ffmpeg
+ * each median and p99 per frame, and as a ratio to the plain pass. Then `snapshot`'s picture:
+ * the same frames shrunk to 512 px and JPEG-encoded, its time and its bytes (the JPEG, and the
+ * base64 a request carries: the bytes sent to the model per snapshot). Then the camera: ffmpeg
  * making 640×480 rgb24 at 5 fps from a synthetic 30 fps source while the grabs read them, the
  * CPU of ffmpeg (from /proc) and of this process over the time, as % of one core.
  *
@@ -16,6 +18,7 @@ import { renderView, SIM2D_LENS } from '../src/bodies/microduck/sim2d/view.js';
 import type { CameraFrame } from '../src/camera/camera.js';
 import { ffmpegCamera } from '../src/camera/ffmpeg-camera.js';
 import { detectBall, ORANGE } from '../src/vision/ball.js';
+import { DEFAULT_PICTURE_WIDTH, encodePicture } from '../src/vision/picture.js';
 import { fmt, median, percentile } from './_stats.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '300' }, seconds: { type: 'string', default: '6' } } });
@@ -62,6 +65,13 @@ console.log(`  plain pass   ${fmt(base.p50, 2)} / ${fmt(base.p99, 2)} ms   1.0×
 console.log(`  ball         ${fmt(ball.p50, 2)} / ${fmt(ball.p99, 2)} ms   ${fmt(ball.p50 / base.p50)}×`);
 console.log(`  no ball      ${fmt(none.p50, 2)} / ${fmt(none.p99, 2)} ms   ${fmt(none.p50 / base.p50)}×`);
 if (sink === -1) console.log('');
+
+const jpegBytes = frames.map((f) => encodePicture(f).jpeg.length);
+const base64Bytes = jpegBytes.map((n) => 4 * Math.ceil(n / 3));
+const encode = time((f) => void (sink += encodePicture(f).jpeg.length), pickBall);
+console.log(`snapshot's picture (${DEFAULT_PICTURE_WIDTH} px wide, JPEG), ${frames.length} scenes:`);
+console.log(`  shrink + encode ${fmt(encode.p50, 1)} / ${fmt(encode.p99, 1)} ms   ${fmt(encode.p50 / base.p50)}× the plain pass`);
+console.log(`  bytes per snapshot: JPEG median ${fmt(median(jpegBytes) / 1000, 1)} kB (max ${fmt(Math.max(...jpegBytes) / 1000, 1)}); sent as base64 ${fmt(median(base64Bytes) / 1000, 1)} kB`);
 
 /** utime + stime of a process, in seconds (Linux /proc). */
 function cpuSeconds(pid: number): number {

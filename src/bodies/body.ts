@@ -4,7 +4,9 @@
  * model text. Keep behaviour out of this file: backends live in bodies/<adapter>/<backend>/.
  */
 
+import type { Camera } from '../camera/camera.js';
 import type { EventBus } from '../runtime/events.js';
+import type { BallLook } from '../vision/ball.js';
 import type { BodyIntent } from '../verbs/intent.js';
 
 /** `adapter:backend`, e.g. `microduck:sim2d`. Memory and transcripts are keyed by it. */
@@ -31,6 +33,12 @@ export interface Picture {
   readonly base64: string;
   readonly width: number;
   readonly height: number;
+}
+
+/** A body's camera, and what its colour detector needs to put a frame into words (the lens, the ball). */
+export interface BodyEyes {
+  readonly camera: Camera;
+  readonly ball: BallLook;
 }
 
 /** What the body's sensors report now. */
@@ -82,6 +90,8 @@ export interface Body {
    * Returns the function that removes the listener.
    */
   onTrouble?(listener: (trouble: BodyTrouble) => void): () => void;
+  /** Optional: the body's camera, as its settings give it one (`snapshot` reads it; it never moves anything). */
+  readonly eyes?: BodyEyes | undefined;
   /** Read the sensors. Never moves anything. */
   observe(): Promise<Observation>;
   /** Carry out an admitted intent. Only the safety executor calls this. */

@@ -139,7 +139,7 @@ function dryRunOnce(label: string, summary: string, invented: boolean): string {
   return invented && summary.endsWith(` ${label}`) ? summary.slice(0, -label.length - 1) : summary;
 }
 
-export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dryRun' | 'steps' | 'llmCalls' | 'seconds' | 'usage' | 'runId'>): void {
+export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dryRun' | 'steps' | 'llmCalls' | 'seconds' | 'usage' | 'runId' | 'pictures'>): void {
   const { outcome } = report;
   const good = outcome.status === 'success';
   const mark = good ? io.green(io.ok) : io.red(io.fail);
@@ -151,5 +151,7 @@ export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dr
   const dry = report.dryRun ? ' (dry run: nothing saved)' : '';
   const stats = `${plural(report.steps, 'step')}, ${plural(report.llmCalls, 'call')}, ${report.seconds.toFixed(1)} s`;
   const tokens = report.usage.inputTokens + report.usage.outputTokens > 0 ? `, ${report.usage.inputTokens}+${report.usage.outputTokens} tokens` : '';
-  io.line(fitLine(`${mark} ${word}${dry} — ${printable(reason)} · ${stats}${tokens} · transcript ${report.runId}`, io.width(), 2));
+  // Pictures cost a model's context: how many it was shown and the bytes sent, every request counted.
+  const pictures = report.pictures !== undefined ? `, ${plural(report.pictures.shown, 'picture')} (${(report.pictures.bytes / 1000).toFixed(1)} kB sent)` : '';
+  io.line(fitLine(`${mark} ${word}${dry} — ${printable(reason)} · ${stats}${tokens}${pictures} · transcript ${report.runId}`, io.width(), 2));
 }

@@ -30,7 +30,7 @@ export function followPrinter(io: Output, json: boolean): (event: TranscriptEven
       return printHeader(io, { name: e.duck, budgets: { steps: b['steps'] ?? 0, llm_calls: b['llm_calls'] ?? 0, seconds: b['seconds'] ?? 0 } }, robotLabel(e.robot ?? e.body, e.body), pilotLabel({ name: e.provider, model: e.model }), e.dryRun);
     }
     if (e.type === 'end') {
-      return printOutcome(io, { runId, outcome: { status: e.outcome, reason: e.reason }, steps: e.steps, llmCalls: e.llmCalls, seconds: e.seconds, usage: e.usage ?? { inputTokens: 0, outputTokens: 0 }, dryRun });
+      return printOutcome(io, { runId, outcome: { status: e.outcome, reason: e.reason }, steps: e.steps, llmCalls: e.llmCalls, seconds: e.seconds, usage: e.usage ?? { inputTokens: 0, outputTokens: 0 }, ...(e.pictures !== undefined ? { pictures: e.pictures } : {}), dryRun });
     }
     steps(e);
   };

@@ -25,8 +25,11 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
       return [`refused ${l.name}: ${l.reason}`];
     case 'gate':
       return [`gate   ${l.label}: ${l.allowed ? 'allowed' : 'denied'} (${l.how})`];
-    case 'verb_result':
-      return [`step ${l.step ?? '-'}  ${l.label}: ${l.ok ? 'ok' : 'failed'} — ${l.summary}${l.invented ? ' [invented]' : ''}`];
+    case 'verb_result': {
+      // A snapshot's picture lives beside the transcript: its path, to open it.
+      const picture = typeof l.data?.['picture_file'] === 'string' ? [`         picture ${l.data['picture_file']}`] : [];
+      return [`step ${l.step ?? '-'}  ${l.label}: ${l.ok ? 'ok' : 'failed'} — ${l.summary}${l.invented ? ' [invented]' : ''}`, ...picture];
+    }
     case 'frame':
       return frames && l.ascii !== undefined ? l.ascii.split('\n').map((s) => `       ${s}`) : [];
     case 'memory':
@@ -44,7 +47,7 @@ function describe(l: TranscriptLine, frames: boolean): string[] {
     case 'flock':
       return [`flock  ${l.member} ${l.what}${l.verb !== undefined ? ` ${l.verb}` : ''}${l.memberRun !== undefined ? ` ${l.memberRun}` : ''}${l.where !== undefined ? ` on ${l.where}` : ''}${l.outcome !== undefined ? ` ${l.outcome}` : ''}${l.reason !== undefined ? ` — ${l.reason}` : ''}`];
     case 'end':
-      return [`end    ${l.outcome} — ${l.reason} · ${l.steps} step${l.steps === 1 ? '' : 's'}, ${l.llmCalls} call${l.llmCalls === 1 ? '' : 's'}, ${l.seconds} s`];
+      return [`end    ${l.outcome} — ${l.reason} · ${l.steps} step${l.steps === 1 ? '' : 's'}, ${l.llmCalls} call${l.llmCalls === 1 ? '' : 's'}, ${l.seconds} s${l.pictures !== undefined ? ` · ${l.pictures.shown} picture${l.pictures.shown === 1 ? '' : 's'}, ${l.pictures.bytes} bytes sent` : ''}`];
     default:
       return [`${(l as { type: string }).type}`];
   }

@@ -75,8 +75,10 @@ function scriptLine(positionals: readonly string[]): { verb: string; line: strin
 
 /** The verb is one the body performs (when the body is known here), and its arguments fit the verb. */
 function checkLine(verb: string, line: string, body: BodyEntry | undefined): void {
-  if (body !== undefined) checkVerbForBody('do:', verb, body, true);
-  const call = readCall(line, body?.verbs ?? everyVerb.names());
+  // A sense verb (snapshot) is quackd's, on any body with a camera: the run says when there is none.
+  const sense = everyVerb.get(verb)?.kind === 'sense';
+  if (body !== undefined && !sense) checkVerbForBody('do:', verb, body, true);
+  const call = readCall(line, body !== undefined && !sense ? body.verbs : everyVerb.names());
   if ('error' in call) throw new InputError(`do: "${line}": ${call.error}`, 'e.g. quackd do walk 1.0, quackd do turn degrees=90');
 }
 

@@ -141,7 +141,7 @@ export function withBudgets(duck: Duck, f: { steps?: string; 'llm-calls'?: strin
 
 export function printReport(io: Output, report: RunReport, json: boolean): void {
   if (json) {
-    io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robotName ?? report.robot, body: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, dryRun: report.dryRun, transcript: report.transcriptPath }));
+    io.line(JSON.stringify({ ended: new Date().toISOString(), run: report.runId, duck: report.duck, robot: report.robotName ?? report.robot, body: report.robot, outcome: report.outcome.status, reason: report.outcome.reason, steps: report.steps, llmCalls: report.llmCalls, seconds: report.seconds, usage: report.usage, ...(report.pictures !== undefined ? { pictures: report.pictures } : {}), dryRun: report.dryRun, transcript: report.transcriptPath }));
   } else {
     printOutcome(io, report);
   }

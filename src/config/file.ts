@@ -39,6 +39,8 @@ export const PilotSectionSchema = z
     key_file: z.string().min(1).optional(),
     /** The model reads pictures (a camera frame from a verb): anthropic yes, openai-compatible no, unless said here. */
     images: z.boolean().optional(),
+    /** The widest picture (a `snapshot`) the model is sent, in pixels; 512 when absent. Never enlarged. */
+    image_width: z.int().min(64).max(4096).optional(),
   })
   .strict();
 

@@ -33,6 +33,8 @@ export interface PilotSettings {
   readonly keyFile: string | undefined;
   /** Whether the model reads pictures (`pilot.images`); undefined: the provider's default. */
   readonly images?: boolean;
+  /** The widest picture the model is sent (`pilot.image_width`); undefined: 512 px. */
+  readonly imageWidth?: number;
   /** True when the key file was named on the command line: it then beats the API-key variable. */
   readonly keyFileFromFlag: boolean;
   /** Where each value came from, e.g. `--provider`, `QUACKD_MODEL`, `pilot.model in /…/config.yaml`, `default`. */
@@ -137,6 +139,7 @@ export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.Proces
     keyFile,
     keyFileFromFlag: keyFlag,
     ...(section.images !== undefined ? { images: section.images } : {}),
+    ...(section.image_width !== undefined ? { imageWidth: section.image_width } : {}),
     sources: { provider: provider.source, model: model.source, baseUrl: baseUrl.source, timeout: timeout.source, retries: retries.source, keyFile: keyFileSource },
   };
 }

@@ -10,8 +10,11 @@ import { didYouMean, nearest } from '../text/suggest.js';
 import { DECLARE_VERBS, everyVerb } from '../verbs/registry.js';
 import type { Duck } from './duck.js';
 
-/** Verbs quackd handles itself, valid on every body. */
-const QUACKD_VERBS: readonly string[] = [...DECLARE_VERBS, ...everyVerb.names().filter((v) => everyVerb.get(v)?.kind === 'memory')];
+/**
+ * Verbs quackd handles itself, valid on every body: memory's (offered when memory is on) and the
+ * sense verbs (`snapshot`, offered when the robot has a camera: its settings say, not its kind).
+ */
+const QUACKD_VERBS: readonly string[] = [...DECLARE_VERBS, ...everyVerb.names().filter((v) => ['memory', 'sense'].includes(everyVerb.get(v)?.kind ?? ''))];
 
 /**
  * Why `verb` is refused on `body`, in one line: a likely typo gets "did you mean"; a verb the

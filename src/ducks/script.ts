@@ -43,6 +43,8 @@ function inputKeys(input: z.ZodType): string[] {
 export function readCall(text: string, verbs: readonly string[]): { verb: string; args: Record<string, unknown> } | { error: string } {
   const [name = '', ...words] = text.trim().split(/\s+/);
   const verb = everyVerb.get(name);
+  // A sense verb is offered only where there is a camera: say so rather than "not one of its verbs".
+  if (verb?.kind === 'sense' && !verbs.includes(name)) return { error: `${name} needs a camera, and this robot has none here (a camera: setting in its config gives it one)` };
   if (verb === undefined || !verbs.includes(name)) return { error: `"${printable(name)}" is not one of this duck's verbs${didYouMean(name, verbs)}` };
   const keys = inputKeys(verb.input);
   const args: Record<string, unknown> = {};

@@ -37,6 +37,39 @@ export interface LoopResult {
   /** `verb: result` lines of every verb carried out, for the episode. */
   readonly results: readonly string[];
   readonly usage: TokenUsage;
+  readonly pictures: PicturesSent;
+}
+
+/**
+ * Pictures the model was shown, and the bytes of them sent: the base64 in each request, so a
+ * picture counts again in every later request that still carries it (a conversation is sent whole).
+ */
+export interface PicturesSent {
+  readonly shown: number;
+  readonly bytes: number;
+}
+
+/** The bytes of the pictures a request carries. */
+function pictureBytes(messages: readonly PilotMessage[]): number {
+  return messages.reduce((sum, m) => sum + (m.role === 'tool' && m.image !== undefined ? m.image.base64.length : 0), 0);
+}
+
+/**
+ * Pictures a conversation keeps: each request sends the conversation whole, so every picture left
+ * in it is paid for again in every later call. The newest few say what the robot sees now.
+ */
+export const PICTURES_KEPT = 3;
+
+/** Drops all but the newest `keep` pictures from `messages`; their words stay, and say the picture went. */
+function dropOldPictures(messages: PilotMessage[], keep: number): void {
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'tool' || m.image === undefined) continue;
+    seen += 1;
+    if (seen <= keep) continue;
+    messages[i] = { role: 'tool', callId: m.callId, name: m.name, content: `${m.content} (its picture is no longer shown: newer ones are)` };
+  }
 }
 
 class RunEnd extends Error {
@@ -64,6 +97,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
   const system = buildSystemPrompt(duck, sensors.key, tools, deps.memoryBlock);
   const results: string[] = [];
   const usage = { inputTokens: 0, outputTokens: 0 };
+  const pictures = { shown: 0, bytes: 0 };
   const messages: PilotMessage[] = [];
   const deadline = new AbortController();
   // Re-armed rather than fixed: a confirmation gate pauses the seconds budget.
@@ -118,7 +152,9 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       checkStop();
       if (!budgets.canCallLlm()) throw budgetEnd('llm_calls');
       const started = performance.now();
-      emit({ type: 'request', call: budgets.llmCallsUsed + 1, messages: messages.length, tools: tools.length });
+      const sending = pictureBytes(messages);
+      pictures.bytes += sending;
+      emit({ type: 'request', call: budgets.llmCallsUsed + 1, messages: messages.length, tools: tools.length, ...(sending > 0 ? { pictureBytes: sending } : {}) });
       const context: PilotContext = { observation, lastResults, dryRun: deps.dryRun, duck: duck.name, task: duck.text };
       let response;
       try {
@@ -170,7 +206,10 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
         lines.push(`last verb ${call.name}: ${content}`);
         const picture = ex.kind === 'done' ? ex.result.picture : undefined;
         if (picture !== undefined && provider.seesImages !== true) content += ' (a picture was taken too; this pilot reads words only)';
-        messages.push({ role: 'tool', callId: call.id, name: call.name, content, ...(picture !== undefined && provider.seesImages === true ? { image: picture } : {}) });
+        const shown = picture !== undefined && provider.seesImages === true;
+        if (shown) pictures.shown += 1;
+        if (shown) dropOldPictures(messages, PICTURES_KEPT - 1);
+        messages.push({ role: 'tool', callId: call.id, name: call.name, content, ...(shown ? { image: picture } : {}) });
         emit({ type: 'prompt', role: 'tool', name: call.name, content });
       }
       checkStop();
@@ -179,7 +218,7 @@ export async function runPilot(deps: PilotLoopDeps): Promise<LoopResult> {
       say(formatObservation([...lines, ...flushLines()], observation.summary, budgets.remaining()));
     }
   } catch (err) {
-    if (err instanceof RunEnd) return { outcome: err.outcome, results, usage };
+    if (err instanceof RunEnd) return { outcome: err.outcome, results, usage, pictures };
     throw err;
   } finally {
     clearTimeout(timer);

@@ -12,7 +12,7 @@ import { InputError, QuackdError } from '../errors.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import type { Duck } from '../ducks/duck.js';
 import { logger } from '../log.js';
-import { runPilot } from '../pilot/loop.js';
+import { runPilot, type PicturesSent } from '../pilot/loop.js';
 import { ProviderError, type Provider, type TokenUsage } from '../pilot/providers/provider.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { BudgetTracker } from '../safety/budgets.js';
@@ -22,6 +22,7 @@ import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 import { TranscriptWriter, runIdFor } from '../transcript/writer.js';
 import { withholdSecretNotes } from './withhold-secrets.js';
 import { RunRecorder } from '../recording/run-recorder.js';
+import { RunSnapshots } from './run-snapshots.js';
 import { defaultVerbs } from '../verbs/registry.js';
 import { VERSION } from '../version.js';
 
@@ -75,6 +76,8 @@ export interface RunReport {
   readonly llmCalls: number;
   readonly seconds: number;
   readonly usage: TokenUsage;
+  /** Pictures the model was shown and the bytes sent of them (`snapshot`); none without a picture. */
+  readonly pictures?: PicturesSent;
   readonly dryRun: boolean;
 }
 
@@ -102,6 +105,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   let outcome: Outcome = { status: 'error', reason: 'the run did not start' };
   let results: readonly string[] = [];
   let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let pictures: PicturesSent = { shown: 0, bytes: 0 };
   let lease: Lease | undefined;
   try {
     emit({
@@ -125,11 +129,14 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     const link = body.link;
     if (link !== undefined) emit({ type: 'body_link', device: link.device, firmware: link.firmware, board: link.board, boot: link.boot });
     const registry = defaultVerbs.with(req.memory?.verbs ?? []);
-    const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}) });
+    const eyes = body.eyes;
+    const snapshots = eyes === undefined ? undefined : new RunSnapshots({ eyes, transcriptsDir: req.transcriptsDir, runId: transcript.runId, ...(req.provider.pictureWidth !== undefined ? { width: req.provider.pictureWidth } : {}) });
+    const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}), ...(snapshots ? { snapshots } : {}) });
     const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: AbortSignal.any([req.signal, unrecorded.signal]) });
     outcome = loop.outcome;
     results = loop.results;
     usage = loop.usage;
+    pictures = loop.pictures;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // Failures a person can act on are the outcome's reason; anything else is a bug worth a log line.
@@ -152,10 +159,10 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     outcome = { status: 'error', reason: `transcript ${transcript.path} cannot be written (${transcript.failure.code ?? transcript.failure.message}); the run was stopped` };
   }
   const seconds = Math.round(budgets.elapsedSeconds() * 100) / 100;
-  emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage });
+  emit({ type: 'end', outcome: outcome.status, reason: outcome.reason, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, ...(pictures.shown > 0 ? { pictures } : {}) });
   await transcript.close();
   await recorder?.close();
-  return { runId: transcript.runId, transcriptPath: transcript.path, ...(recorder !== undefined ? { recordingPath: recorder.path } : {}), duck: req.duck.name, robot: req.robot, ...(req.robotName !== undefined ? { robotName: req.robotName } : {}), outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, dryRun: req.dryRun };
+  return { runId: transcript.runId, transcriptPath: transcript.path, ...(recorder !== undefined ? { recordingPath: recorder.path } : {}), duck: req.duck.name, robot: req.robot, ...(req.robotName !== undefined ? { robotName: req.robotName } : {}), outcome, steps: budgets.stepsUsed, llmCalls: budgets.llmCallsUsed, seconds, usage, ...(pictures.shown > 0 ? { pictures } : {}), dryRun: req.dryRun };
 }
 
 /** A run started without a runtime leases from a pool of its own, for this run alone. */

@@ -36,8 +36,15 @@ export interface ExecutorDeps {
   readonly budgets: BudgetTracker;
   readonly dryRun: boolean;
   readonly memory?: RunMemory;
+  /** What takes a `snapshot` (src/run/run-snapshots.ts): present when the body has a camera. */
+  readonly snapshots?: Snapshots;
   readonly runId: string;
   readonly emit: (event: TranscriptEvent) => void;
+}
+
+/** Takes a picture with the body's camera; never moves anything. */
+export interface Snapshots {
+  take(signal?: AbortSignal): Promise<VerbResult>;
 }
 
 /** Why a gate stayed shut, as the pilot reads it; anything else is a person's no. */
@@ -60,7 +67,8 @@ export class Executor {
   constructor(private readonly deps: ExecutorDeps) {
     const memoryVerbs = deps.memory?.verbs.map((v) => v.name) ?? [];
     // `remember` or `recall` in a duck's list means nothing without memory: the memory decides.
-    const bodyVerbs = deps.duck.verbs.filter((v) => everyVerb.get(v)?.kind !== 'memory');
+    // `snapshot` likewise means nothing without a camera: the body's eyes decide.
+    const bodyVerbs = deps.duck.verbs.filter((v) => everyVerb.get(v)?.kind !== 'memory' && (everyVerb.get(v)?.kind !== 'sense' || deps.snapshots !== undefined));
     this.allowed = new Set([...bodyVerbs, ...DECLARE_VERBS, ...memoryVerbs]);
     this.confirm = new Set(deps.duck.confirm);
   }
@@ -97,6 +105,7 @@ export class Executor {
     if (call.error !== undefined) return this.refuse(call.name, `invalid call: ${call.error}`);
     // A memory verb while memory is off is not "unknown": say why it is missing.
     if (everyVerb.get(call.name)?.kind === 'memory' && this.deps.memory === undefined) return this.refuse(call.name, 'memory is off for this run');
+    if (everyVerb.get(call.name)?.kind === 'sense' && this.deps.snapshots === undefined) return this.refuse(call.name, `${this.deps.body.key} has no camera here (a camera: setting in the robot's config gives it one)`);
     const verb = registry.get(call.name);
     if (verb === undefined) return this.refuse(call.name, `unknown verb${didYouMean(call.name, [...this.allowed])}`);
     if (!this.allowed.has(verb.name)) return this.refuse(verb.name, `not in this duck's verbs`);
@@ -111,6 +120,7 @@ export class Executor {
 
     if (verb.kind === 'declare') return this.declare(verb.name, String(args['reason'] ?? ''));
     if (verb.kind === 'memory') return this.remember(verb.name, label, args);
+    if (verb.kind === 'sense') return this.sense(verb.name, label, signal);
 
     // The body gets the verb's own typed arguments; a `body` verb no body performs is a registry
     // mistake, refused before it can spend a step.
@@ -118,27 +128,44 @@ export class Executor {
     if (intent === undefined) return this.refuse(verb.name, `${verb.name} is not a verb a body performs`);
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
     // A verb whose arguments make it a stop (torque off) passes its gate unasked, as a stop does.
-    if (this.confirm.has(verb.name) && verb.stops?.(args) !== true) {
-      // A person reading the question is not the run's time: the seconds budget waits too.
-      this.deps.budgets.pauseClock();
-      let decision;
-      try {
-        decision = await this.deps.gate.confirm(`${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
-      } finally {
-        this.deps.budgets.resumeClock();
-      }
-      emit({ type: 'gate', verb: verb.name, label, allowed: decision.allowed, how: decision.how, ...(decision.by !== undefined ? { by: decision.by } : {}) });
-      if (!decision.allowed) {
-        const reason = DENIED_BECAUSE[decision.how] ?? 'a person said no';
-        return { kind: 'denied', verb: verb.name, label, reason };
-      }
-    }
+    const denied = verb.stops?.(args) === true ? undefined : await this.ask(verb.name, label, `${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
+    if (denied !== undefined) return denied;
     const step = this.deps.budgets.chargeStep();
     const result: VerbResult = this.deps.dryRun ? { ok: true, summary: `(dry run: not sent) ${label}` } : await this.perform(intent, signal);
     emit({ type: 'verb_result', step, verb: verb.name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: this.deps.dryRun });
     const frame = this.deps.body.frame();
     emit({ type: 'frame', step, state: { ...frame.state }, ...(frame.ascii !== undefined ? { ascii: frame.ascii } : {}) });
     return { kind: 'done', verb: verb.name, label, step, result, invented: this.deps.dryRun };
+  }
+
+  /** The duck's confirmation gate on `verb`, when it has one: the denial, or undefined to go on. */
+  private async ask(verb: string, label: string, question: string, signal?: AbortSignal): Promise<Execution | undefined> {
+    if (!this.confirm.has(verb)) return undefined;
+    // A person reading the question is not the run's time: the seconds budget waits too.
+    this.deps.budgets.pauseClock();
+    let decision;
+    try {
+      decision = await this.deps.gate.confirm(question, signal);
+    } finally {
+      this.deps.budgets.resumeClock();
+    }
+    this.deps.emit({ type: 'gate', verb, label, allowed: decision.allowed, how: decision.how, ...(decision.by !== undefined ? { by: decision.by } : {}) });
+    if (decision.allowed) return undefined;
+    return { kind: 'denied', verb, label, reason: DENIED_BECAUSE[decision.how] ?? 'a person said no' };
+  }
+
+  /**
+   * A sense verb (`snapshot`): read, never moved, so not a step and real under dry run too; a
+   * gate on it still asks (a camera in a home is a person's to allow).
+   */
+  private async sense(name: string, label: string, signal?: AbortSignal): Promise<Execution> {
+    const snapshots = this.deps.snapshots;
+    if (snapshots === undefined) return this.refuse(name, 'no camera'); // refused in execute() already
+    const denied = await this.ask(name, label, `     ${label}`, signal);
+    if (denied !== undefined) return denied;
+    const result = await snapshots.take(signal);
+    this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: false });
+    return { kind: 'done', verb: name, label, result, invented: false };
   }
 
   /** Body.perform, failed when the body reported a fault while it ran. */

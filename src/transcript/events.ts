@@ -5,7 +5,8 @@
 export type TranscriptEvent =
   | { type: 'start'; duck: string; body: string; /** the fleet's name of the robot, when it has one */ robot?: string; /** who asked for the run: `mcp session 3f2a1b9c (claude-ai 0.1.0)` */ by?: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
   | { type: 'prompt'; role: 'system' | 'user' | 'tool'; content: string; name?: string }
-  | { type: 'request'; call: number; messages: number; tools: number }
+  /** `pictureBytes`: the bytes of pictures (base64) this request carries, when it carries any. */
+  | { type: 'request'; call: number; messages: number; tools: number; pictureBytes?: number }
   | { type: 'response'; call: number; text: string; toolCalls: { id: string; name: string; args: unknown; error?: string }[]; usage?: { inputTokens: number; outputTokens: number }; ms: number }
   | { type: 'tool_call'; step: number; id: string; name: string; args: unknown }
   | { type: 'refused'; name: string; reason: string }
@@ -29,7 +30,7 @@ export type TranscriptEvent =
    * a member's run started (`memberRun` links its transcript) or ended, and each decision.
    */
   | { type: 'flock'; what: 'member' | 'run' | 'finder' | 'allow' | 'deny' | 'stop' | 'quack' | 'drop' | 'member_end'; member: string; reason?: string; verb?: string; memberRun?: string; duck?: string; where?: string; seed?: number; outcome?: Outcome['status'] }
-  | { type: 'end'; outcome: Outcome['status']; reason: string; steps: number; llmCalls: number; seconds: number; usage?: { inputTokens: number; outputTokens: number } };
+  | { type: 'end'; outcome: Outcome['status']; reason: string; steps: number; llmCalls: number; seconds: number; usage?: { inputTokens: number; outputTokens: number }; /** pictures shown to the model, and their bytes over every request */ pictures?: { shown: number; bytes: number } };
 
 /** How a run ended. */
 export interface Outcome {

@@ -85,6 +85,12 @@ export function pruneTranscripts(dir: string, policy: RetentionPolicy, options: 
     gone.push({ id, robot, started, bytes: st.size });
   }
   gone.reverse();
-  if (options.apply) for (const run of gone) rmSync(join(dir, `${run.id}.jsonl`), { force: true });
+  if (options.apply) {
+    for (const run of gone) {
+      rmSync(join(dir, `${run.id}.jsonl`), { force: true });
+      // Its snapshots' folder, when it took any (src/run/run-snapshots.ts).
+      rmSync(join(dir, run.id), { recursive: true, force: true });
+    }
+  }
   return gone;
 }

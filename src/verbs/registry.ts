@@ -8,10 +8,11 @@ import { declareSuccess } from './declare-success.js';
 import { BODY_VERBS } from './intent.js';
 import { remember } from './remember.js';
 import { recall } from './recall.js';
+import { snapshot } from './snapshot.js';
 import type { Verb } from './verb.js';
 
 // The body verbs come from one list (intent.ts), so a verb a body performs is always one quackd knows.
-const all: readonly Verb[] = [...Object.values(BODY_VERBS), declareSuccess, declareFailure];
+const all: readonly Verb[] = [...Object.values(BODY_VERBS), snapshot, declareSuccess, declareFailure];
 
 export const DECLARE_VERBS = ['declare_success', 'declare_failure'] as const;
 

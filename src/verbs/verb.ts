@@ -9,8 +9,10 @@ import type { z } from 'zod';
  * - `body`: performed by the body; counts against the steps budget.
  * - `declare`: ends the run with the pilot's verdict; never reaches the body.
  * - `memory`: handled by quackd itself (remember); not a step.
+ * - `sense`: quackd reads the body's sensors (a camera frame); moves nothing, so it is not a step
+ *   and runs under dry run too.
  */
-export type VerbKind = 'body' | 'declare' | 'memory';
+export type VerbKind = 'body' | 'declare' | 'memory' | 'sense';
 
 export interface Verb<Input extends z.ZodType = z.ZodType> {
   readonly name: string;

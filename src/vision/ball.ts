@@ -92,3 +92,11 @@ export function measure(blob: Blob, look: BallLook, width: number, height: numbe
     diameter_px: diameter,
   };
 }
+
+/** What the detector found, in words a pilot reads: `ball at bearing 5° left, 3.27 m (332 px)`. */
+export function describeSighting(seen: BallSighting | undefined): string {
+  if (seen === undefined) return 'no ball in view';
+  const d = Math.round(seen.bearing_deg);
+  const bearing = d === 0 ? 'straight ahead' : `${Math.abs(d)}° ${d > 0 ? 'left' : 'right'}`;
+  return `ball at bearing ${bearing}, ${seen.distance_m.toFixed(2)} m (${seen.pixels} px)`;
+}

@@ -3,6 +3,8 @@
  * whole path runs as a user runs it (CLI → executor → microduck:jsonrpc → bridge → firmware).
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { quackd } from '../helpers/quackd.js';
 import { writeDuck } from '../helpers/ducks.js';
@@ -39,6 +41,18 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
     const fk = await quackd(['run', 'find-and-kick', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(fk.code, 2);
     assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs a camera, which the bridge does not carry yet/);
+  });
+
+  it('snapshot through the duck\'s camera: one that is not there fails the verb in one line, the run goes on', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck:\n    body: microduck:jsonrpc\n    port: ${rig.hostPath}\n    camera: { device: /dev/video-not-here }\n`);
+    const path = writeDuck(home, 'looky', 'robot: microduck:jsonrpc\nverbs: [snapshot, quack]', '# Looky\n\n1. snapshot\n2. quack\n');
+    const r = await quackd(['run', path, '--robot', 'duck', '--provider', 'script', '--no-memory'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const line = /^camera \/dev\/video-not-here: (ffmpeg exited with code \d+: .*No such file or directory|ffmpeg is not installed \(apt install ffmpeg\))$/;
+    const step = r.stdout.split('\n').find((l) => l.trimStart().startsWith('snapshot'));
+    assert.match(step?.replace(/^ +snapshot +/, '') ?? '', line);
+    assert.match(r.stdout, /failure — step 1 \(snapshot\) failed: camera \/dev\/video-not-here: /);
   });
 
   it('asks for --port before opening anything (exit 2)', async () => {

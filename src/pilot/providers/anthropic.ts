@@ -75,10 +75,12 @@ class AnthropicProvider implements Provider {
 
   /** Every current Claude model reads pictures; `pilot.images: false` for a compatible server that does not. */
   readonly seesImages: boolean;
+  readonly pictureWidth: number | undefined;
 
   constructor(private readonly options: RemoteOptions) {
     this.model = options.model;
     this.seesImages = options.images !== false;
+    this.pictureWidth = options.imageWidth;
     // The explicit apiKey also keeps the SDK from its own credential chain (profiles on disk,
     // ANTHROPIC_AUTH_TOKEN); quackd's keys come only from the environment or a 0600 file.
     this.client = new Anthropic({ ...clientOptions(options, 'anthropic'), openTelemetry: false });

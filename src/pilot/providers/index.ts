@@ -46,6 +46,7 @@ function remoteOptions(provider: KeyedProvider, s: PilotSettings, env: NodeJS.Pr
     keyHint: `${KEY_ENV[provider]} or the key file`,
     policy: { retries: s.retries, timeoutMs: s.timeoutMs },
     ...(s.images !== undefined ? { images: s.images } : {}),
+    ...(s.imageWidth !== undefined ? { imageWidth: s.imageWidth } : {}),
   };
 }
 

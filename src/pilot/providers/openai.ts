@@ -75,10 +75,12 @@ class OpenAiProvider implements Provider {
 
   /** Off unless the config says so: most local OpenAI-compatible models read text only. */
   readonly seesImages: boolean;
+  readonly pictureWidth: number | undefined;
 
   constructor(private readonly options: RemoteOptions) {
     this.model = options.model;
     this.seesImages = options.images === true;
+    this.pictureWidth = options.imageWidth;
     // Explicit nulls keep OPENAI_ORG_ID and friends from leaking in from the environment.
     this.client = new OpenAI({ ...clientOptions(options, 'openai'), organization: null, project: null, webhookSecret: null });
   }

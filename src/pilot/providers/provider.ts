@@ -67,6 +67,8 @@ export interface Provider {
   readonly model: string;
   /** The model reads pictures (a tool result's `image`); absent or false, it is told in words only. */
   readonly seesImages?: boolean;
+  /** The widest picture this model is sent (`pilot.image_width`); absent: 512 px. */
+  readonly pictureWidth?: number;
   /** One LLM call. Must reject promptly when `signal` aborts. */
   next(request: PilotRequest, signal: AbortSignal): Promise<PilotResponse>;
 }

@@ -25,6 +25,8 @@ export interface RemoteOptions {
   readonly maxTokens?: number;
   /** The model reads pictures (config `pilot.images`). */
   readonly images?: boolean;
+  /** The widest picture the model is sent (config `pilot.image_width`). */
+  readonly imageWidth?: number;
 }
 
 export const DEFAULT_MAX_TOKENS = 1024;

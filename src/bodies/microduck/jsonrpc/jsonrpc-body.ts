@@ -7,6 +7,7 @@
  * hello (and never switches torque on: nothing moves because a process started); a motion verb
  * switches torque on first (the firmware then holds the pose it finds). search_scan needs a
  * camera, which the bridge does not carry: it is refused, never answered with an invented sighting.
+ * A `camera:` setting gives the body eyes for `snapshot` (a camera of its own, beside the bridge).
  *
  * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has already
  * cut torque. While anyone listens (onTrouble), and during every motion verb, the body watches the
@@ -42,7 +43,7 @@ import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../pol
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
-import { BodyError, type Body, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { BodyError, type Body, type BodyEyes, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
 import { LinkFactsSchema, jointTableChange, type LinkFacts } from './control-plant.js';
 import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
@@ -52,6 +53,7 @@ import { torqueResult } from '../torque.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
+import { cameraEyes } from '../../camera-eyes.js';
 
 export { greet } from './greet.js';
 
@@ -112,6 +114,8 @@ export class JsonRpcBody implements Body {
     private readonly port: JsonRpcLink,
     /** Without one (a body built by hand on a client) the motion verbs are refused. */
     private readonly control?: JsonRpcControl,
+    /** The duck's camera (its `camera:` setting), for `snapshot`; none without the setting. */
+    readonly eyes?: BodyEyes,
   ) {
     client.on('detached', (reason) => {
       if (this.closed || this.lost !== undefined) return;
@@ -374,6 +378,7 @@ export class JsonRpcBody implements Body {
     this.client.close();
     await this.port.close();
     await this.control?.loop.close();
+    await this.eyes?.camera.close();
   }
 
   /**
@@ -503,7 +508,8 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     if (!facts.success) throw new BodyError(`${JSONRPC_KEY}: the bridge plant reported nothing it could be read from`);
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
-    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall });
+    const eyes = settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera);
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall }, eyes);
     if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
     return body;
   } catch (err) {

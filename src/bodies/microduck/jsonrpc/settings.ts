@@ -19,7 +19,7 @@ export const jsonRpcSettings = z
     policies: PolicySlotsSchema.optional(),
     /** After a fall: torque off, confirmed by the firmware (limp, the default), or keep the last pose (hold). */
     after_fall: z.enum(['limp', 'hold']).optional(),
-    /** The duck's camera (src/camera): checked by config check; search_scan does not use it on this body yet. */
+    /** The duck's camera (src/camera): `snapshot` reads it; search_scan does not use it on this body yet. */
     camera: CameraSettingsSchema.optional(),
   })
   .strict();

@@ -5,11 +5,12 @@
  */
 import type { VerbResult } from '../../body.js';
 import { CameraError, type Camera } from '../../../camera/camera.js';
-import { detectBall, ORANGE, type BallSighting } from '../../../vision/ball.js';
+import { detectBall, ORANGE, type BallLook, type BallSighting } from '../../../vision/ball.js';
 import { BALL_RADIUS, rad, round2 } from './arena.js';
 import { SIM2D_LENS } from './view.js';
 
-const LOOK = { lens: SIM2D_LENS, colour: ORANGE, diameter_m: 2 * BALL_RADIUS };
+/** How sim2d's detector reads its camera's frames: its lens, the orange ball and its size. */
+export const SIM2D_BALL_LOOK: BallLook = { lens: SIM2D_LENS, colour: ORANGE, diameter_m: 2 * BALL_RADIUS };
 export const SCAN_STEPS = 12;
 export const SCAN_STEP = rad(30);
 
@@ -22,7 +23,7 @@ export function sightingData(seen: BallSighting): Record<string, unknown> {
 export async function cameraScan(camera: Camera, turn: (radians: number) => void, describe: (seen: BallSighting) => string): Promise<VerbResult> {
   try {
     for (let i = 0; i < SCAN_STEPS; i++) {
-      const seen = detectBall(await camera.grab(), LOOK);
+      const seen = detectBall(await camera.grab(), SIM2D_BALL_LOOK);
       if (seen !== undefined) return { ok: true, summary: `ball found at ${describe(seen)} (camera, ${seen.pixels} px)`, data: { ...sightingData(seen), turned_deg: i * 30 } };
       turn(SCAN_STEP);
     }

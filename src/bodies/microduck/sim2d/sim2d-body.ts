@@ -2,7 +2,7 @@
  * microduck:sim2d, the Body behind the default `quackd run`: a Microduck in the 2D living room
  * of arena.ts. Verbs act instantly; results are one line a person and a model can both read.
  */
-import type { Body, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
+import type { Body, BodyEyes, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
 import {
   BALL_RADIUS,
   BALL_ROOM,
@@ -25,7 +25,7 @@ import { SimTorque } from '../torque.js';
 import { renderAscii } from './render.js';
 import type { Camera } from '../../../camera/camera.js';
 import { SyntheticCamera } from '../../../camera/synthetic-camera.js';
-import { cameraScan, SCAN_STEP } from './camera-scan.js';
+import { cameraScan, SCAN_STEP, SIM2D_BALL_LOOK } from './camera-scan.js';
 import { renderView } from './view.js';
 
 /** `18° left`, `4° right`, `straight ahead`. */
@@ -67,6 +67,8 @@ export class Sim2dBody implements Body {
 
   /** With `camera: synthetic`, search_scan looks through this camera and the colour detector instead of asking the room. */
   private readonly camera: Camera | undefined;
+  /** The same camera, for `snapshot`. */
+  readonly eyes: BodyEyes | undefined;
 
   constructor(
     layout: Sim2dLayout,
@@ -77,6 +79,7 @@ export class Sim2dBody implements Body {
     this.ball = layout.ball;
     this.ballStart = layout.ball;
     this.camera = options.camera === 'synthetic' ? new SyntheticCamera(() => renderView(this.duck, this.ball)) : undefined;
+    this.eyes = this.camera === undefined ? undefined : { camera: this.camera, ball: SIM2D_BALL_LOOK };
   }
 
   private view(): string {
