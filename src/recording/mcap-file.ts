@@ -1,22 +1,29 @@
 /**
- * One run's recording on disk: an MCAP file written with @mcap/core, its chunks zstd-compressed
- * (WebAssembly: no native build). Messages are encoded when they are added (a message may change
- * after) and queued; one write runs at a time, off the caller's path. The queue is bounded: past
- * it a message is dropped and counted, never waited for, so a slow SD card costs the recording
- * messages and the run nothing. Chunks are written as they fill, so a killed run's file holds
- * every chunk closed before the kill and reads with a streaming reader; close() writes the last
- * chunk and the summary (schemas, channels, statistics, the chunk index) an indexed reader needs.
+ * One run's recording on disk: an MCAP file, its chunks zstd-compressed (WebAssembly: no native
+ * build). Messages are encoded when they are added (a message may change after) and queued; one
+ * write runs at a time, off the caller's path. The queue is bounded: past it a message is dropped
+ * and counted, never waited for, so a slow SD card costs the recording messages and the run
+ * nothing. A chunk closes when it fills and at least once a second, so a killed run's file holds
+ * all but its last second and reads with a streaming reader (Foxglove reads such a file, and
+ * `mcap recover` indexes it); close() writes the last chunk and the summary (schemas, channels,
+ * statistics, the chunk index) an indexed reader needs.
  */
 import { close as closeFd, openSync, write } from 'node:fs';
 import { join } from 'node:path';
-import { McapWriter, type IWritable } from '@mcap/core';
+import type { IWritable } from '@mcap/core';
 import { ensurePrivateDir } from '../config/paths.js';
 import { VERSION } from '../version.js';
 import { CHANNELS, type ChannelName } from './channels.js';
+import { McapChunkWriter } from './mcap-writer.js';
 import { nanos } from './time.js';
 
 /** Uncompressed bytes a chunk holds before it is written: about a second of a 50 Hz walk. */
 export const CHUNK_BYTES = 64 * 1024;
+/**
+ * The longest a message waits in an open chunk: what a killed run loses. Shorter chunks compress
+ * worse; at a second a walk's chunks are near CHUNK_BYTES anyway.
+ */
+export const CHUNK_MS = 1000;
 /** Messages waiting for the disk past which new ones are dropped (about 20 s of a 50 Hz walk). */
 export const MAX_QUEUED = 5000;
 
@@ -32,7 +39,7 @@ function loadZstd(): Promise<Compressor> {
   return zstd;
 }
 
-/** Appends to an open file, tracking where the next byte goes, as McapWriter asks. */
+/** Appends to an open file, tracking where the next byte goes, as the writer asks. */
 class FileWritable implements IWritable {
   private at = 0n;
   constructor(private readonly fd: number) {}
@@ -40,7 +47,7 @@ class FileWritable implements IWritable {
     return this.at;
   }
   async write(buffer: Uint8Array): Promise<void> {
-    // McapWriter reuses its buffer after this resolves: copied now, written whole.
+    // The writer reuses its buffer after this resolves: copied now, written whole.
     const bytes = Buffer.from(buffer);
     this.at += BigInt(bytes.length);
     for (let done = 0; done < bytes.length; ) {
@@ -59,10 +66,15 @@ const encoder = new TextEncoder();
 
 export class McapFile {
   private readonly channelIds = new Map<ChannelName, number>();
+  /** One schema record per schema: the three joint-state channels share foxglove.JointStates. */
+  private readonly schemaIds = new Map<string, number>();
   private queue: Queued[] = [];
   private pumping: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private sequence = 0;
+  /** The open chunk is to be written at the next turn of the pump. */
+  private chunkDue = false;
+  private readonly chunkTimer: NodeJS.Timeout;
   /** Messages dropped because the queue was full (or the file failed). */
   dropped = 0;
   /** Messages written (handed to the writer). */
@@ -73,8 +85,13 @@ export class McapFile {
   private constructor(
     readonly path: string,
     private readonly fd: number,
-    private readonly writer: McapWriter,
-  ) {}
+    private readonly writer: McapChunkWriter,
+  ) {
+    this.chunkTimer = setInterval(() => {
+      this.chunkDue = true;
+      this.pumping ??= this.pump();
+    }, CHUNK_MS).unref();
+  }
 
   /** Opens `<dir>/<runId>.mcap` (0600, never over an existing file) and writes its header. */
   static async create(dir: string, runId: string, metadata: Readonly<Record<string, string>> = {}): Promise<McapFile> {
@@ -82,12 +99,7 @@ export class McapFile {
     ensurePrivateDir(dir);
     const path = join(dir, `${runId}.mcap`);
     const fd = openSync(path, 'wx', 0o600);
-    const writer = new McapWriter({
-      writable: new FileWritable(fd),
-      chunkSize: CHUNK_BYTES,
-      compressChunk: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, 1) }),
-    });
-    const file = new McapFile(path, fd, writer);
+    const writer = new McapChunkWriter(new FileWritable(fd), { chunkBytes: CHUNK_BYTES, compress: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, 1) }) });
     try {
       await writer.start({ profile: '', library: `quackd ${VERSION}` });
       await writer.addMetadata({ name: 'quackd.run', metadata: new Map(Object.entries({ run: runId, ...metadata })) });
@@ -95,7 +107,7 @@ export class McapFile {
       closeFd(fd, () => undefined);
       throw err;
     }
-    return file;
+    return new McapFile(path, fd, writer);
   }
 
   /** Queues one message at `epochMs`; false when it was dropped. Never throws, never waits. */
@@ -116,6 +128,7 @@ export class McapFile {
    */
   close(lost: Readonly<Record<string, number>> = {}): Promise<void> {
     this.closing ??= (async () => {
+      clearInterval(this.chunkTimer);
       await this.pumping;
       const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
       if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
@@ -125,16 +138,20 @@ export class McapFile {
     return this.closing;
   }
 
-  /** One McapWriter call at a time, as it requires. */
+  /** One writer call at a time, as it requires. */
   private async pump(): Promise<void> {
     try {
-      while (this.queue.length > 0 && this.failure === undefined) {
+      while ((this.queue.length > 0 || this.chunkDue) && this.failure === undefined) {
         const batch = this.queue;
         this.queue = [];
         for (const m of batch) {
-          const channelId = this.channelIds.get(m.channel) ?? (await this.register(m.channel));
+          const channelId = this.channelIds.get(m.channel) ?? this.register(m.channel);
           await this.writer.addMessage({ channelId, sequence: this.sequence++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
           this.written += 1;
+        }
+        if (this.chunkDue) {
+          this.chunkDue = false;
+          await this.writer.closeChunk();
         }
       }
     } catch (err) {
@@ -144,10 +161,11 @@ export class McapFile {
     }
   }
 
-  private async register(name: ChannelName): Promise<number> {
+  private register(name: ChannelName): number {
     const spec = CHANNELS[name];
-    const schemaId = await this.writer.registerSchema({ name: spec.schemaName, encoding: 'jsonschema', data: encoder.encode(spec.schema) });
-    const id = await this.writer.registerChannel({ topic: spec.topic, schemaId, messageEncoding: spec.encoding, metadata: new Map() });
+    const schemaId = this.schemaIds.get(spec.schemaName) ?? this.writer.registerSchema({ name: spec.schemaName, encoding: 'jsonschema', data: encoder.encode(spec.schema) });
+    this.schemaIds.set(spec.schemaName, schemaId);
+    const id = this.writer.registerChannel({ topic: spec.topic, schemaId, messageEncoding: spec.encoding, metadata: new Map() });
     this.channelIds.set(name, id);
     return id;
   }
