@@ -48,7 +48,13 @@ const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 function tokenOf(req: IncomingMessage): string | undefined {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  return bearer ?? new URL(req.url ?? '/', 'http://x').searchParams.get('token') ?? undefined;
+  if (bearer !== undefined) return bearer;
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
+  } catch {
+    // A request line no URL parser takes carries no token.
+    return undefined;
+  }
 }
 
 /**
@@ -110,7 +116,8 @@ const encoder = new TextEncoder();
 export class LiveServer {
   private readonly foxglove = new wsProtocol.FoxgloveServer({ name: `quackd ${VERSION}`, capabilities: [] });
   private readonly http: Server;
-  private readonly wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => SUBPROTOCOLS.find((p) => offered.has(p)) ?? false });
+  /** A client only subscribes and unsubscribes: 64 KiB is far more than either takes. */
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, handleProtocols: (offered) => SUBPROTOCOLS.find((p) => offered.has(p)) ?? false });
   /** `topic` → its channel id, advertised once, the first time a message comes for it. */
   private readonly channelIds = new Map<string, number>();
   private readonly subscribed = new Set<number>();

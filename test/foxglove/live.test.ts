@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -143,6 +144,11 @@ describe('who may watch', () => {
     assert.equal(refused, 401);
     const wrong = new WebSocket(`${server.url}/?token=not-the-token-at-all-0000`, [SUBPROTOCOLS[0]]);
     assert.equal(await new Promise<number>((resolve) => wrong.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).on('error', () => undefined)), 401);
+    // A request line no URL parser takes is turned away the same, and the server goes on serving.
+    const raw = connect(Number(server.url.split(':').at(-1)), '127.0.0.1');
+    raw.end('GET http://[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+    const answer = await new Promise<string>((resolve) => raw.once('data', (d) => resolve(String(d))));
+    assert.match(answer, /^HTTP\/1\.1 401 /);
     const w = await watch(`${server.url}/?token=${token}`, SUBPROTOCOLS[1]);
     w.close();
   });
