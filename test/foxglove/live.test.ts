@@ -17,6 +17,7 @@ import { serveDoors } from '../../src/commands/serve.js';
 import { LiveServer, MAX_BUFFERED, SUBPROTOCOLS } from '../../src/foxglove/live-server.js';
 import type { FrontDoor } from '../../src/service/front-door.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
+import { childEnv, runCli } from '../helpers/cli.js';
 import { scripted } from '../helpers/scripted-provider.js';
 import { waitFor } from '../bridge/rig.js';
 
@@ -125,6 +126,19 @@ describe('who may watch', () => {
       writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\nmqtt: false\nfoxglove: { listen: "0.0.0.0:0" }\n');
       const env = { QUACKD_HOME: home };
       await assert.rejects(startService({ env, doors: serveDoors(env) }), /^UsageError: serve: --foxglove 0\.0\.0\.0 is reachable from other machines, and nobody may watch the robots from there without a token$/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('quackd serve --foxglove 0.0.0.0 without a token exits 2 with the one line, having stopped what it started', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'quackd-foxglove-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\nmqtt: false\n');
+      const r = await runCli(['serve', '--foxglove', '0.0.0.0:0'], { env: childEnv({ QUACKD_HOME: home }), timeoutMs: 60_000 });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^quackd: serve: --foxglove 0\.0\.0\.0 is reachable from other machines, and nobody may watch the robots from there without a token \(give --foxglove-token-file FILE/m);
+      assert.match(r.stderr, /quackd serve stopped/);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
