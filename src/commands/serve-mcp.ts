@@ -5,11 +5,10 @@
  * Over stdio nothing but MCP may reach stdout: errors and logs go to stderr.
  */
 import { numberFlag, parseFlags } from '../cli/args.js';
+import { accessToken, defaultAddress, listenAddress, type ListenDefaults } from '../cli/listen.js';
 import { UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { onStopSignals } from '../cli/signals.js';
-import { readKeyFile } from '../config/api-key.js';
-import { registerSecret } from '../secrets.js';
 import { RUN_HOLD_S, SESSION_IDLE_S } from '../mcp/http-limits.js';
 import type { Command } from './command.js';
 
@@ -63,37 +62,24 @@ examples:
   quackd serve-mcp --http                          # http://127.0.0.1:${HTTP_PORT}/mcp
   quackd serve-mcp --http 0.0.0.0:${HTTP_PORT} --token-file ~/.quackd/mcp-token`;
 
-/** `--http` may come without a value: it then means the default address. */
-function defaultHttp(argv: readonly string[]): string[] {
-  return argv.map((a, i) => (a === '--http' && (argv[i + 1] === undefined || argv[i + 1]?.startsWith('-') === true) ? `--http=${HTTP_HOST}:${HTTP_PORT}` : a));
-}
+const HTTP: ListenDefaults = { command: 'serve-mcp', flag: 'http', host: HTTP_HOST, port: HTTP_PORT };
 
 /** `127.0.0.1:3825`, `[::1]:3825`, `0.0.0.0` or `3825`. */
 export function httpAddress(value: string): { host: string; port: number } {
-  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:[\]]*)(?::(\d+))?$/.exec(value);
-  const digitsOnly = /^\d+$/.test(value);
-  const host = digitsOnly ? HTTP_HOST : m?.[1] || HTTP_HOST;
-  const port = digitsOnly ? value : m?.[2];
-  if (m === null && !digitsOnly) throw new UsageError(`serve-mcp: --http "${value}" is not ADDR:PORT`, 'e.g. --http 127.0.0.1:3825');
-  return { host, port: numberFlag('http', port, { int: true, min: 0, max: 65_535 }) ?? HTTP_PORT };
+  return listenAddress(value, HTTP);
 }
 
 /** The bearer token: --token, --token-file, else QUACKD_MCP_TOKEN; registered so no log line shows it. */
 function bearerToken(f: { token?: string; 'token-file'?: string }, env: NodeJS.ProcessEnv): string | undefined {
   if (f.token !== undefined && f['token-file'] !== undefined) throw new UsageError('serve-mcp: give --token or --token-file, not both');
-  const token = f.token ?? (f['token-file'] !== undefined ? readKeyFile(f['token-file']) : env['QUACKD_MCP_TOKEN']);
-  const trimmed = token?.trim();
-  if (trimmed === undefined || trimmed === '') return undefined;
-  if (trimmed.length < 16) throw new UsageError('serve-mcp: the bearer token is too short to guard the robots (at least 16 characters)', 'e.g. openssl rand -hex 24 > ~/.quackd/mcp-token');
-  registerSecret(trimmed);
-  return trimmed;
+  return accessToken('serve-mcp', { ...(f.token !== undefined ? { value: f.token } : {}), ...(f['token-file'] !== undefined ? { file: f['token-file'] } : {}), ...(env['QUACKD_MCP_TOKEN'] !== undefined ? { env: env['QUACKD_MCP_TOKEN'] } : {}) }, '~/.quackd/mcp-token');
 }
 
 export const serveMcpCommand: Command = {
   name: 'serve-mcp',
   help,
   async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
-    const { flags: f, positionals } = parseFlags('serve-mcp', defaultHttp(argv), flags);
+    const { flags: f, positionals } = parseFlags('serve-mcp', defaultAddress(argv, HTTP), flags);
     if (positionals.length > 0) throw new UsageError(`serve-mcp: takes no arguments (got "${positionals[0] ?? ''}")`, "see 'quackd serve-mcp --help'");
     if (f['no-memory'] === true && f['memory-dir'] !== undefined) throw new UsageError('serve-mcp: --memory-dir and --no-memory contradict each other');
     const token = bearerToken(f, env);

@@ -3,6 +3,9 @@
  * signal stops it. Logs at info (journald keeps them under systemd); QUACKD_LOG_LEVEL changes that.
  */
 import { parseFlags } from '../cli/args.js';
+import { accessToken, defaultAddress, listenAddress, type ListenDefaults } from '../cli/listen.js';
+import { FOXGLOVE_HOST, FOXGLOVE_PORT, type FoxgloveSection } from '../foxglove/config.js';
+import { foxgloveDoor } from '../foxglove/door.js';
 import { UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { dirname } from 'node:path';
@@ -20,13 +23,20 @@ import { summaryDoor } from '../service/summary.js';
 import type { FrontDoor } from '../service/front-door.js';
 import type { Command } from './command.js';
 
-const help = `usage: quackd serve [--config PATH]
+const help = `usage: quackd serve [--config PATH] [--foxglove [ADDR:PORT]] [--foxglove-token-file FILE]
 
 Runs quackd as a service: opens the fleet of the config file (robots:), holds serial robots' links
 (nothing moves at start), and runs ducks on request, one at a time per robot, from the CLI over
 the control socket (<data dir>/quackd.sock, the owner's alone unless service.socket_group names a
 group) and from the other front doors. SIGTERM or Ctrl-C stops the runs (bodies stop), then the
 front doors, then closes the memory store, and exits 0 within 5 s.
+
+options:
+  --foxglove [ADDR:PORT]      the robots live in Foxglove: a Foxglove WebSocket server (default
+                              ${FOXGLOVE_HOST}:${FOXGLOVE_PORT}; or foxglove: { listen: ADDR:PORT } in the config)
+                              with a recording's channels; any address but loopback needs a token
+  --foxglove-token-file FILE  that token, in a 0600 file (or QUACKD_FOXGLOVE_TOKEN, or
+                              foxglove: { token_file: FILE }); a client gives it as ?token= in the URL
 
 The config file: --config PATH, else /etc/quackd/config.yaml when it exists, else
 ~/.quackd/config.yaml (QUACKD_HOME moves it). 'quackd config check --config PATH' checks it.
@@ -36,19 +46,38 @@ quackd transcript follow · quackd logs
 
 examples:
   quackd serve
-  quackd serve --config /etc/quackd/config.yaml`;
+  quackd serve --config /etc/quackd/config.yaml
+  quackd serve --foxglove                          # ws://${FOXGLOVE_HOST}:${FOXGLOVE_PORT} in Foxglove
+  quackd serve --foxglove 0.0.0.0:${FOXGLOVE_PORT} --foxglove-token-file ~/.quackd/foxglove-token`;
+
+const FOXGLOVE: ListenDefaults = { command: 'serve', flag: 'foxglove', host: FOXGLOVE_HOST, port: FOXGLOVE_PORT };
+
+export interface FoxgloveFlags {
+  readonly listen?: string;
+  readonly tokenFile?: string;
+}
+
+/** The live Foxglove server's door, when a flag or the config asks for one (the flag wins). */
+function foxgloveFrom(flags: FoxgloveFlags, section: FoxgloveSection | undefined, env: NodeJS.ProcessEnv): FrontDoor | undefined {
+  const listen = flags.listen ?? (section !== false && section !== undefined ? (section.listen ?? `${FOXGLOVE_HOST}:${FOXGLOVE_PORT}`) : undefined);
+  if (listen === undefined) return undefined;
+  const file = flags.tokenFile ?? (section !== false ? section?.token_file : undefined);
+  const token = accessToken('serve', { ...(file !== undefined ? { file } : {}), ...(env['QUACKD_FOXGLOVE_TOKEN'] !== undefined ? { env: env['QUACKD_FOXGLOVE_TOKEN'] } : {}) }, '~/.quackd/foxglove-token');
+  return foxgloveDoor({ ...listenAddress(listen, FOXGLOVE), ...(token !== undefined ? { token } : {}) });
+}
 
 /**
  * The front doors after the control socket, in the order they start; they stop in reverse, after
  * the runs and before the store closes (MQTT says offline while the store is open). sd_notify is
  * last: READY=1 once everything else serves.
  */
-export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest): (service: unknown, config: ConfigFile) => FrontDoor[] {
+export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest, foxglove: FoxgloveFlags = {}): (service: unknown, config: ConfigFile) => FrontDoor[] {
   return (_service, config) => {
     const file = configPath(env);
     const group = config.service?.socket_group ?? (groupId('quackd') !== undefined ? 'quackd' : undefined);
     const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, dataDir: dataDir(env), ...(group !== undefined ? { credentialsGroup: group } : {}), ...(restart !== undefined ? { restart } : {}) });
-    return [...(mqtt !== undefined ? [mqtt] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
+    const live = foxgloveFrom(foxglove, config.foxglove, env);
+    return [...(mqtt !== undefined ? [mqtt] : []), ...(live !== undefined ? [live] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
   };
 }
 
@@ -56,7 +85,8 @@ export const serveCommand: Command = {
   name: 'serve',
   help,
   async run(argv: readonly string[], { io, env: given }: Invocation): Promise<number> {
-    const { flags, positionals } = parseFlags('serve', argv, { config: { type: 'string' } });
+    const { flags, positionals } = parseFlags('serve', defaultAddress(argv, FOXGLOVE), { config: { type: 'string' }, foxglove: { type: 'string' }, 'foxglove-token-file': { type: 'string' } });
+    if (flags['foxglove-token-file'] !== undefined && flags.foxglove === undefined) throw new UsageError('serve: --foxglove-token-file is for --foxglove', "see 'quackd serve --help'");
     if (positionals.length > 0) throw new UsageError(`serve: takes no arguments (got "${positionals[0] ?? ''}")`, "see 'quackd serve --help'");
     const env = withConfigFlag(given, flags.config);
     // A service's log is its record: info by default, where a command stays at warn.
@@ -64,7 +94,8 @@ export const serveCommand: Command = {
     return withLogs(root, async () => {
       // MQTT's bridge/request/restart: the same stop as SIGTERM, then the exit code systemd restarts on.
       const restart = new RestartRequest(env);
-      const serving = await startService({ env, doors: serveDoors(env, restart) });
+      const foxglove = { ...(flags.foxglove !== undefined ? { listen: flags.foxglove } : {}), ...(flags['foxglove-token-file'] !== undefined ? { tokenFile: flags['foxglove-token-file'] } : {}) };
+      const serving = await startService({ env, doors: serveDoors(env, restart, foxglove) });
       return stopOnSignals((why) => serving.stop(why), undefined, restart);
     });
   },

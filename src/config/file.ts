@@ -16,6 +16,7 @@ import { MqttSectionSchema } from '../mqtt/config.js';
 import { ServiceSectionSchema } from '../service/settings.js';
 import { TranscriptsSectionSchema } from '../transcript/retention.js';
 import { RecordingsSectionSchema } from '../recording/retention.js';
+import { FoxgloveSectionSchema } from '../foxglove/config.js';
 import { dataDir } from './paths.js';
 import { nestingMessage } from '../text/nesting.js';
 import { tooLarge } from '../text/too-large.js';
@@ -47,7 +48,7 @@ export const PilotSectionSchema = z
 // Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
 // `robots:` is the fleet (src/runtime/fleet.ts): name → { body: adapter:backend, ...settings }.
 // `service:` is what `quackd serve` takes (src/service/settings.ts); `mqtt:` its MQTT front door (src/mqtt/config.ts; `false` turns it off).
-export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional(), transcripts: TranscriptsSectionSchema.optional(), recordings: RecordingsSectionSchema.optional() }).strict();
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional(), transcripts: TranscriptsSectionSchema.optional(), recordings: RecordingsSectionSchema.optional(), foxglove: FoxgloveSectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -7,6 +7,7 @@
 import { DEFAULT_BODY } from '../bodies/index.js';
 import { dataDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { RelayPilot } from '../pilot/providers/relay.js';
+import type { RecordingPolicy } from '../recording/retention.js';
 import type { RobotsSection } from '../runtime/fleet.js';
 import type { RunBy } from '../runtime/holder.js';
 import { createRuntime } from '../runtime/runtime.js';
@@ -23,6 +24,9 @@ export interface LocalOptions {
   readonly memoryDir?: string;
   /** How long a confirmation gate waits for a person before it is "not confirmed". */
   readonly gateTimeoutMs?: number;
+  /** Where each run's recording goes (the config's `recordings:`, as `quackd run` and `quackd serve` record); none when undefined. */
+  readonly recordingsDir?: string;
+  readonly recordingRetention?: RecordingPolicy;
 }
 
 /** The runtime and its service, started: held bodies open (nothing moves), the store opened. */
@@ -32,6 +36,8 @@ export async function openLocalBackend(options: LocalOptions): Promise<Backend> 
     ...(options.robots !== undefined ? { robots: options.robots } : {}),
     ...(options.memoryDir !== undefined ? { memoryDir: options.memoryDir } : {}),
     transcriptsDir: transcriptsDir(env),
+    ...(options.recordingsDir !== undefined ? { recordingsDir: options.recordingsDir } : {}),
+    ...(options.recordingRetention !== undefined ? { recordingRetention: options.recordingRetention } : {}),
     dataDir: dataDir(env),
   });
   const service = new Service({ runtime, env, ducksDir: userDucksDir(env), ...(options.gateTimeoutMs !== undefined ? { gateTimeoutMs: options.gateTimeoutMs } : {}) });

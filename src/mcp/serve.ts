@@ -7,6 +7,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { findBody } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
+import { recordingConfig } from '../recording/runtime-config.js';
 import { memoryDir, userDucksDir } from '../config/paths.js';
 import { InputError, RuntimeError, UsageError } from '../errors.js';
 import { logger } from '../log.js';
@@ -63,6 +64,7 @@ async function openBackend(o: ServeMcpOptions): Promise<Backend> {
     ...(file.config.robots !== undefined ? { robots: file.config.robots } : {}),
     ...(o.noMemory ? {} : { memoryDir: memoryDir(o.memoryDir, o.env) }),
     ...(timeout !== undefined ? { gateTimeoutMs: timeout * 1000 } : {}),
+    ...recordingConfig(file.config, o.env),
   });
 }
 

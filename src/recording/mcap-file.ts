@@ -1,32 +1,39 @@
 /**
- * One run's recording on disk: an MCAP file written with @mcap/core, its chunks zstd-compressed
- * (WebAssembly: no native build) once a recording is long enough to fill one. Messages are encoded
- * when they are added (a message may change after) and queued; one write runs at a time, off the
- * caller's path. The queue is bounded: past it a message is dropped and counted, never waited for,
- * so a slow SD card costs the recording messages and the run nothing. Chunks are written as they
- * fill, so a killed run's file holds every chunk closed before the kill and reads with a streaming
- * reader; close() writes the last chunk and the summary (schemas, channels, statistics, the chunk
- * index) an indexed reader needs.
+ * One run's recording on disk: an MCAP file, its chunks zstd-compressed (WebAssembly: no native
+ * build) once a recording is long enough to fill one. Messages are encoded when they are added (a message may change after) and queued; one
+ * write runs at a time, off the caller's path. The queue is bounded: past it a message is dropped
+ * and counted, never waited for, so a slow SD card costs the recording messages and the run
+ * nothing. A chunk closes when it fills and at least once a second, so a killed run's file holds
+ * all but its last second and reads with a streaming reader (Foxglove reads such a file, and
+ * `mcap recover` indexes it); close() writes the last chunk and the summary (schemas, channels,
+ * statistics, the chunk index) an indexed reader needs.
  */
 import { close as closeFd, openSync, write } from 'node:fs';
 import { join } from 'node:path';
-import { McapWriter, type IWritable } from '@mcap/core';
+import type { IWritable } from '@mcap/core';
 import { ensurePrivateDir } from '../config/paths.js';
 import { logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { CHANNELS, type ChannelName } from './channels.js';
+import { McapChunkWriter } from './mcap-writer.js';
 import { nanos } from './time.js';
 
 /** Uncompressed bytes a chunk holds before it is written: about a second of a 50 Hz walk. */
 export const CHUNK_BYTES = 64 * 1024;
+/**
+ * The longest a message waits in an open chunk: what a killed run loses. Shorter chunks compress
+ * worse; at a second a walk's chunks are near CHUNK_BYTES anyway.
+ */
+export const CHUNK_MS = 1000;
 /** Messages waiting for the disk past which new ones are dropped (about 20 s of a 50 Hz walk). */
 export const MAX_QUEUED = 5000;
 /**
  * A recording's message bytes past which its chunks are compressed: zstd is loaded then, and
- * waited for before the rest is written, so every full chunk is compressed. A shorter recording (`quackd run hello-world`: one chunk of a few KiB)
- * is stored uncompressed, as MCAP allows chunk by chunk: compiling zstd's WebAssembly, its first
- * call and the compilation V8 then finishes in the background (which holds the process's exit)
- * cost a one-shot run about 100 ms on this machine, more than its few kilobytes would save.
+ * waited for before the rest is written, so every full chunk is compressed. A shorter recording
+ * (`quackd run hello-world`: one chunk of a few KiB) is stored uncompressed, as MCAP allows chunk
+ * by chunk: compiling zstd's WebAssembly, its first call and the compilation V8 then finishes in
+ * the background (which holds the process's exit) cost a one-shot run about 100 ms on this
+ * machine, more than its few kilobytes would save.
  */
 export const COMPRESS_FROM_BYTES = CHUNK_BYTES / 2;
 
@@ -49,33 +56,19 @@ function loadZstd(): Promise<void> {
   return zstdLoading;
 }
 
-/**
- * Appends to an open file, tracking where the next byte goes, as McapWriter asks. What McapWriter
- * writes is held until flush(): a chunk and its message index, or the summary's dozen records,
- * reach the disk in one write, not one a record (each a round trip to node's thread pool).
- */
+/** Appends to an open file, tracking where the next byte goes, as the writer asks. */
 class FileWritable implements IWritable {
   private at = 0n;
-  private held: Buffer[] = [];
   constructor(private readonly fd: number) {}
   position(): bigint {
     return this.at;
   }
-  write(buffer: Uint8Array): Promise<void> {
-    // McapWriter reuses its buffer after this resolves: copied now.
+  async write(buffer: Uint8Array): Promise<void> {
+    // The writer reuses its buffer after this resolves: copied now, written whole.
     const bytes = Buffer.from(buffer);
     this.at += BigInt(bytes.length);
-    this.held.push(bytes);
-    return Promise.resolve();
-  }
-  /** Writes what is held; rejects when the disk does not take it. */
-  async flush(): Promise<void> {
-    while (this.held.length > 0) {
-      const bytes = Buffer.concat(this.held);
-      this.held = [];
-      for (let done = 0; done < bytes.length; ) {
-        done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
-      }
+    for (let done = 0; done < bytes.length; ) {
+      done += await new Promise<number>((resolve, reject) => write(this.fd, bytes, done, bytes.length - done, null, (err, n) => (err !== null ? reject(err) : n === 0 ? reject(new Error('the disk took no bytes')) : resolve(n))));
     }
   }
 }
@@ -90,12 +83,17 @@ const encoder = new TextEncoder();
 
 export class McapFile {
   private readonly channelIds = new Map<ChannelName, number>();
+  /** One schema record per schema: the three joint-state channels share foxglove.JointStates. */
+  private readonly schemaIds = new Map<string, number>();
   private queue: Queued[] = [];
   private pumping: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private sequence = 0;
   /** Message bytes handed to the writer: past COMPRESS_FROM_BYTES, chunks are compressed. */
   private bytes = 0;
+  /** The open chunk is to be written at the next turn of the pump. */
+  private chunkDue = false;
+  private readonly chunkTimer: NodeJS.Timeout;
   /** Messages dropped because the queue was full (or the file failed). */
   dropped = 0;
   /** Messages written (handed to the writer). */
@@ -103,15 +101,17 @@ export class McapFile {
   /** The first write that failed: nothing more is written after it. */
   failure: Error | undefined;
 
-  private readonly writer: McapWriter;
-  private readonly out: FileWritable;
+  private readonly writer: McapChunkWriter;
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
   ) {
-    this.out = new FileWritable(fd);
-    this.writer = new McapWriter({ writable: this.out, chunkSize: CHUNK_BYTES, compressChunk: (data) => this.compressChunk(data) });
+    this.writer = new McapChunkWriter(new FileWritable(fd), { chunkBytes: CHUNK_BYTES, compress: (data) => this.compressChunk(data) });
+    this.chunkTimer = setInterval(() => {
+      this.chunkDue = true;
+      this.pumping ??= this.pump();
+    }, CHUNK_MS).unref();
   }
 
   /** Opens `<dir>/<runId>.mcap` (0600, never over an existing file) and writes its header. */
@@ -123,8 +123,8 @@ export class McapFile {
     try {
       await file.writer.start({ profile: '', library: `quackd ${VERSION}` });
       await file.writer.addMetadata({ name: 'quackd.run', metadata: new Map(Object.entries({ run: runId, ...metadata })) });
-      await file.out.flush();
     } catch (err) {
+      file.stopChunkTimer();
       closeFd(fd, () => undefined);
       throw err;
     }
@@ -149,31 +149,33 @@ export class McapFile {
    */
   close(lost: Readonly<Record<string, number>> = {}): Promise<void> {
     this.closing ??= (async () => {
+      this.stopChunkTimer();
       await this.pumping;
       const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
       if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
       if (this.failure === undefined) await this.writer.end().catch((err: unknown) => this.fail(err));
-      if (this.failure === undefined) await this.out.flush().catch((err: unknown) => this.fail(err));
       await new Promise<void>((resolve) => closeFd(this.fd, () => resolve()));
     })();
     return this.closing;
   }
 
-  /** One McapWriter call at a time, as it requires. */
+  /** One writer call at a time, as it requires. */
   private async pump(): Promise<void> {
     try {
-      while (this.queue.length > 0 && this.failure === undefined) {
+      while ((this.queue.length > 0 || this.chunkDue) && this.failure === undefined) {
         const batch = this.queue;
         this.queue = [];
         for (const m of batch) {
-          const channelId = this.channelIds.get(m.channel) ?? (await this.register(m.channel));
+          const channelId = this.channelIds.get(m.channel) ?? this.register(m.channel);
           this.bytes += m.data.length;
           // Off the caller's path: the queue holds what comes meanwhile.
           if (this.bytes >= COMPRESS_FROM_BYTES && zstd === undefined) await loadZstd();
           await this.writer.addMessage({ channelId, sequence: this.sequence++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
           this.written += 1;
-          // A chunk this message filled, with its index, in one write (nothing, mostly).
-          await this.out.flush();
+        }
+        if (this.chunkDue) {
+          this.chunkDue = false;
+          await this.writer.closeChunk();
         }
       }
     } catch (err) {
@@ -188,10 +190,15 @@ export class McapFile {
     return zstd !== undefined && this.bytes >= COMPRESS_FROM_BYTES ? { compression: 'zstd', compressedData: zstd.compress(data, 1) } : { compression: '', compressedData: data };
   }
 
-  private async register(name: ChannelName): Promise<number> {
+  private stopChunkTimer(): void {
+    clearInterval(this.chunkTimer);
+  }
+
+  private register(name: ChannelName): number {
     const spec = CHANNELS[name];
-    const schemaId = await this.writer.registerSchema({ name: spec.schemaName, encoding: 'jsonschema', data: encoder.encode(spec.schema) });
-    const id = await this.writer.registerChannel({ topic: spec.topic, schemaId, messageEncoding: spec.encoding, metadata: new Map() });
+    const schemaId = this.schemaIds.get(spec.schemaName) ?? this.writer.registerSchema({ name: spec.schemaName, encoding: 'jsonschema', data: encoder.encode(spec.schema) });
+    this.schemaIds.set(spec.schemaName, schemaId);
+    const id = this.writer.registerChannel({ topic: spec.topic, schemaId, messageEncoding: spec.encoding, metadata: new Map() });
     this.channelIds.set(name, id);
     return id;
   }

@@ -8,9 +8,8 @@ import type { EventBus } from '../runtime/events.js';
 import { logger } from '../log.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { tickMessages } from './joint-messages.js';
-import { logLine } from './log-line.js';
 import { McapFile } from './mcap-file.js';
-import { poseOfFrame, roomScene, trunkTransform } from './scene.js';
+import { transcriptMessages } from './transcript-messages.js';
 
 export interface RecordingReport {
   readonly path: string;
@@ -54,12 +53,7 @@ export class RunRecorder {
 
   /** One transcript line, as the run emits it. */
   event(event: TranscriptEvent): void {
-    const now = Date.now();
-    this.file.add('log', now, logLine(event, now));
-    if (event.type !== 'frame') return;
-    const pose = poseOfFrame(event.state);
-    if (pose !== undefined) this.file.add('tf', now, trunkTransform(pose, now));
-    this.file.add('room', now, roomScene(event.state, now));
+    for (const m of transcriptMessages(event, Date.now())) this.file.add(m.channel, m.epochMs, m.message);
   }
 
   /** Stops listening, writes the summary and closes the file. Idempotent. */

@@ -7,6 +7,7 @@
  * nothing, --no-memory, the resources, and an end when the client closes stdin.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { NOTE_MAX_CHARS } from '../../src/memory/entry.js';
@@ -15,6 +16,7 @@ import type { TranscriptLine } from '../../src/transcript/events.js';
 import { everyVerb, verbJsonSchema } from '../../src/verbs/registry.js';
 import { remember } from '../../src/verbs/remember.js';
 import { writeDuck } from '../helpers/ducks.js';
+import { readIndexed } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
 import { isError, resourceText, runIdIn, serveMcpStdio, text, transcript, type Served } from './client.js';
 
@@ -183,6 +185,9 @@ describe('serve-mcp over stdio', () => {
     assert.match(answer, /^hello-world on microduck:sim2d · pilot fake\n {2}1 {2}quack — quack!\nsuccess — I quacked hello\. \(quacks 1 ≥ 1\) · 1 step, 2 calls, [\d.]+ s · transcript \S+$/);
     assert.deepEqual(progress, [{ progress: 1, total: 3, message: '1  quack — quack!' }]);
     assert.equal(ofType(transcript(home, runIdIn(answer)), 'end')[0]?.outcome, 'success');
+    // Recorded as quackd run records it: a foxglove.Log per transcript line, the indexed reader reads it.
+    const recording = await readIndexed(join(home, 'recordings', `${runIdIn(answer)}.mcap`));
+    assert.equal(recording.counts.get('/log'), transcript(home, runIdIn(answer)).length);
   });
 
   it('offers each robot\'s memory and the latest transcripts as resources', async () => {

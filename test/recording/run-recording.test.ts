@@ -5,13 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { childEnv, runCli } from '../helpers/cli.js';
 import { readIndexed, readStreaming } from '../helpers/mcap.js';
-import { startLlmServer } from '../helpers/llm-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const home = () => {
@@ -74,21 +73,47 @@ test('recordings prune keeps each robot within its cap, its newest always; confi
   assert.match(check.stdout, /recording +every run \(--no-record skips one\), newest 1 MB kept per robot/);
 });
 
-test('a run killed with SIGKILL mid-run leaves a recording the streaming reader reads (no summary: the process never closed it)', async (t) => {
-  const server = await startLlmServer();
-  t.after(() => server.close());
-  server.reply({ kind: 'hang' });
+test('a twin walk killed with SIGKILL seconds in leaves a recording the streaming reader reads to within a second of the kill', async (t) => {
   const { dir, env } = home();
+  // The twin at pace realtime: 50 Hz on the wall clock, so the kill lands mid-walk as it would on a duck.
+  writeFileSync(join(dir, 'config.yaml'), 'robots:\n  twin: { body: microduck:mujoco, pace: realtime }\n');
+  mkdirSync(join(dir, 'ducks'));
+  writeFileSync(join(dir, 'ducks', 'beat.duck'), '---\ndescription: A long beat.\nrobot: microduck:mujoco\nverbs: [walk]\nbudgets: { steps: 4, llm_calls: 6, seconds: 120 }\n---\n# Beat\n\n## Strategy\n1. walk 2\n');
   let child: ChildProcess | undefined;
-  const run = runCli(['run', 'hello-world', '--local', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--timeout', '60'], { env: { ...env, OPENAI_API_KEY: 'k' }, onSpawn: (c) => (child = c) });
-  const until = Date.now() + 30_000;
-  while (server.requests.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(server.requests.length > 0, 'the pilot never asked the model');
+  const run = runCli(['run', 'beat', '--robot', 'twin', '--local', '--provider', 'script', '--no-memory'], { env, timeoutMs: 120_000, onSpawn: (c) => (child = c) });
+  const transcriptPath = () => readdirSync(join(dir, 'transcripts')).map((f) => join(dir, 'transcripts', f))[0];
+  const until = Date.now() + 60_000;
+  const walking = () => existsSync(join(dir, 'transcripts')) && transcriptPath() !== undefined && readTranscript(transcriptPath()!).lines.some((l) => l.type === 'tool_call');
+  while (!walking() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(walking(), 'the run never started its walk');
+  await new Promise((resolve) => setTimeout(resolve, 4000));
   child?.kill('SIGKILL');
+  const killedAt = Date.now();
   assert.equal((await run).signal, 'SIGKILL');
+  const { lines } = readTranscript(transcriptPath()!);
+  assert.ok(!lines.some((l) => l.type === 'end'), 'the walk ended before the kill');
   const [file] = readdirSync(join(dir, 'recordings'));
   const back = await readStreaming(join(dir, 'recordings', file!));
-  assert.equal(back.complete, false);
-  // The log lines so far sit in the chunk being filled, lost with the process: what reads is the header and every closed chunk.
-  assert.ok((back.messages.get('/log') ?? []).length <= readTranscript(join(dir, 'transcripts', file!.replace(/\.mcap$/, '.jsonl'))).lines.length);
+  assert.equal(back.complete, false, 'no footer: the process never closed it');
+  // A chunk closes at least once a second, and the loop's ticks reach the recorder every 100 ms: past that, nothing before the kill is lost.
+  const SLACK_MS = 1500;
+  const logs = (back.messages.get('/log') ?? []) as { name: string }[];
+  const before = lines.filter((l) => Date.parse(l.t) <= killedAt - SLACK_MS);
+  assert.ok(before.length >= 2, `${before.length} transcript lines before the kill`);
+  assert.deepEqual(
+    logs.slice(0, before.length).map((l) => l.name),
+    before.map((l) => l.type),
+    'every transcript line older than a second is in the recording',
+  );
+  const at = (m: unknown) => {
+    const { sec, nsec } = (m as { timestamp: { sec: number; nsec: number } }).timestamp;
+    return sec * 1000 + nsec / 1e6;
+  };
+  for (const topic of ['/joints/measured', '/joints/applied', '/control/tick']) {
+    const messages = back.messages.get(topic) ?? [];
+    assert.ok(messages.length >= 100, `${messages.length} on ${topic}: seconds of a walk`);
+    const lost = killedAt - at(messages.at(-1));
+    t.diagnostic(`${topic}: ${messages.length} messages, the last ${Math.round(lost)} ms before the kill`);
+    assert.ok(lost < SLACK_MS, `${topic} ends ${Math.round(lost)} ms before the kill`);
+  }
 });
