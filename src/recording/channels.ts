@@ -1,12 +1,12 @@
 /**
  * What a recording holds: each channel's topic, its schema and how its messages are encoded.
  * Foxglove's well-known schemas (foxglove.Log, foxglove.JointStates, foxglove.FrameTransforms,
- * foxglove.SceneUpdate) where one fits, so Foxglove's panels show them without setup; quackd's
+ * foxglove.SceneUpdate, foxglove.CompressedImage) where one fits, so Foxglove's panels show them without setup; quackd's
  * own small schemas for what none fits (the IMU, a tick's timing and the safety stage's marks).
  * Messages are JSON with a JSON Schema: the simplest encoding Foxglove reads with no schema
  * compiler. A live server (the Foxglove WebSocket protocol) advertises the same list.
  */
-import { FrameTransforms, JointStates, Log, SceneUpdate } from '@foxglove/schemas/jsonschema.js';
+import { CompressedImage, FrameTransforms, JointStates, Log, SceneUpdate } from '@foxglove/schemas/jsonschema.js';
 
 export interface ChannelSpec {
   readonly topic: string;
@@ -61,6 +61,8 @@ export const CHANNELS = {
   tf: json('/tf', 'foxglove.FrameTransforms', FrameTransforms),
   /** The room: walls, sofa, ball, the things a lookout sees. */
   room: json('/room', 'foxglove.SceneUpdate', SceneUpdate),
+  /** Each picture a run's camera took (a `snapshot`), the JPEG the pilot was sent. */
+  camera: json('/camera', 'foxglove.CompressedImage', CompressedImage),
 } as const satisfies Record<string, ChannelSpec>;
 
 export type ChannelName = keyof typeof CHANNELS;

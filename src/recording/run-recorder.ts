@@ -1,6 +1,7 @@
 /**
  * A run's recording, wired: every transcript line as foxglove.Log, every transcript frame as the
- * robot's pose and the room, and the robot's control ticks from the runtime's bus. It listens and
+ * robot's pose and the room, the robot's control ticks from the runtime's bus, and the pictures
+ * its camera took. It listens and
  * never holds anything up: its file drops what it cannot take, and a recording that cannot be
  * opened is a log line, never a failed run (the transcript is the run's record; this is its film).
  */
@@ -9,6 +10,7 @@ import { logger } from '../log.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { tickMessages } from './joint-messages.js';
 import { McapFile } from './mcap-file.js';
+import { foxgloveTime } from './time.js';
 import { transcriptMessages } from './transcript-messages.js';
 
 export interface RecordingReport {
@@ -54,6 +56,11 @@ export class RunRecorder {
   /** One transcript line, as the run emits it. */
   event(event: TranscriptEvent): void {
     for (const m of transcriptMessages(event, Date.now())) this.file.add(m.channel, m.epochMs, m.message);
+  }
+
+  /** A picture the robot's camera took, as the pilot was sent it (JSON's bytes are base64, as Foxglove reads them). */
+  picture(jpeg: Uint8Array, epochMs: number): void {
+    this.file.add('camera', epochMs, { timestamp: foxgloveTime(epochMs), frame_id: 'camera', data: Buffer.from(jpeg).toString('base64'), format: 'jpeg' });
   }
 
   /** Stops listening, writes the summary and closes the file. Idempotent. */

@@ -20,6 +20,8 @@ export interface RunSnapshotsOptions {
   readonly runId: string;
   /** The widest picture the model is sent (pilot.image_width). */
   readonly width?: number;
+  /** Each picture taken, when it was grabbed (the run's recording keeps it). */
+  readonly onPicture?: (jpeg: Uint8Array, epochMs: number) => void;
 }
 
 const kB = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
@@ -41,6 +43,7 @@ export class RunSnapshots {
     const seen = detectBall(frame, eyes.ball);
     const picture = encodePicture(frame, this.options.width ?? DEFAULT_PICTURE_WIDTH);
     this.taken += 1;
+    this.options.onPicture?.(picture.jpeg, frame.at);
     const file = `${runId}/snapshot-${this.taken}.jpg`;
     const saved = await this.save(file, picture.jpeg);
     const words = `camera: ${describeSighting(seen)}`;

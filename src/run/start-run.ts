@@ -130,7 +130,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     if (link !== undefined) emit({ type: 'body_link', device: link.device, firmware: link.firmware, board: link.board, boot: link.boot });
     const registry = defaultVerbs.with(req.memory?.verbs ?? []);
     const eyes = body.eyes;
-    const snapshots = eyes === undefined ? undefined : new RunSnapshots({ eyes, transcriptsDir: req.transcriptsDir, runId: transcript.runId, ...(req.provider.pictureWidth !== undefined ? { width: req.provider.pictureWidth } : {}) });
+    const snapshots = eyes === undefined ? undefined : new RunSnapshots({ eyes, transcriptsDir: req.transcriptsDir, runId: transcript.runId, ...(req.provider.pictureWidth !== undefined ? { width: req.provider.pictureWidth } : {}), ...(recorder !== undefined ? { onPicture: (jpeg: Uint8Array, at: number) => recorder.picture(jpeg, at) } : {}) });
     const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}), ...(snapshots ? { snapshots } : {}) });
     const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: AbortSignal.any([req.signal, unrecorded.signal]) });
     outcome = loop.outcome;

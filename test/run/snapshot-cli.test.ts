@@ -4,7 +4,7 @@
  * frame in its API's wire format (asserted on the request bodies), shrunk to pilot.image_width;
  * the same JPEG is saved beside the transcript, named from the verb's line, never inline; the
  * bytes sent are counted over every request; a words-only pilot gets the detector's words and is
- * told so; --dry-run still looks; a robot without a camera is not offered the verb.
+ * told so; the run's recording keeps it on /camera; --dry-run still looks; a robot without a camera is not offered the verb.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import jpeg from 'jpeg-js';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { readIndexed } from '../helpers/mcap.js';
 import { anthropicMessage, openaiToolCalls, startLlmServer, toolUse, type LlmServer } from '../helpers/llm-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -135,6 +136,11 @@ describe('quackd run: snapshot on microduck:sim2d with camera: synthetic', () =>
     const results = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
     assert.deepEqual((results[0]?.content as unknown[])[1], { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: bytes.toString('base64') } });
     assertCounted(r, server, 1);
+    // The run's recording holds the same picture on /camera, as Foxglove's Image panel reads it.
+    const recording = await readIndexed(join(r.home, 'recordings', `${r.runId}.mcap`));
+    assert.equal(recording.schemas.get('/camera'), 'foxglove.CompressedImage');
+    const frames = recording.messages.get('/camera') as { format: string; frame_id: string; data: string }[] | undefined;
+    assert.deepEqual(frames?.map((f) => [f.format, f.frame_id, f.data]), [['jpeg', 'camera', bytes.toString('base64')]]);
   });
 
   it('a pilot that reads words only gets the detector\'s words, is told a picture was taken, and is sent none', async () => {
