@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { childEnv, runCli } from '../helpers/cli.js';
@@ -61,11 +61,14 @@ test('recordings prune keeps each robot within its cap, its newest always; confi
   const { dir, env } = home();
   writeFileSync(join(dir, 'config.yaml'), 'recordings:\n  max_mb: 1\n');
   for (let i = 0; i < 3; i++) assert.equal((await runCli(['run', 'hello-world', '--local', '--seed', String(i)], { env })).code, 0);
-  const before = readdirSync(join(dir, 'recordings')).sort();
+  // By run id (a second, then a suffix for a later run in the same second), not by file name:
+  // `x-2.mcap` sorts before `x.mcap` ('-' < '.'), and runs fast enough now share a second.
+  const byRun = (a: string, b: string) => (basename(a, '.mcap') < basename(b, '.mcap') ? -1 : 1);
+  const before = readdirSync(join(dir, 'recordings')).sort(byRun);
   assert.equal(before.length, 3, 'three small runs fit in 1 MB');
   const pruned = await runCli(['recordings', 'prune', '--max-mb', '0.05', '--json'], { env });
   const gone = (JSON.parse(pruned.stdout) as { pruned: { id: string }[] }).pruned.map((r) => `${r.id}.mcap`);
-  assert.deepEqual(readdirSync(join(dir, 'recordings')).sort(), before.filter((f) => !gone.includes(f)));
+  assert.deepEqual(readdirSync(join(dir, 'recordings')).sort(byRun), before.filter((f) => !gone.includes(f)));
   assert.ok(gone.length >= 1 && gone.length <= 2, `${gone.length} pruned`);
   assert.ok(!gone.includes(before.at(-1)!), 'the newest is kept');
   const check = await runCli(['config', 'check'], { env });
