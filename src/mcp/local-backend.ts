@@ -10,6 +10,7 @@ import { RelayPilot } from '../pilot/providers/relay.js';
 import type { RobotsSection } from '../runtime/fleet.js';
 import type { RunBy } from '../runtime/holder.js';
 import { createRuntime } from '../runtime/runtime.js';
+import type { EmbeddingSettings } from '../memory/embedder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus } from '../service/api.js';
 import { Service } from '../service/service.js';
 import type { TranscriptLine } from '../transcript/events.js';
@@ -21,6 +22,8 @@ export interface LocalOptions {
   readonly robots?: RobotsSection;
   /** The memory directory; undefined for none at all (`--no-memory`). */
   readonly memoryDir?: string;
+  /** Recall by meaning too (the config's `memory.embeddings`). */
+  readonly memoryEmbeddings?: EmbeddingSettings;
   /** How long a confirmation gate waits for a person before it is "not confirmed". */
   readonly gateTimeoutMs?: number;
 }
@@ -31,6 +34,7 @@ export async function openLocalBackend(options: LocalOptions): Promise<Backend> 
   const runtime = createRuntime({
     ...(options.robots !== undefined ? { robots: options.robots } : {}),
     ...(options.memoryDir !== undefined ? { memoryDir: options.memoryDir } : {}),
+    ...(options.memoryEmbeddings !== undefined ? { memoryEmbeddings: options.memoryEmbeddings } : {}),
     transcriptsDir: transcriptsDir(env),
     dataDir: dataDir(env),
   });

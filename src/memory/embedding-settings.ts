@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readKeyFile } from '../config/api-key.js';
+import { configPath, type ConfigFile } from '../config/file.js';
+import { dataDir } from '../config/paths.js';
 import { expandPath } from '../config/pilot.js';
 import { InputError } from '../errors.js';
 import type { MemorySection } from './config.js';
@@ -54,4 +56,10 @@ export function resolveEmbeddings(section: MemorySection | undefined, configPath
   const floor = file?.floor ?? measured ?? DEFAULT_SIMILARITY_FLOOR;
   const floorFrom = file?.floor !== undefined ? `memory.embeddings.floor in ${configPath}` : measured !== undefined ? `calibrated (${floorsFile(dataDir)})` : 'default: not calibrated';
   return { baseUrl, model, ...(dims !== undefined ? { dims } : {}), ...(apiKey !== undefined ? { apiKey } : {}), timeoutMs: (file?.timeout_s ?? EMBEDDING_TIMEOUT_MS / 1000) * 1000, floor, floorFrom, weight: file?.weight ?? DEFAULT_MEANING_WEIGHT };
+}
+
+/** A runtime's `memoryEmbeddings` from the config file (none when `memory.embeddings` is absent), for spreading into its config. */
+export function runtimeEmbeddings(config: ConfigFile, env: NodeJS.ProcessEnv): { memoryEmbeddings?: EmbeddingSettings } {
+  const settings = resolveEmbeddings(config.memory, configPath(env), {}, dataDir(env));
+  return settings !== undefined ? { memoryEmbeddings: settings } : {};
 }

@@ -47,6 +47,11 @@ export const doctorCommand: Command = {
     for (const b of bodies) {
       io.line(`  ${b.body.padEnd(width)}  ${String(b.notes).padStart(3)} note${b.notes === 1 ? ' ' : 's'}  ${String(b.episodes).padStart(3)} episode${b.episodes === 1 ? ' ' : 's'}  ${io.dim(`last write ${b.lastWrite !== undefined ? localTime(b.lastWrite) : '-'}`)}`);
     }
+    for (const b of bodies) {
+      // Coverage of recall by meaning: entries with a vector of their current text, per model.
+      const all = b.notes + b.episodes;
+      for (const [model, n] of Object.entries(b.vectors ?? {})) io.line(`  ${b.body.padEnd(width)}  embedded by ${model}: ${n} of ${all}${n < all ? io.dim(' (the rest are embedded at the next write, run or search)') : ''}`);
+    }
     for (const f of report.legacyPending) io.line(`legacy file waiting to be imported on the next open: ${f}`);
     if (report.problems.length === 0) {
       io.line(`${io.ok} integrity: ${report.check?.entries ?? 0} entries read and valid`);
