@@ -49,7 +49,7 @@ export const storeCheck: HealthCheck = {
     if (memoryDir === undefined) return Promise.resolve(ok('memory is off: runs neither recall nor remember'));
     const e = setup.ok ? setup.config.config.memory?.embeddings : undefined;
     // Recall by meaning is named, not probed: a server that is down costs a run nothing (words answer).
-    const meaning = e !== undefined ? ` · recall by meaning: ${e.model} at ${e.base_url}` : ' · recall by words';
-    return look(memoryDir, setup.ok ? setup.robot.key : undefined).then((r) => ({ ...r, detail: `${r.detail}${meaning}` }));
+    const checked = look(memoryDir, setup.ok ? setup.robot.key : undefined);
+    return e === undefined ? checked : checked.then((r) => ({ ...r, detail: `${r.detail} · recall by meaning: ${e.model} at ${e.base_url}` }));
   },
 };

@@ -54,6 +54,9 @@ describe('quackd memory search --embeddings-url (CLI)', () => {
     assert.equal((await quackd(['memory', 'add', 'the charger is under the desk'], { env })).code, 0);
     const found = await quackd(['memory', 'search', 'where do I plug in'], { env });
     assert.match(found.stdout, /the charger is under the desk/);
+    const health = await quackd(['health', '--json'], { env });
+    const store = (JSON.parse(health.stdout) as { check: string; detail: string }[]).find((r) => r.check === 'store');
+    assert.match(store?.detail ?? '', new RegExp(` · recall by meaning: concepts-v1 at ${server.url.replaceAll('/', '\\/')}$`));
     const bad = join(home, 'bad');
     writeFileSync(join(bad + '.yaml'), 'memory:\n  embeddings:\n    base_url: ftp://x\n');
     const refused = await quackd(['config', 'check'], { env: { ...env, QUACKD_CONFIG: `${bad}.yaml` } });
