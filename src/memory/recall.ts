@@ -1,7 +1,7 @@
 /**
- * Recall on demand (`quackd memory search`, the pilot's `recall` verb, and `recall(body, query)`
- * for the MCP server): BM25 over one body's entries. A natural question shares only some words
- * with the note that answers it, so any query word may match; words are lower-cased, stripped of
+ * Recall by words: BM25 over one body's entries, what every recall on demand (the store's
+ * search, src/memory/store.ts) ranks by, alone or fused with meaning (src/memory/fusion.ts). A
+ * natural question shares only some words with the note that answers it, so any query word may match; words are lower-cased, stripped of
  * accents and stemmed (Porter, so kicked/kicking and battery/batteries meet). Below a relevance
  * floor it returns nothing rather than the nearest irrelevant entry: a confident wrong memory is
  * worse than none. Identical entries (the same episode three times) come back once, with a count.
@@ -10,11 +10,6 @@
 import { stemmer as porter } from 'stemmer';
 import { sameSaying, type Entry } from './entry.js';
 import { newestFirst } from './rules.js';
-
-/** Anything that can list a body's entries: the store's BodyMemory, or the engine's. */
-interface BodyEntries {
-  entries(): Entry[];
-}
 
 const K1 = 1.2;
 const B = 0.75;
@@ -157,9 +152,4 @@ export function foldHits<H extends Omit<RecallHit, 'count' | 'ids'>>(scored: rea
 export function rank(entries: readonly Entry[], query: string, options: RecallOptions = {}): RecallHit[] {
   const cleared = wordMatches(entries, query, options).filter((m) => m.clears);
   return foldHits(cleared.map(({ entry, score, evidence }) => ({ entry, score, evidence })), options.limit ?? 5);
-}
-
-/** The library call for recall on demand: one body's entries as committed by any process. */
-export function recall(body: BodyEntries, query: string, options: RecallOptions = {}): RecallHit[] {
-  return rank(body.entries(), query, options);
 }
