@@ -162,7 +162,7 @@ interface Settings {
 }
 
 /** Writes after which the body has entries to embed. */
-const EMBEDS_AFTER: ReadonlySet<WriteJob['kind']> = new Set(['remember', 'episode', 'import', 'edit', 'legacy']);
+const EMBEDS_AFTER: ReadonlySet<WriteJob['kind']> = new Set(['remember', 'episode', 'import', 'edit']);
 
 class GuardedStore implements MemoryStore {
   private closing: Promise<void> | undefined;
