@@ -19,6 +19,7 @@ import { createProvider } from '../pilot/providers/index.js';
 import { mqttSummary } from '../mqtt/settings.js';
 import { RUN_WAIT_MS } from '../run/open-run-memory.js';
 import { WAIT_MS } from '../memory/store.js';
+import { resolveEmbeddings } from '../memory/embedding-settings.js';
 import { Fleet, RobotSettingsError, type Robot } from '../runtime/fleet.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
@@ -66,6 +67,14 @@ function robotReport(fleet: Fleet, robot: Robot): { name: string; body: string; 
   return { name: robot.name, body: robot.key, ...(missing !== undefined ? { missing } : {}), settings };
 }
 
+/** Recall by meaning: its server and model, the floor and where it came from; or off. */
+function embeddingsReport(section: Parameters<typeof resolveEmbeddings>[0], path: string, data: string): { value: string; from: string; settings?: Record<string, unknown> } {
+  const e = resolveEmbeddings(section, path, {}, data);
+  if (e === undefined) return { value: 'off: recall is by words (BM25) alone', from: 'default' };
+  const value = `${e.model}${e.dims !== undefined ? `/${e.dims}` : ''} at ${e.baseUrl} · similarity floor ${e.floor} (${e.floorFrom}) · meaning weight ${e.weight} · key ${e.apiKey !== undefined ? 'from key_file' : 'none'}`;
+  return { value, from: `memory.embeddings in ${path}`, settings: { baseUrl: e.baseUrl, model: e.model, dims: e.dims ?? null, floor: e.floor, floorFrom: e.floorFrom, weight: e.weight, timeoutS: e.timeoutMs / 1000 } };
+}
+
 export const configCommand: Command = {
   name: 'config',
   help,
@@ -104,6 +113,7 @@ export const configCommand: Command = {
       transcriptsKept: { value: retentionPolicy(file.config.transcripts), from: file.config.transcripts !== undefined ? `transcripts in ${file.path}` : 'default' },
       recordings: { value: recordingPolicy(file.config.recordings), from: file.config.recordings !== undefined ? `recordings in ${file.path}` : 'default' },
       memoryWaitS: { value: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 }, from: 'built in' },
+      memoryEmbeddings: embeddingsReport(file.config.memory, file.path, dataDir(env)),
       robots: fleet.list().map((r) => robotReport(fleet, r)),
       // The service's MQTT (quackd serve); a problem here is the service's, not a run's.
       mqtt: { ...mqttSummary(file.config.mqtt, dirname(file.path)), from: file.config.mqtt !== undefined ? `mqtt in ${file.path}` : 'default' },
@@ -140,6 +150,8 @@ export const configCommand: Command = {
     row('recording', rec.record ? `every run (--no-record skips one), newest ${rec.maxBytes / 1_000_000} MB kept per robot` : 'off (recordings.record: false)', report.recordings.from);
     const w = report.memoryWaitS.value;
     row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
+    const me = report.memoryEmbeddings;
+    row('embeddings', me.value, me.from);
     say(report.robots.length > 0 ? 'robots' : `robots       ${io.dim('none in the config file: --robot takes a body key (quackd bodies)')}`, 13);
     for (const r of report.robots) {
       const settings = Object.entries(r.settings).map(([k, v]) => `${k} ${printable(settingText(v.value))}${io.dim(` (${v.from})`)}`);

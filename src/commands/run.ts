@@ -16,6 +16,7 @@ import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
+import { runtimeEmbeddings } from '../memory/embedding-settings.js';
 import { recordingConfig } from '../recording/runtime-config.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { AmbiguousRobot, RobotSettingsError, UnknownRobot, robotLabel, type Robot } from '../runtime/fleet.js';
@@ -200,7 +201,7 @@ export function exitCodeFor(report: Pick<RunReport, 'outcome'>): number {
  * run, and starting the writer worker cost a third of a second before the first step.
  */
 export function localRuntime(config: ConfigFile, f: RunFlags, env: NodeJS.ProcessEnv): Runtime {
-  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), ...recordingConfig(config, env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env), memoryWrites: 'inline' }) });
+  return createRuntime({ ...(config.robots !== undefined ? { robots: config.robots } : {}), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(config.transcripts), ...recordingConfig(config, env), dataDir: dataDir(env), ...(f['no-memory'] === true ? {} : { memoryDir: memoryDir(f['memory-dir'], env), memoryWrites: 'inline', ...runtimeEmbeddings(config, env) }) });
 }
 
 /** The pilot the flags, the environment and the config file name; a flag that would change nothing is refused. */

@@ -3,7 +3,7 @@
  * zod schema is both the type and the documentation; a bad file is reported all at once, each
  * problem with its line, and exits 2. A missing file is the common case and means built-in
  * defaults. Sections: `pilot:` (the LLM), `robots:` (the fleet), `service:` (quackd serve),
- * `mqtt:` (the service's MQTT) `transcripts:` (how many runs are kept) and `recordings:` (whether runs are recorded, how much is kept).
+ * `mqtt:` (the service's MQTT) `transcripts:` (how many runs are kept), `recordings:` (whether runs are recorded, how much is kept), `foxglove:` (the live server) and `memory:` (recall's embedding server, src/memory/config.ts).
  */
 import { open } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { ServiceSectionSchema } from '../service/settings.js';
 import { TranscriptsSectionSchema } from '../transcript/retention.js';
 import { RecordingsSectionSchema } from '../recording/retention.js';
 import { FoxgloveSectionSchema } from '../foxglove/config.js';
+import { MemorySectionSchema } from '../memory/config.js';
 import { dataDir } from './paths.js';
 import { nestingMessage } from '../text/nesting.js';
 import { tooLarge } from '../text/too-large.js';
@@ -48,7 +49,7 @@ export const PilotSectionSchema = z
 // Strict at the top too: a misspelt section (`pilots:`) must not be silently ignored.
 // `robots:` is the fleet (src/runtime/fleet.ts): name → { body: adapter:backend, ...settings }.
 // `service:` is what `quackd serve` takes (src/service/settings.ts); `mqtt:` its MQTT front door (src/mqtt/config.ts; `false` turns it off).
-export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional(), transcripts: TranscriptsSectionSchema.optional(), recordings: RecordingsSectionSchema.optional(), foxglove: FoxgloveSectionSchema.optional() }).strict();
+export const ConfigFileSchema = z.object({ pilot: PilotSectionSchema.optional(), robots: RobotsSectionSchema.optional(), service: ServiceSectionSchema.optional(), mqtt: MqttSectionSchema.optional(), transcripts: TranscriptsSectionSchema.optional(), recordings: RecordingsSectionSchema.optional(), foxglove: FoxgloveSectionSchema.optional(), memory: MemorySectionSchema.optional() }).strict();
 
 export type PilotSection = z.infer<typeof PilotSectionSchema>;
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -47,6 +47,9 @@ export const storeCheck: HealthCheck = {
   name: 'store',
   run({ memoryDir, setup }) {
     if (memoryDir === undefined) return Promise.resolve(ok('memory is off: runs neither recall nor remember'));
-    return look(memoryDir, setup.ok ? setup.robot.key : undefined);
+    const e = setup.ok ? setup.config.config.memory?.embeddings : undefined;
+    // Recall by meaning is named, not probed: a server that is down costs a run nothing (words answer).
+    const checked = look(memoryDir, setup.ok ? setup.robot.key : undefined);
+    return e === undefined ? checked : checked.then((r) => ({ ...r, detail: `${r.detail} · recall by meaning: ${e.model} at ${e.base_url}` }));
   },
 };

@@ -11,6 +11,7 @@ import type { RecordingPolicy } from '../recording/retention.js';
 import type { RobotsSection } from '../runtime/fleet.js';
 import type { RunBy } from '../runtime/holder.js';
 import { createRuntime } from '../runtime/runtime.js';
+import type { EmbeddingSettings } from '../memory/embedder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus } from '../service/api.js';
 import { Service } from '../service/service.js';
 import type { TranscriptLine } from '../transcript/events.js';
@@ -22,6 +23,8 @@ export interface LocalOptions {
   readonly robots?: RobotsSection;
   /** The memory directory; undefined for none at all (`--no-memory`). */
   readonly memoryDir?: string;
+  /** Recall by meaning too (the config's `memory.embeddings`). */
+  readonly memoryEmbeddings?: EmbeddingSettings;
   /** How long a confirmation gate waits for a person before it is "not confirmed". */
   readonly gateTimeoutMs?: number;
   /** Where each run's recording goes (the config's `recordings:`, as `quackd run` and `quackd serve` record); none when undefined. */
@@ -35,6 +38,7 @@ export async function openLocalBackend(options: LocalOptions): Promise<Backend> 
   const runtime = createRuntime({
     ...(options.robots !== undefined ? { robots: options.robots } : {}),
     ...(options.memoryDir !== undefined ? { memoryDir: options.memoryDir } : {}),
+    ...(options.memoryEmbeddings !== undefined ? { memoryEmbeddings: options.memoryEmbeddings } : {}),
     transcriptsDir: transcriptsDir(env),
     ...(options.recordingsDir !== undefined ? { recordingsDir: options.recordingsDir } : {}),
     ...(options.recordingRetention !== undefined ? { recordingRetention: options.recordingRetention } : {}),

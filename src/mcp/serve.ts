@@ -9,6 +9,7 @@ import { findBody } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
 import { recordingConfig } from '../recording/runtime-config.js';
 import { memoryDir, userDucksDir } from '../config/paths.js';
+import { runtimeEmbeddings } from '../memory/embedding-settings.js';
 import { InputError, RuntimeError, UsageError } from '../errors.js';
 import { logger } from '../log.js';
 import { RobotSettingsError, UnknownRobot, robotLabel } from '../runtime/fleet.js';
@@ -62,7 +63,7 @@ async function openBackend(o: ServeMcpOptions): Promise<Backend> {
   return openLocalBackend({
     env: o.env,
     ...(file.config.robots !== undefined ? { robots: file.config.robots } : {}),
-    ...(o.noMemory ? {} : { memoryDir: memoryDir(o.memoryDir, o.env) }),
+    ...(o.noMemory ? {} : { memoryDir: memoryDir(o.memoryDir, o.env), ...runtimeEmbeddings(file.config, o.env) }),
     ...(timeout !== undefined ? { gateTimeoutMs: timeout * 1000 } : {}),
     ...recordingConfig(file.config, o.env),
   });

@@ -9,11 +9,12 @@ import { open, type Database, type Key } from './lmdb.js';
 import type { BodyKey } from '../bodies/body.js';
 import { BODY_CAP } from './entry.js';
 import { DATA_FILE, openMemoryStore } from './store.js';
+import { current } from './vectors.js';
 
 export interface DeepCheckResult {
   readonly entries: number;
   readonly invalid: readonly { key: string; problem: string }[];
-  readonly bodies: readonly { body: BodyKey; notes: number; episodes: number; lastWrite?: string; problems: readonly string[] }[];
+  readonly bodies: readonly { body: BodyKey; notes: number; episodes: number; lastWrite?: string; problems: readonly string[]; /** Entries with a vector of their current text, by `model/dims`. */ vectors?: Readonly<Record<string, number>> }[];
   readonly stats: Readonly<Record<string, unknown>>;
 }
 
@@ -73,7 +74,13 @@ async function check(dir: string): Promise<DeepCheckResult> {
       if (n.topic !== undefined) topics.add(n.topic);
     }
     const lastWrite = all.reduce<string | undefined>((m, e) => (m === undefined || e.time > m ? e.time : m), undefined);
-    return { body, notes: notes.length, episodes: all.length - notes.length, ...(lastWrite !== undefined ? { lastWrite } : {}), problems };
+    const stored = store.body(body).vectors();
+    const vectors: Record<string, number> = {};
+    for (const e of all) {
+      const v = stored.get(e.id);
+      if (current(v, e, { model: v?.model ?? '' })) vectors[`${v.model}/${v.dims}`] = (vectors[`${v.model}/${v.dims}`] ?? 0) + 1;
+    }
+    return { body, notes: notes.length, episodes: all.length - notes.length, ...(lastWrite !== undefined ? { lastWrite } : {}), problems, vectors };
   });
   const stats = store.stats();
   await store.close();

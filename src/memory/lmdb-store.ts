@@ -19,6 +19,7 @@ import { ensurePrivateDir } from '../config/paths.js';
 import { StoreError } from './errors.js';
 import { MemoryRefusal, entrySchema, looksLikeEntry, type Entry } from './entry.js';
 import { lmdbFileProblem } from './header-check.js';
+import { looksLikeVector, type StoredVector } from './vectors.js';
 import { EPISODE_WINDOW, PROMPT_EPISODES, PROMPT_NOTES, distinct, type PromptSelection } from './render.js';
 import { newestFirst, planEpisode, planNote, type Carried, type EpisodeInput, type NoteInput, type Plan } from './rules.js';
 
@@ -41,6 +42,10 @@ export interface LmdbBody {
   clear(): number;
   /** Runs `work` in one write transaction over this body (import and edit). */
   batch<T>(work: (tx: BodyTx) => T): T;
+  /** The stored vectors of this body's entries, by entry id (src/memory/vectors.ts). */
+  vectors(): Map<string, StoredVector>;
+  /** Stores vectors beside entries that still exist; returns how many were stored. */
+  putVectors(items: readonly { id: string; vector: StoredVector }[]): number;
 }
 
 /** What an import or edit may do inside one transaction; each call sees the previous ones. */
@@ -148,7 +153,9 @@ export function openLmdbStore(dir: string, options: OpenOptions = {}): LmdbStore
     const entries = root.openDB<string, string>({ name: 'entries', encoding: 'string' }) as Database<string, string> | undefined;
     const meta = root.openDB<unknown, string>({ name: 'meta', encoding: 'json' }) as Database<unknown, string> | undefined;
     const order = root.openDB<string, string>({ name: 'order', encoding: 'string' }) as Database<string, string> | undefined;
-    return new LmdbMemoryStore(dir, readOnly, root, entries, meta, order, options.now ?? (() => new Date()));
+    // Embeddings of entries, under the entry's key (a store from before them has none yet).
+    const vectors = root.openDB<unknown, string>({ name: 'vectors', encoding: 'json' }) as Database<unknown, string> | undefined;
+    return new LmdbMemoryStore(dir, readOnly, root, entries, meta, order, vectors, options.now ?? (() => new Date()));
   } catch (err) {
     void root.close();
     throw new StoreError(describe(err));
@@ -175,6 +182,7 @@ class LmdbMemoryStore implements LmdbStore {
     private readonly db: Database<string, string> | undefined,
     private readonly meta: Database<unknown, string> | undefined,
     private readonly order: Database<string, string> | undefined,
+    private readonly vectorDb: Database<unknown, string> | undefined,
     private readonly now: () => Date,
   ) {}
 
@@ -338,7 +346,25 @@ class LmdbMemoryStore implements LmdbStore {
     const old = decode(this.db?.get(key));
     if (old !== undefined) this.order?.removeSync(orderKey(old));
     this.cache.get(body)?.entries.delete(id);
+    this.vectorDb?.removeSync(key);
     return this.db?.removeSync(key) ?? false;
+  }
+
+  /** `body`'s vectors by entry id; a damaged one is skipped (it is embedded again). */
+  vectorsOf(body: string): Map<string, StoredVector> {
+    const out = new Map<string, StoredVector>();
+    for (const { key, value } of this.vectorDb?.getRange({ start: bodyPrefix(body), end: `${body}\u0001` }) ?? []) {
+      if (typeof key === 'string' && looksLikeVector(value)) out.set(key.slice(bodyPrefix(body).length), value);
+    }
+    return out;
+  }
+
+  putVector(body: string, id: string, vector: StoredVector): boolean {
+    const key = entryKey(body, id);
+    // An entry forgotten while its text was with the embedding server gets no orphan vector.
+    if (this.db?.get(key) === undefined) return false;
+    this.vectorDb?.putSync(key, vector);
+    return true;
   }
 
   /** Removes every key of `body`, damaged entries and their order index lines included. */
@@ -347,6 +373,7 @@ class LmdbMemoryStore implements LmdbStore {
     const keys = [...(this.db?.getKeys(range) ?? [])];
     for (const key of keys) this.db?.removeSync(key);
     for (const key of [...(this.order?.getKeys(range) ?? [])]) this.order?.removeSync(key);
+    for (const key of [...(this.vectorDb?.getKeys(range) ?? [])]) this.vectorDb?.removeSync(key);
     this.cache.delete(body);
     return keys.length;
   }
@@ -389,6 +416,15 @@ class LmdbBodyMemory implements LmdbBody {
 
   clear(): number {
     return this.store.write(() => this.store.removeBody(this.key));
+  }
+
+  vectors(): Map<string, StoredVector> {
+    this.store.fresh();
+    return this.store.vectorsOf(this.key);
+  }
+
+  putVectors(items: readonly { id: string; vector: StoredVector }[]): number {
+    return this.store.write(() => items.filter((i) => this.store.putVector(this.key, i.id, i.vector)).length);
   }
 
   batch<T>(work: (tx: BodyTx) => T): T {

@@ -1,7 +1,7 @@
 /**
- * Recall on demand (`quackd memory search`, the pilot's `recall` verb, and `recall(body, query)`
- * for the MCP server): BM25 over one body's entries. A natural question shares only some words
- * with the note that answers it, so any query word may match; words are lower-cased, stripped of
+ * Recall by words: BM25 over one body's entries, what every recall on demand (the store's
+ * search, src/memory/store.ts) ranks by, alone or fused with meaning (src/memory/fusion.ts). A
+ * natural question shares only some words with the note that answers it, so any query word may match; words are lower-cased, stripped of
  * accents and stemmed (Porter, so kicked/kicking and battery/batteries meet). Below a relevance
  * floor it returns nothing rather than the nearest irrelevant entry: a confident wrong memory is
  * worse than none. Identical entries (the same episode three times) come back once, with a count.
@@ -10,11 +10,6 @@
 import { stemmer as porter } from 'stemmer';
 import { sameSaying, type Entry } from './entry.js';
 import { newestFirst } from './rules.js';
-
-/** Anything that can list a body's entries: the store's BodyMemory, or the engine's. */
-interface BodyEntries {
-  entries(): Entry[];
-}
 
 const K1 = 1.2;
 const B = 0.75;
@@ -88,9 +83,16 @@ export interface RecallOptions {
   readonly cover?: number;
 }
 
-/** Ranks `entries` for `query`, best first; [] when nothing clears the floor. */
-export function rank(entries: readonly Entry[], query: string, options: RecallOptions = {}): RecallHit[] {
-  const limit = options.limit ?? 5;
+/** One entry's BM25 match: its score, its evidence, and whether it clears the floor and cover. */
+export interface WordMatch {
+  readonly entry: Entry;
+  readonly score: number;
+  readonly evidence: number;
+  readonly clears: boolean;
+}
+
+/** Every entry that shares a known word with `query`, newest first, scored (src/memory/fusion.ts ranks them too). */
+export function wordMatches(entries: readonly Entry[], query: string, options: RecallOptions = {}): WordMatch[] {
   const floor = options.floor ?? DEFAULT_FLOOR;
   const cover = options.cover ?? DEFAULT_COVER;
   const q = [...new Set(tokens(query))];
@@ -113,7 +115,7 @@ export function rank(entries: readonly Entry[], query: string, options: RecallOp
     if (df > 0) idf.set(t, idfOf(df));
   }
   const known = [...idf.values()].reduce((s, v) => s + v, 0);
-  const groups = new Map<string, { hit: Omit<RecallHit, 'count' | 'ids'>; ids: string[] }>();
+  const out: WordMatch[] = [];
   for (const d of docs) {
     let score = 0;
     let matched = 0;
@@ -123,19 +125,31 @@ export function rank(entries: readonly Entry[], query: string, options: RecallOp
       matched += w;
       score += (w * f * (K1 + 1)) / (f + K1 * (1 - B + (B * d.len) / avgLen));
     }
+    if (score <= 0) continue;
     const evidence = matched / perfect;
-    if (score <= 0 || evidence < floor || matched < cover * known) continue;
-    const key = sameSaying(d.entry);
+    out.push({ entry: d.entry, score, evidence, clears: evidence >= floor && matched >= cover * known });
+  }
+  return out;
+}
+
+/**
+ * Folds identical entries (newest first in `scored`) into one hit each, with a count, and keeps
+ * the best `limit` by score; a stable sort, so equal scores keep the newest on top.
+ */
+export function foldHits<H extends Omit<RecallHit, 'count' | 'ids'>>(scored: readonly H[], limit: number): (H & Pick<RecallHit, 'count' | 'ids'>)[] {
+  const groups = new Map<string, { hit: H; ids: string[] }>();
+  for (const hit of scored) {
+    const key = sameSaying(hit.entry);
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { hit: { entry: d.entry, score, evidence }, ids: [d.entry.id] });
-    else group.ids.push(d.entry.id);
+    if (group === undefined) groups.set(key, { hit, ids: [hit.entry.id] });
+    else group.ids.push(hit.entry.id);
   }
   const hits = [...groups.values()].map(({ hit, ids }) => ({ ...hit, count: ids.length, ids }));
-  // Stable sort over newest-first docs: equal scores keep the newest on top.
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
 }
 
-/** The library call for recall on demand: one body's entries as committed by any process. */
-export function recall(body: BodyEntries, query: string, options: RecallOptions = {}): RecallHit[] {
-  return rank(body.entries(), query, options);
+/** Ranks `entries` for `query`, best first; [] when nothing clears the floor. */
+export function rank(entries: readonly Entry[], query: string, options: RecallOptions = {}): RecallHit[] {
+  const cleared = wordMatches(entries, query, options).filter((m) => m.clears);
+  return foldHits(cleared.map(({ entry, score, evidence }) => ({ entry, score, evidence })), options.limit ?? 5);
 }

@@ -31,6 +31,10 @@ import { InlineWriter } from './inline-writer.js';
 import { pendingLegacyFiles } from './legacy.js';
 import { PROMPT_EPISODES, PROMPT_NOTES, type PromptSelection } from './render.js';
 import type { EpisodeInput, NoteInput, Plan } from './rules.js';
+import { openAiEmbedder, type EmbeddingSettings } from './embedder.js';
+import { Meaning, type SearchOptions, type SearchResult } from './meaning.js';
+import { rank } from './recall.js';
+import type { StoredVector } from './vectors.js';
 import { MemoryWriter } from './writer.js';
 import type { JobResults, StoreWriter, WriteJob } from './writer-jobs.js';
 
@@ -66,6 +70,15 @@ export interface BodyMemory {
   importLines(parse: JsonlParse, source?: Source, options?: WriteOptions): Promise<ImportResult>;
   /** Writes back an edited JSONL of `snapshot` in one transaction (`memory edit`). */
   applyEdit(snapshot: readonly Entry[], parse: JsonlParse, options?: WriteOptions): Promise<EditResult>;
+  /**
+   * Recall on demand, the one path every front door takes: BM25 alone without embeddings (exactly
+   * src/memory/recall.ts's rank), words and meaning fused with them (src/memory/meaning.ts).
+   */
+  search(query: string, options?: SearchOptions): Promise<SearchResult>;
+  /** The stored vectors of this body's entries, by entry id. */
+  vectors(): Map<string, StoredVector>;
+  /** Embeds every entry that lacks a vector for the configured model, in batches; how many were saved (0 without embeddings). */
+  embedPending(): Promise<number>;
 }
 
 export interface MemoryStore {
@@ -81,6 +94,8 @@ export interface MemoryStore {
   /** LMDB's own figures (page size, pages, last transaction id) for doctor. */
   stats(): Record<string, unknown>;
   metaGet(key: string): unknown;
+  /** The embedding server and model recall uses, when one is configured. */
+  readonly embeddings: { readonly server: string; readonly model: string; readonly dims?: number | undefined } | undefined;
   /** Imports pending legacy per-body files (src/memory/legacy.ts); one warning per file with bad lines. */
   importLegacy(): Promise<string[]>;
   close(): Promise<void>;
@@ -100,6 +115,8 @@ export interface OpenOptions {
   readonly writeWaitMs?: number;
   /** How long opening and closing may wait for the guard (WAIT_MS.open). */
   readonly openWaitMs?: number;
+  /** Recall by meaning too (the config's `memory.embeddings`): entries are embedded after they are saved. */
+  readonly embeddings?: EmbeddingSettings | undefined;
 }
 
 /** True when a store exists in `dir` (a read-only open would find something). */
@@ -133,7 +150,9 @@ export async function openMemoryStore(dir: string, options: OpenOptions = {}): P
       throw err;
     }
   }
-  return new GuardedStore(engine, guard, writer, { now: options.now ?? (() => new Date()), writeWaitMs: options.writeWaitMs ?? WAIT_MS.write, openWaitMs });
+  const store = new GuardedStore(engine, guard, writer, { now: options.now ?? (() => new Date()), writeWaitMs: options.writeWaitMs ?? WAIT_MS.write, openWaitMs });
+  if (options.embeddings !== undefined) store.useMeaning(options.embeddings);
+  return store;
 }
 
 interface Settings {
@@ -142,8 +161,12 @@ interface Settings {
   readonly openWaitMs: number;
 }
 
+/** Writes after which the body has entries to embed. */
+const EMBEDS_AFTER: ReadonlySet<WriteJob['kind']> = new Set(['remember', 'episode', 'import', 'edit']);
+
 class GuardedStore implements MemoryStore {
   private closing: Promise<void> | undefined;
+  private meaning: Meaning | undefined;
 
   constructor(
     private readonly engine: LmdbStore,
@@ -164,10 +187,20 @@ class GuardedStore implements MemoryStore {
     return this.writer?.failure;
   }
 
+  get embeddings(): MemoryStore['embeddings'] {
+    const e = this.meaning?.embedder;
+    return e === undefined ? undefined : { server: e.server, model: e.model, dims: e.dims };
+  }
+
+  useMeaning(settings: EmbeddingSettings): void {
+    const save = this.writer === undefined ? undefined : (body: BodyKey, items: { id: string; vector: StoredVector }[]) => this.write({ kind: 'vectors', body, items });
+    this.meaning = new Meaning(openAiEmbedder(settings), settings, save);
+  }
+
   body(key: BodyKey): BodyMemory {
     const read = this.engine.body(key);
-    const write = <K extends WriteJob['kind']>(job: Extract<WriteJob, { kind: K }>, options?: WriteOptions) => this.write<K>(job, options);
-    return {
+    const write = <K extends WriteJob['kind']>(job: Extract<WriteJob, { kind: K }>, options?: WriteOptions) => this.written(this.write<K>(job, options), key, job.kind);
+    const memory: BodyMemory = {
       key,
       entries: () => read.entries(),
       promptSelection: (notes = PROMPT_NOTES, episodes = PROMPT_EPISODES) => read.promptSelection(notes, episodes),
@@ -177,7 +210,12 @@ class GuardedStore implements MemoryStore {
       clear: (options) => write({ kind: 'clear', body: key }, options),
       importLines: (parse, source = 'human', options) => write({ kind: 'import', body: key, parse, source }, options),
       applyEdit: (snapshot, parse, options) => write({ kind: 'edit', body: key, snapshot, parse }, options),
+      search: (query, options = {}) => this.meaning?.search(vectorBody, query, options) ?? Promise.resolve({ hits: rank(read.entries(), query, options) }),
+      vectors: () => read.vectors(),
+      embedPending: () => this.meaning?.backfill(vectorBody) ?? Promise.resolve(0),
     };
+    const vectorBody = { key, entries: () => read.entries(), vectors: () => read.vectors() };
+    return memory;
   }
 
   bodies(): BodyKey[] {
@@ -202,8 +240,19 @@ class GuardedStore implements MemoryStore {
     return this.write({ kind: 'legacy' });
   }
 
+  /** After a write that adds entries, they are embedded in the background (never awaited by the write). */
+  private written<T>(result: Promise<T>, key: BodyKey, kind: WriteJob['kind']): Promise<T> {
+    if (this.meaning === undefined || !EMBEDS_AFTER.has(kind)) return result;
+    return result.then((value) => {
+      if (this.closing === undefined) this.meaning?.schedule({ key, entries: () => this.engine.body(key).entries(), vectors: () => this.engine.body(key).vectors() });
+      return value;
+    });
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
+      // An embedding in flight is cut short: its entries are embedded at a later open.
+      await this.meaning?.close();
       await this.writer?.close(this.settings.openWaitMs);
       await this.guard.hold(this.settings.openWaitMs, () => this.engine.close());
     })();

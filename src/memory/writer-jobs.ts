@@ -11,6 +11,7 @@ import type { JsonlParse } from './jsonl.js';
 import { importLegacy } from './legacy.js';
 import type { LmdbStore } from './lmdb-store.js';
 import type { EpisodeInput, NoteInput, Plan } from './rules.js';
+import type { StoredVector } from './vectors.js';
 
 export type WriteJob =
   | { readonly kind: 'remember'; readonly body: BodyKey; readonly input: NoteInput }
@@ -19,7 +20,8 @@ export type WriteJob =
   | { readonly kind: 'clear'; readonly body: BodyKey }
   | { readonly kind: 'import'; readonly body: BodyKey; readonly parse: JsonlParse; readonly source: Source }
   | { readonly kind: 'edit'; readonly body: BodyKey; readonly snapshot: readonly Entry[]; readonly parse: JsonlParse }
-  | { readonly kind: 'legacy' };
+  | { readonly kind: 'legacy' }
+  | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] };
 
 /** What each job returns. */
 export interface JobResults {
@@ -30,6 +32,7 @@ export interface JobResults {
   import: ImportResult;
   edit: EditResult;
   legacy: string[];
+  vectors: number;
 }
 
 /**
@@ -63,6 +66,8 @@ export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults
       return applyEdit(store.body(job.body), job.snapshot, job.parse, () => now);
     case 'legacy':
       return importLegacy(store);
+    case 'vectors':
+      return store.body(job.body).putVectors(job.items);
   }
 }
 

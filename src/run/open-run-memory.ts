@@ -12,7 +12,6 @@ import { recall, recallInput } from '../verbs/recall.js';
 import { remember, rememberInput } from '../verbs/remember.js';
 import type { Verb } from '../verbs/verb.js';
 import { MAX_TAGS, MemoryRefusal, NOTE_MAX_CHARS, charCount } from '../memory/entry.js';
-import { rank } from '../memory/recall.js';
 import { FLUSH_TAG, recallReply, renderPromptBlock, summaryLine, type PromptSelection } from '../memory/render.js';
 import { planNote, validateText } from '../memory/rules.js';
 import { secretReason } from '../memory/secret-check.js';
@@ -152,6 +151,8 @@ class LmdbRunMemory implements RunMemory {
               ...(entry?.topic !== undefined ? { topic: entry.topic } : {}),
               ...(plan.replaced !== undefined ? { replaced: plan.replaced } : {}),
               ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}),
+              // Where the note's text goes next, to be embedded (src/memory/meaning.ts).
+              ...(this.store.embeddings !== undefined ? { embeddings: this.store.embeddings.server } : {}),
               ...flush,
             },
           },
@@ -169,16 +170,18 @@ class LmdbRunMemory implements RunMemory {
     }
   }
 
-  /** Reads only, so a dry run recalls as a real one does. */
-  private recall(args: Record<string, unknown>): { result: VerbResult; events: readonly MemoryEvent[] } {
+  /** Reads only (vectors aside), so a dry run recalls as a real one does. */
+  private async recall(args: Record<string, unknown>): Promise<{ result: VerbResult; events: readonly MemoryEvent[] }> {
     const parsed = recallInput.safeParse(args);
     if (!parsed.success) return { result: { ok: false, summary: `nothing recalled: ${parsed.error.issues[0]?.message ?? 'bad arguments'}` }, events: [] };
     const { query } = parsed.data;
     try {
-      const hits = rank(this.memory.entries(), query, { limit: RECALL_HITS });
+      const { hits, meaning } = await this.memory.search(query, { limit: RECALL_HITS });
+      // The transcript names the embedding server the question went to, and whether it answered.
+      const byMeaning = meaning === undefined ? {} : { embeddings: { server: meaning.server, model: meaning.model, used: meaning.used, ...(meaning.problem !== undefined ? { problem: meaning.problem } : {}) } };
       return {
         result: { ok: true, summary: recallReply(query, hits, this.now()), data: { hits: hits.length } },
-        events: [{ action: 'recall', detail: { query, hits: hits.map((h) => ({ id: h.entry.id, kind: h.entry.kind, ...(h.count > 1 ? { count: h.count } : {}), score: Number(h.score.toFixed(3)) })) } }],
+        events: [{ action: 'recall', detail: { query, hits: hits.map((h) => ({ id: h.entry.id, kind: h.entry.kind, ...(h.count > 1 ? { count: h.count } : {}), score: Number(h.score.toFixed(3)), ...(h.similarity !== undefined ? { similarity: Number(h.similarity.toFixed(3)) } : {}) })), ...byMeaning } }],
       };
     } catch (err) {
       logger('memory').warn({ err: errorText(err) }, 'recall failed');

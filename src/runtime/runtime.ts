@@ -12,6 +12,7 @@
 import { logger } from '../log.js';
 import { runMemoryFor } from '../run/open-run-memory.js';
 import { openMemoryStore, type MemoryStore } from '../memory/store.js';
+import type { EmbeddingSettings } from '../memory/embedder.js';
 import type { RunMemory } from '../pilot/run-memory.js';
 import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
 import type { TranscriptEvent } from '../transcript/events.js';
@@ -37,6 +38,8 @@ export interface RuntimeConfig {
   readonly memoryDir?: string;
   /** Where the store's writes run (src/memory/store.ts): the writer worker unless a one-shot front door says 'inline'. */
   readonly memoryWrites?: 'worker' | 'inline';
+  /** Recall by meaning too (the config's `memory.embeddings`, src/memory/embedding-settings.ts). */
+  readonly memoryEmbeddings?: EmbeddingSettings;
   readonly transcriptsDir: string;
   /** When set, the transcripts this policy lets go are deleted after each run (src/transcript/retention.ts). */
   readonly retention?: RetentionPolicy;
@@ -96,7 +99,7 @@ export class Runtime {
     this.store ??= (async () => {
       let store: MemoryStore | undefined;
       try {
-        store = await openMemoryStore(dir, { ...(this.config.now !== undefined ? { now: this.config.now } : {}), ...(this.config.memoryWrites !== undefined ? { writes: this.config.memoryWrites } : {}) });
+        store = await openMemoryStore(dir, { ...(this.config.now !== undefined ? { now: this.config.now } : {}), ...(this.config.memoryWrites !== undefined ? { writes: this.config.memoryWrites } : {}), ...(this.config.memoryEmbeddings !== undefined ? { embeddings: this.config.memoryEmbeddings } : {}) });
         const warnings = await store.importLegacy();
         return { store, ...(warnings.length > 0 ? { notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : {}) };
       } catch (err) {

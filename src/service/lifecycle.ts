@@ -7,6 +7,7 @@
  */
 import { configPath, loadConfigFile, type ConfigFile } from '../config/file.js';
 import { dataDir, ensurePrivateDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
+import { runtimeEmbeddings } from '../memory/embedding-settings.js';
 import { recordingConfig } from '../recording/runtime-config.js';
 import { retentionPolicy } from '../transcript/retention.js';
 import { logger } from '../log.js';
@@ -46,7 +47,7 @@ export async function startService(options: ServeOptions): Promise<Serving> {
   log.info({ build, version: VERSION, config }, `quackd serve starting (pid ${process.pid})`);
   const file = await loadConfigFile(env);
   ensurePrivateDir(dataDir(env));
-  const runtime = createRuntime({ ...(file.config.robots !== undefined ? { robots: file.config.robots } : {}), memoryDir: memoryDir(undefined, env), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(file.config.transcripts), ...recordingConfig(file.config, env), dataDir: dataDir(env) });
+  const runtime = createRuntime({ ...(file.config.robots !== undefined ? { robots: file.config.robots } : {}), memoryDir: memoryDir(undefined, env), ...runtimeEmbeddings(file.config, env), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(file.config.transcripts), ...recordingConfig(file.config, env), dataDir: dataDir(env) });
   const settings = file.config.service ?? {};
   const service = new Service({ runtime, env, ducksDir: userDucksDir(env), ...(settings.gate_timeout_s !== undefined ? { gateTimeoutMs: settings.gate_timeout_s * 1000 } : {}), ...(options.pilot !== undefined ? { pilot: options.pilot } : {}) });
   const socket = socketPath(env);

@@ -7,7 +7,6 @@
 import type { BodyKey } from '../bodies/body.js';
 import { InputError, RuntimeError } from '../errors.js';
 import { MemoryRefusal } from '../memory/entry.js';
-import { recall } from '../memory/recall.js';
 import { renderPromptBlock, summaryLine } from '../memory/render.js';
 import { MemoryBusy, StoreError, type BodyMemory, type MemoryStore } from '../memory/store.js';
 import type { MemoryAnswer, MemoryAsk } from './api.js';
@@ -32,7 +31,7 @@ async function answer(memory: BodyMemory, ask: MemoryAsk): Promise<MemoryAnswer>
       return { action: 'prompt', key, prompt: renderPromptBlock(key, selection), summary: summaryLine(key, selection) };
     }
     case 'search':
-      return { action: 'search', key, hits: recall(memory, ask.query, ask.limit !== undefined ? { limit: ask.limit } : {}).map((h) => ({ entry: h.entry, score: h.score })) };
+      return { action: 'search', key, hits: (await memory.search(ask.query, ask.limit !== undefined ? { limit: ask.limit } : {})).hits.map((h) => ({ entry: h.entry, score: h.score })) };
     case 'remember': {
       const plan = await memory.remember({ text: ask.text, source: 'mcp', tags: ask.tags ?? [], ...(ask.topic !== undefined ? { topic: ask.topic } : {}) });
       return { action: 'remember', key, outcome: plan.action, ...(plan.entry !== undefined ? { entry: plan.entry } : {}), ...(plan.replaced !== undefined ? { replaced: plan.replaced } : {}), evicted: plan.evicted.map((e) => e.id) };

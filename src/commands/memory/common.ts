@@ -15,6 +15,7 @@ import type { Invocation } from '../../cli/invocation.js';
 import { printable, type Output } from '../../cli/output.js';
 import { memoryDir } from '../../config/paths.js';
 import { MemoryRefusal, isBodyKey, type Entry } from '../../memory/entry.js';
+import type { EmbeddingSettings } from '../../memory/embedder.js';
 import { pendingLegacyFiles } from '../../memory/legacy.js';
 import { MemoryBusy, StoreError, openMemoryStore, storeExists, type MemoryStore } from '../../memory/store.js';
 
@@ -65,10 +66,10 @@ function storeFailure(dir: string, err: unknown): RuntimeError {
 }
 
 /** Opens the store for writing (creating it), importing any legacy files first; one command's writes run on this thread. */
-export async function openForWrite(dir: string, io: Output): Promise<MemoryStore> {
+export async function openForWrite(dir: string, io: Output, embeddings?: EmbeddingSettings): Promise<MemoryStore> {
   let store: MemoryStore | undefined;
   try {
-    store = await openMemoryStore(dir, { writes: 'inline' });
+    store = await openMemoryStore(dir, { writes: 'inline', ...(embeddings !== undefined ? { embeddings } : {}) });
     for (const w of await store.importLegacy()) io.err.write(`quackd: warning: ${w}\n`);
     return store;
   } catch (err) {
@@ -81,13 +82,14 @@ export async function openForWrite(dir: string, io: Output): Promise<MemoryStore
  * Opens the store without writing; undefined when there is none yet. A pending legacy file is the
  * one exception: the first open of any kind imports it, so it is shown where it will live.
  */
-export async function openForRead(dir: string, io: Output): Promise<MemoryStore | undefined> {
+export async function openForRead(dir: string, io: Output, embeddings?: EmbeddingSettings): Promise<MemoryStore | undefined> {
   // "No memory yet" must mean that, not "the memory directory is something else".
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new RuntimeError(`memory store in ${dir}: not a directory`, 'check --memory-dir or QUACKD_MEMORY_DIR');
-  if (pendingLegacyFiles(dir).length > 0) return openForWrite(dir, io);
+  if (pendingLegacyFiles(dir).length > 0) return openForWrite(dir, io, embeddings);
   if (!storeExists(dir)) return undefined;
   try {
-    return await openMemoryStore(dir, { readOnly: true });
+    // With embeddings the vectors it makes are kept (written on this thread), so the next search sends only its question.
+    return await openMemoryStore(dir, embeddings !== undefined ? { writes: 'inline', embeddings } : { readOnly: true });
   } catch (err) {
     throw storeFailure(dir, err);
   }

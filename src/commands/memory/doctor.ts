@@ -1,6 +1,7 @@
 /** `quackd memory doctor`: counts per body, size, last writes and an integrity check; writes nothing. */
 import { parseFlags } from '../../cli/args.js';
 import { UsageError } from '../../cli/errors.js';
+import { loadConfigFile } from '../../config/file.js';
 import { memoryDir } from '../../config/paths.js';
 import { diagnose } from '../../memory/doctor.js';
 import type { Command } from '../command.js';
@@ -19,6 +20,15 @@ const help = [
   '',
   'example: quackd memory doctor',
 ].join('\n');
+
+/** The model of the config file's `memory.embeddings`, if any (a bad config is `config check`'s to report). */
+async function configuredModel(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  try {
+    return (await loadConfigFile(env)).config.memory?.embeddings?.model;
+  } catch {
+    return undefined;
+  }
+}
 
 const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(0)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
 
@@ -46,6 +56,14 @@ export const doctorCommand: Command = {
     const width = Math.max(0, ...bodies.map((b) => b.body.length));
     for (const b of bodies) {
       io.line(`  ${b.body.padEnd(width)}  ${String(b.notes).padStart(3)} note${b.notes === 1 ? ' ' : 's'}  ${String(b.episodes).padStart(3)} episode${b.episodes === 1 ? ' ' : 's'}  ${io.dim(`last write ${b.lastWrite !== undefined ? localTime(b.lastWrite) : '-'}`)}`);
+    }
+    // The configured model is listed even before it has embedded anything.
+    const configured = await configuredModel(env);
+    for (const b of bodies) {
+      // Coverage of recall by meaning: entries with a vector of their current text, per model.
+      const all = b.notes + b.episodes;
+      const models = { ...(configured !== undefined && !Object.keys(b.vectors ?? {}).some((k) => k.startsWith(`${configured}/`)) ? { [configured]: 0 } : {}), ...b.vectors };
+      for (const [model, n] of Object.entries(models)) io.line(`  ${b.body.padEnd(width)}  embedded by ${model}: ${n} of ${all}${n < all ? io.dim(' (the rest are embedded at the next write, run or search)') : ''}`);
     }
     for (const f of report.legacyPending) io.line(`legacy file waiting to be imported on the next open: ${f}`);
     if (report.problems.length === 0) {
