@@ -24,6 +24,9 @@ import type { ChannelMessage } from '../recording/joint-messages.js';
 import { nanos } from '../recording/time.js';
 import { VERSION } from '../version.js';
 
+/** A recording's channels but /camera: a snapshot's picture is the run's, taken for its pilot, and never on the bus this server hears. */
+const LIVE_CHANNELS = (Object.keys(CHANNELS) as ChannelName[]).filter((name) => name !== 'camera');
+
 /** The protocol's names, the current first. */
 export const SUBPROTOCOLS = ['foxglove.sdk.v1', 'foxglove.websocket.v1'] as const;
 /** Bytes a client may have waiting for its socket before its messages are dropped: a few seconds of a walk. */
@@ -134,7 +137,7 @@ export class LiveServer {
     this.http.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     this.foxglove.on('subscribe', (id) => this.subscribed.add(id));
     this.foxglove.on('unsubscribe', (id) => this.subscribed.delete(id));
-    for (const robot of options.robots) for (const name of Object.keys(CHANNELS) as ChannelName[]) this.channel(robot, name);
+    for (const robot of options.robots) for (const name of LIVE_CHANNELS) this.channel(robot, name);
   }
 
   async start(): Promise<void> {
