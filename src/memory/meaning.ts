@@ -14,6 +14,7 @@ import { fuse, type FusedHit } from './fusion.js';
 import { rank } from './recall.js';
 import { newestFirst } from './rules.js';
 import { secretReason } from './secret-check.js';
+import { notesForTask, storedTaskVector, taskVectorKey } from './task-ranking.js';
 import { current, decodeVector, embeddingText, encodeVector, textHash, type StoredVector } from './vectors.js';
 
 export interface SearchOptions {
@@ -45,6 +46,15 @@ export interface VectorBody {
 /** Saves vectors through the store's writer; undefined for a read-only store. */
 export type SaveVectors = ((body: BodyKey, items: { id: string; vector: StoredVector }[]) => Promise<number>) | undefined;
 
+/** Saves a task's vector under its meta key, even while the store closes (its writer is still open then). */
+export type SaveTaskVector = (key: string, vector: StoredVector) => Promise<unknown>;
+
+/**
+ * How long closing waits for a task's vector still with the server: a loopback or LAN server
+ * answers one text in tens of milliseconds; a hung one costs the exit no more than this.
+ */
+export const TASK_GRACE_MS = 500;
+
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 
 /** Entries without a vector of their current text under `embedder`'s model, newest first; never one that looks like a secret. */
@@ -68,12 +78,56 @@ export class Meaning {
   private readonly running = new Map<BodyKey, Promise<number>>();
   private readonly again = new Set<BodyKey>();
   private readonly aborter = new AbortController();
+  private readonly tasks = new Set<Promise<void>>();
 
   constructor(
     readonly embedder: Embedder,
     private readonly settings: Pick<EmbeddingSettings, 'floor' | 'weight' | 'timeoutMs'>,
     private readonly save: SaveVectors,
+    private readonly saveTask?: SaveTaskVector,
   ) {}
+
+  /** The meta key `task`'s vector is kept under for this model. */
+  taskKey(task: string): string {
+    return taskVectorKey(task, this.embedder);
+  }
+
+  /**
+   * Embeds `task` in the background and keeps its vector for later runs' prompts; nothing when
+   * `known` (stored already), when the store is read-only, or when the text looks like a secret
+   * (the embedder sends none). A failure is a debug line: the next run's block is newest first.
+   */
+  embedTask(task: string, known: boolean): void {
+    const saveTask = this.saveTask;
+    if (known || saveTask === undefined || this.aborter.signal.aborted || task.trim() === '') return;
+    const model = this.embedder.model;
+    const run: Promise<void> = this.embedder
+      .embed([task], AbortSignal.any([this.aborter.signal, AbortSignal.timeout(this.settings.timeoutMs)]))
+      .then(async ([v]) => {
+        if (v !== undefined) await saveTask(this.taskKey(task), { model, dims: v.length, hash: textHash(task), data: encodeVector(v) });
+      })
+      .catch((err: unknown) => logger('memory').debug({ err: errorText(err), server: this.embedder.server }, 'task not embedded'))
+      .finally(() => this.tasks.delete(run));
+    this.tasks.add(run);
+  }
+
+  /**
+   * `body`'s notes for the prompt ranked by `task` (src/memory/task-ranking.ts), from what the
+   * store holds (`stored`: the meta value under taskKey): no call to the server. Undefined when
+   * no vector of this task under this model is stored.
+   */
+  notesForTask(body: VectorBody, task: string, stored: unknown, limit: number): Entry[] | undefined {
+    const taskVector = storedTaskVector(stored, task, this.embedder);
+    if (taskVector === undefined) return undefined;
+    const notes = body.entries().filter((e) => e.kind === 'note');
+    const all = body.vectors();
+    const vectors = new Map<string, Float32Array>();
+    for (const n of notes) {
+      const v = all.get(n.id);
+      if (current(v, n, this.embedder)) vectors.set(n.id, decodeVector(v.data));
+    }
+    return notesForTask(notes, task, taskVector, vectors, limit, { similarityFloor: this.settings.floor, weight: this.settings.weight });
+  }
 
   /** Embeds `body`'s entries that lack a vector, in batches, in the background; one run per body at a time. */
   schedule(body: VectorBody): void {
@@ -112,10 +166,15 @@ export class Meaning {
     return saved;
   }
 
-  /** Waits for the background work to end, cutting short any call in flight. */
+  /** Waits for the background work to end, cutting short any call in flight (a task's vector gets TASK_GRACE_MS to land). */
   async close(): Promise<void> {
+    if (this.tasks.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.tasks), new Promise((resolve) => (timer = setTimeout(resolve, TASK_GRACE_MS)))]);
+      clearTimeout(timer);
+    }
     this.aborter.abort();
-    await Promise.all([...this.running.values()]);
+    await Promise.all([...this.running.values(), ...this.tasks]);
   }
 
   /**

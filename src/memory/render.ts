@@ -14,8 +14,9 @@ export const EPISODE_WINDOW = 50;
 export const PROMPT_HEADING = 'What you remember from earlier runs on this robot';
 
 export interface PromptSelection {
-  /** Newest first. */
+  /** Newest first; with `byTask`, those closest to the run's task first (src/memory/task-ranking.ts). */
   readonly notes: readonly Entry[];
+  readonly byTask?: boolean;
   readonly episodes: readonly Entry[];
   readonly totalNotes: number;
   readonly totalEpisodes: number;
@@ -81,7 +82,7 @@ export function renderPromptBlock(body: BodyKey, sel: PromptSelection): string {
   ];
   if (sel.notes.length === 0 && sel.episodes.length === 0) out.push('(nothing yet: this is the first run with memory on this robot)');
   if (sel.notes.length > 0) {
-    out.push(`notes (newest first, ${sel.notes.length} of ${sel.totalNotes}):`);
+    out.push(`notes (${sel.byTask === true ? 'closest to this task first, then newest' : 'newest first'}, ${sel.notes.length} of ${sel.totalNotes}):`);
     for (const e of sel.notes) out.push(line(e));
   }
   if (sel.episodes.length > 0) {

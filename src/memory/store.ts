@@ -58,8 +58,12 @@ export interface BodyMemory {
   readonly key: BodyKey;
   /** This body's entries, newest first, as committed by any process up to now. */
   entries(): Entry[];
-  /** The newest notes and episodes for the prompt, read through the order index (no full scan). */
-  promptSelection(notes?: number, episodes?: number): PromptSelection;
+  /**
+   * The notes and episodes for the prompt: the newest, read through the order index (no full
+   * scan); with `task` and a vector of it stored under the configured model, the notes ranked by
+   * it (src/memory/task-ranking.ts), still without a call to the embedding server.
+   */
+  promptSelection(notes?: number, episodes?: number, task?: string): PromptSelection;
   /** Rejects with MemoryRefusal for text the rules refuse, StoreError (MemoryBusy) when the write fails. */
   remember(input: NoteInput, options?: WriteOptions): Promise<Plan>;
   addEpisode(input: EpisodeInput, options?: WriteOptions): Promise<Plan>;
@@ -98,6 +102,8 @@ export interface MemoryStore {
   readonly embeddings: { readonly server: string; readonly model: string; readonly dims?: number | undefined } | undefined;
   /** Imports pending legacy per-body files (src/memory/legacy.ts); one warning per file with bad lines. */
   importLegacy(): Promise<string[]>;
+  /** After a run: embeds its task text in the background, once per text and model, for later runs' prompts (nothing without embeddings). */
+  embedTask(task: string): void;
   close(): Promise<void>;
 }
 
@@ -193,8 +199,11 @@ class GuardedStore implements MemoryStore {
   }
 
   useMeaning(settings: EmbeddingSettings): void {
-    const save = this.writer === undefined ? undefined : (body: BodyKey, items: { id: string; vector: StoredVector }[]) => this.write({ kind: 'vectors', body, items });
-    this.meaning = new Meaning(openAiEmbedder(settings), settings, save);
+    const writer = this.writer;
+    const save = writer === undefined ? undefined : (body: BodyKey, items: { id: string; vector: StoredVector }[]) => this.write({ kind: 'vectors', body, items });
+    // Past the closing check: closing waits a moment for a task's vector before the writer stops.
+    const saveTask = writer === undefined ? undefined : (key: string, vector: StoredVector) => writer.run({ kind: 'task-vector', key, vector }, this.settings.now(), this.settings.writeWaitMs);
+    this.meaning = new Meaning(openAiEmbedder(settings), settings, save, saveTask);
   }
 
   body(key: BodyKey): BodyMemory {
@@ -203,7 +212,12 @@ class GuardedStore implements MemoryStore {
     const memory: BodyMemory = {
       key,
       entries: () => read.entries(),
-      promptSelection: (notes = PROMPT_NOTES, episodes = PROMPT_EPISODES) => read.promptSelection(notes, episodes),
+      promptSelection: (notes = PROMPT_NOTES, episodes = PROMPT_EPISODES, task) => {
+        const selection = read.promptSelection(notes, episodes);
+        const meaning = this.meaning;
+        const ranked = task !== undefined && meaning !== undefined ? meaning.notesForTask(vectorBody, task, this.engine.metaGet(meaning.taskKey(task)), notes) : undefined;
+        return ranked !== undefined ? { ...selection, notes: ranked, byTask: true } : selection;
+      },
       remember: (input, options) => write({ kind: 'remember', body: key, input }, options),
       addEpisode: (input, options) => write({ kind: 'episode', body: key, input }, options),
       forget: (id, options) => write({ kind: 'forget', body: key, id }, options),
@@ -238,6 +252,12 @@ class GuardedStore implements MemoryStore {
     // Most opens find none: no transaction (and no flush to disk) for nothing.
     if (pendingLegacyFiles(this.dir).length === 0) return Promise.resolve([]);
     return this.write({ kind: 'legacy' });
+  }
+
+  embedTask(task: string): void {
+    const meaning = this.meaning;
+    if (meaning === undefined || this.closing !== undefined) return;
+    meaning.embedTask(task, this.engine.metaGet(meaning.taskKey(task)) !== undefined);
   }
 
   /** After a write that adds entries, they are embedded in the background (never awaited by the write). */

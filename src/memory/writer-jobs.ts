@@ -21,7 +21,8 @@ export type WriteJob =
   | { readonly kind: 'import'; readonly body: BodyKey; readonly parse: JsonlParse; readonly source: Source }
   | { readonly kind: 'edit'; readonly body: BodyKey; readonly snapshot: readonly Entry[]; readonly parse: JsonlParse }
   | { readonly kind: 'legacy' }
-  | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] };
+  | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] }
+  | { readonly kind: 'task-vector'; readonly key: string; readonly vector: StoredVector };
 
 /** What each job returns. */
 export interface JobResults {
@@ -33,6 +34,7 @@ export interface JobResults {
   edit: EditResult;
   legacy: string[];
   vectors: number;
+  'task-vector': undefined;
 }
 
 /**
@@ -68,6 +70,9 @@ export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults
       return importLegacy(store);
     case 'vectors':
       return store.body(job.body).putVectors(job.items);
+    case 'task-vector':
+      store.metaPut(job.key, job.vector);
+      return undefined;
   }
 }
 

@@ -32,6 +32,8 @@ export interface OpenRunMemoryOptions {
   readonly dir: string;
   /** The duck's name; the episode falls back to it when the facts carry none. */
   readonly duck: string;
+  /** The duck's task text: the prompt's notes are ranked by it where its vector is stored (src/memory/task-ranking.ts). */
+  readonly task?: string;
   readonly now?: () => Date;
 }
 
@@ -48,7 +50,7 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
   try {
     store = await openMemoryStore(options.dir, options.now !== undefined ? { now: options.now } : {});
     const warnings = await store.importLegacy();
-    const run = runMemoryFor(store, options.body, options.duck, { ownsStore: true, ...(options.now !== undefined ? { now: options.now } : {}) });
+    const run = runMemoryFor(store, options.body, options.duck, { ownsStore: true, ...(options.task !== undefined ? { task: options.task } : {}), ...(options.now !== undefined ? { now: options.now } : {}) });
     return warnings.length > 0 ? { memory: run, notice: `memory: imported legacy notes; ${warnings.join('; ')}` } : { memory: run };
   } catch (err) {
     await store?.close().catch(() => undefined);
@@ -62,9 +64,9 @@ export async function openRunMemory(options: OpenRunMemoryOptions): Promise<Open
  * A run's memory on a store someone else keeps open (the runtime's, shared by its runs): closing
  * the run memory leaves the store open unless `ownsStore`.
  */
-export function runMemoryFor(store: MemoryStore, body: BodyKey, duck: string, options: { ownsStore?: boolean; now?: () => Date } = {}): RunMemory {
+export function runMemoryFor(store: MemoryStore, body: BodyKey, duck: string, options: { ownsStore?: boolean; task?: string; now?: () => Date } = {}): RunMemory {
   const memory = store.body(body);
-  return new LmdbRunMemory(store, memory, duck, memory.promptSelection(), options.ownsStore === true, options.now ?? (() => new Date()));
+  return new LmdbRunMemory(store, memory, duck, memory.promptSelection(undefined, undefined, options.task), options.task, options.ownsStore === true, options.now ?? (() => new Date()));
 }
 
 /** The episode line: `find-and-kick: success — ball displaced 0.49 m (4 steps) · search_scan: …; kick: …`. */
@@ -105,6 +107,7 @@ class LmdbRunMemory implements RunMemory {
     private readonly memory: BodyMemory,
     private readonly duck: string,
     selection: PromptSelection,
+    private readonly task: string | undefined,
     private readonly ownsStore: boolean,
     private readonly now: () => Date,
   ) {
@@ -190,10 +193,14 @@ class LmdbRunMemory implements RunMemory {
   }
 
   async writeEpisode(facts: EpisodeFacts): Promise<MemoryEvent | undefined> {
+    // The task's vector, for the next run's prompt: in the background, once per task and model.
+    if (this.task !== undefined) this.store.embedTask(this.task);
     try {
       const plan = await this.memory.addEpisode({ text: composeEpisode(facts, this.duck), run: facts.runId }, { waitMs: RUN_WAIT_MS.episode });
       if (plan.entry === undefined) return { action: 'episode', detail: { saved: false, reason: `memory of ${this.memory.key} is full of notes (${plan.evicted.length} over the cap)` } };
-      return { action: 'episode', detail: { saved: true, id: plan.entry.id, text: plan.entry.text, ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}) } };
+      // Where the episode (and the task, once) goes next, to be embedded.
+      const embeddings = this.store.embeddings !== undefined ? { embeddings: this.store.embeddings.server } : {};
+      return { action: 'episode', detail: { saved: true, id: plan.entry.id, text: plan.entry.text, ...(plan.evicted.length > 0 ? { evicted: plan.evicted.map((e) => e.id) } : {}), ...embeddings } };
     } catch (err) {
       const message = err instanceof MemoryRefusal ? err.message : errorText(err);
       if (err instanceof StoreError) logger('memory').warn({ err: message }, 'episode not written');

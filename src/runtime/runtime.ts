@@ -125,7 +125,7 @@ export class Runtime {
     try {
       const opened = await this.memory();
       const { store, notice } = noMemory === true ? {} : opened;
-      const memory = store !== undefined ? runMemoryFor(store, robot.key, req.duck.name) : undefined;
+      const memory = store !== undefined ? runMemoryFor(store, robot.key, req.duck.name, { task: req.duck.text }) : undefined;
       onMemory?.({ ...(memory !== undefined ? { memory } : {}), ...(notice !== undefined ? { notice } : {}) });
       let runId = '';
       const report = await startRun({
