@@ -14,6 +14,7 @@ import { configSource, loadConfigFile, withConfigFlag } from '../config/file.js'
 import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, recordingsDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { recordingPolicy } from '../recording/retention.js';
+import { foxgloveSummary } from '../foxglove/settings.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { mqttSummary } from '../mqtt/settings.js';
@@ -112,6 +113,8 @@ export const configCommand: Command = {
       },
       transcriptsKept: { value: retentionPolicy(file.config.transcripts), from: file.config.transcripts !== undefined ? `transcripts in ${file.path}` : 'default' },
       recordings: { value: recordingPolicy(file.config.recordings), from: file.config.recordings !== undefined ? `recordings in ${file.path}` : 'default' },
+      // The live Foxglove server of quackd serve (--foxglove on its command line wins over this).
+      foxglove: { ...foxgloveSummary(file.config.foxglove, env), from: file.config.foxglove !== undefined ? `foxglove in ${file.path}` : 'default' },
       memoryWaitS: { value: { open: WAIT_MS.open / 1000, write: WAIT_MS.write / 1000, remember: RUN_WAIT_MS.remember / 1000, episode: RUN_WAIT_MS.episode / 1000 }, from: 'built in' },
       memoryEmbeddings: embeddingsReport(file.config.memory, file.path, dataDir(env)),
       robots: fleet.list().map((r) => robotReport(fleet, r)),
@@ -148,6 +151,9 @@ export const configCommand: Command = {
     row('runs kept', `newest ${kept.keepRuns} per robot and the last ${kept.keepDays} day${kept.keepDays === 1 ? '' : 's'}`, report.transcriptsKept.from);
     const rec = report.recordings.value;
     row('recording', rec.record ? `every run (--no-record skips one), newest ${rec.maxBytes / 1_000_000} MB kept per robot` : 'off (recordings.record: false)', report.recordings.from);
+    const fg = report.foxglove;
+    row('foxglove', fg.value, fg.from);
+    if (fg.problem !== undefined) say(`  ${io.yellow(printable(fg.problem))}`, 2);
     const w = report.memoryWaitS.value;
     row('memory wait', `open ${w.open} s · write ${w.write} s · remember ${w.remember} s · episode ${w.episode} s`, report.memoryWaitS.from);
     const me = report.memoryEmbeddings;

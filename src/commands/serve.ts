@@ -3,9 +3,10 @@
  * signal stops it. Logs at info (journald keeps them under systemd); QUACKD_LOG_LEVEL changes that.
  */
 import { parseFlags } from '../cli/args.js';
-import { accessToken, defaultAddress, listenAddress, type ListenDefaults } from '../cli/listen.js';
+import { defaultAddress } from '../cli/listen.js';
 import { FOXGLOVE_HOST, FOXGLOVE_PORT, type FoxgloveSection } from '../foxglove/config.js';
 import { foxgloveDoor } from '../foxglove/door.js';
+import { FOXGLOVE_LISTEN, foxgloveSettings, type FoxgloveFlags } from '../foxglove/settings.js';
 import { UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { dirname } from 'node:path';
@@ -50,20 +51,10 @@ examples:
   quackd serve --foxglove                          # ws://${FOXGLOVE_HOST}:${FOXGLOVE_PORT} in Foxglove
   quackd serve --foxglove 0.0.0.0:${FOXGLOVE_PORT} --foxglove-token-file ~/.quackd/foxglove-token`;
 
-const FOXGLOVE: ListenDefaults = { command: 'serve', flag: 'foxglove', host: FOXGLOVE_HOST, port: FOXGLOVE_PORT };
-
-export interface FoxgloveFlags {
-  readonly listen?: string;
-  readonly tokenFile?: string;
-}
-
 /** The live Foxglove server's door, when a flag or the config asks for one (the flag wins). */
 function foxgloveFrom(flags: FoxgloveFlags, section: FoxgloveSection | undefined, env: NodeJS.ProcessEnv): FrontDoor | undefined {
-  const listen = flags.listen ?? (section !== false && section !== undefined ? (section.listen ?? `${FOXGLOVE_HOST}:${FOXGLOVE_PORT}`) : undefined);
-  if (listen === undefined) return undefined;
-  const file = flags.tokenFile ?? (section !== false ? section?.token_file : undefined);
-  const token = accessToken('serve', { ...(file !== undefined ? { file } : {}), ...(env['QUACKD_FOXGLOVE_TOKEN'] !== undefined ? { env: env['QUACKD_FOXGLOVE_TOKEN'] } : {}) }, '~/.quackd/foxglove-token');
-  return foxgloveDoor({ ...listenAddress(listen, FOXGLOVE), ...(token !== undefined ? { token } : {}) });
+  const s = foxgloveSettings(flags, section, env);
+  return s === undefined ? undefined : foxgloveDoor({ host: s.host, port: s.port, ...(s.token !== undefined ? { token: s.token } : {}) });
 }
 
 /**
@@ -85,7 +76,7 @@ export const serveCommand: Command = {
   name: 'serve',
   help,
   async run(argv: readonly string[], { io, env: given }: Invocation): Promise<number> {
-    const { flags, positionals } = parseFlags('serve', defaultAddress(argv, FOXGLOVE), { config: { type: 'string' }, foxglove: { type: 'string' }, 'foxglove-token-file': { type: 'string' } });
+    const { flags, positionals } = parseFlags('serve', defaultAddress(argv, FOXGLOVE_LISTEN), { config: { type: 'string' }, foxglove: { type: 'string' }, 'foxglove-token-file': { type: 'string' } });
     if (flags['foxglove-token-file'] !== undefined && flags.foxglove === undefined) throw new UsageError('serve: --foxglove-token-file is for --foxglove', "see 'quackd serve --help'");
     if (positionals.length > 0) throw new UsageError(`serve: takes no arguments (got "${positionals[0] ?? ''}")`, "see 'quackd serve --help'");
     const env = withConfigFlag(given, flags.config);
