@@ -12,6 +12,8 @@ import { importLegacy } from './legacy.js';
 import type { LmdbStore } from './lmdb-store.js';
 import type { EpisodeInput, NoteInput, Plan } from './rules.js';
 import type { StoredVector } from './vectors.js';
+import type { Arrival } from './share/merge.js';
+import { mergeArrivals, type Merged } from './share/merge-job.js';
 
 export type WriteJob =
   | { readonly kind: 'remember'; readonly body: BodyKey; readonly input: NoteInput }
@@ -21,7 +23,8 @@ export type WriteJob =
   | { readonly kind: 'import'; readonly body: BodyKey; readonly parse: JsonlParse; readonly source: Source }
   | { readonly kind: 'edit'; readonly body: BodyKey; readonly snapshot: readonly Entry[]; readonly parse: JsonlParse }
   | { readonly kind: 'legacy' }
-  | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] };
+  | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] }
+  | { readonly kind: 'merge'; readonly body: BodyKey; readonly arrivals: readonly Arrival[] };
 
 /** What each job returns. */
 export interface JobResults {
@@ -33,6 +36,7 @@ export interface JobResults {
   edit: EditResult;
   legacy: string[];
   vectors: number;
+  merge: Merged[];
 }
 
 /**
@@ -68,6 +72,8 @@ export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults
       return importLegacy(store);
     case 'vectors':
       return store.body(job.body).putVectors(job.items);
+    case 'merge':
+      return store.body(job.body).batch((tx) => mergeArrivals(tx, job.arrivals));
   }
 }
 
