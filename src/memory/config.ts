@@ -24,7 +24,13 @@ export const EmbeddingsSchema = z
   })
   .strict();
 
-export const MemorySectionSchema = z.object({ embeddings: EmbeddingsSchema.optional() }).strict();
+export const MemorySectionSchema = z
+  .object({
+    embeddings: EmbeddingsSchema.optional(),
+    /** Share each body's notes with the fleet's other quackds through the MQTT broker (src/memory/share); `episodes`: their episodes too. */
+    share: z.union([z.boolean(), z.literal('episodes')]).optional(),
+  })
+  .strict();
 
 export type MemorySection = z.infer<typeof MemorySectionSchema>;
 
