@@ -79,7 +79,7 @@ export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest, fox
     const group = config.service?.socket_group ?? (groupId('quackd') !== undefined ? 'quackd' : undefined);
     const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, dataDir: dataDir(env), ...(group !== undefined ? { credentialsGroup: group } : {}), ...(restart !== undefined ? { restart } : {}) });
     const live = foxgloveFrom(foxglove, config.foxglove, env);
-    const share = memoryShareDoor(config.memory?.share, config.mqtt, dirname(file), {
+    const share = memoryShareDoor(config.memory, config.mqtt, dirname(file), {
       store: async () => (await service.runtime.memory()).store,
       // One robot per body speaks for it: the first in the config that holds it.
       bodies: () => [...new Map([...service.runtime.fleet.list()].reverse().map((r) => [r.key, { key: r.key, robot: r.name }])).values()],

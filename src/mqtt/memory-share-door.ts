@@ -6,6 +6,8 @@
  */
 import { join } from 'node:path';
 import { logger } from '../log.js';
+import type { MemorySection } from '../memory/config.js';
+import { SHARE_TOPIC } from '../memory/share/wire.js';
 import type { MemoryStore } from '../memory/store.js';
 import { Replicator, type SharedBody, type ShareStatus } from '../memory/share/replicator.js';
 import type { HealthLine } from '../service/api.js';
@@ -31,7 +33,8 @@ export function shareLine(s: ShareStatus): string {
   return `${s.connected ? 'connected' : 'broker away'} · ${counts}${s.lastSync !== undefined ? ` · last sync ${s.lastSync}` : ''}`;
 }
 
-export function memoryShareDoor(share: boolean | 'episodes' | undefined, section: MqttSection | undefined, configDir: string, deps: MemoryShareDeps): FrontDoor | undefined {
+export function memoryShareDoor(memory: MemorySection | undefined, section: MqttSection | undefined, configDir: string, deps: MemoryShareDeps): FrontDoor | undefined {
+  const share = memory?.share;
   if (share === undefined || share === false) return undefined;
   const log = logger('memory');
   let off: string | undefined;
@@ -60,7 +63,7 @@ export function memoryShareDoor(share: boolean | 'episodes' | undefined, section
         }
         const { connectMemoryLink } = await import('./memory-link.js');
         link = connectMemoryLink(url, settings);
-        replicator = new Replicator(store, link, { base: settings.baseTopic, bodies: deps.bodies(), episodes: share === 'episodes', statePath: join(store.dir, SHARE_STATE_FILE), ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}) });
+        replicator = new Replicator(store, link, { root: memory?.share_topic ?? SHARE_TOPIC, bodies: deps.bodies(), episodes: share === 'episodes', statePath: join(store.dir, SHARE_STATE_FILE), ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}) });
         replicator.start();
       } catch (err) {
         off = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');

@@ -35,7 +35,8 @@ export interface SharedBody {
 }
 
 export interface ReplicatorOptions {
-  readonly base: string;
+  /** The fleet's memory topic (wire.ts's SHARE_TOPIC): every quackd of the fleet uses the same. */
+  readonly root: string;
   readonly bodies: readonly SharedBody[];
   /** Share episodes too (`memory.share: episodes`); by default they stay with the robot that ran. */
   readonly episodes: boolean;
@@ -99,7 +100,7 @@ export class Replicator {
     }
     this.link.onMessage((topic, payload) => this.receive(topic, payload));
     this.link.onOnline(() => this.kick(true));
-    for (const body of this.options.bodies) this.link.subscribe(memoryFilter(this.options.base, body.key));
+    for (const body of this.options.bodies) this.link.subscribe(memoryFilter(this.options.root, body.key));
     this.timer = setInterval(() => this.kick(false), this.options.pollMs ?? 200);
     this.timer.unref();
     this.kick(true);
@@ -121,7 +122,7 @@ export class Replicator {
 
   private receive(topic: string, payload: Buffer): void {
     for (const state of this.bodies.values()) {
-      const id = topicId(this.options.base, state.body.key, topic);
+      const id = topicId(this.options.root, state.body.key, topic);
       if (id === undefined) continue;
       const d = decodeMessage(state.body.key, id, payload, state.body.robot);
       if (!d.ok) {
@@ -230,7 +231,7 @@ export class Replicator {
 
   private publish(state: BodyState, id: string, told: string, payload: string): void {
     state.sending.set(id, told);
-    this.link.publish(entryTopic(this.options.base, state.body.key, id), payload).then(
+    this.link.publish(entryTopic(this.options.root, state.body.key, id), payload).then(
       () => {
         if (state.sending.get(id) === told) state.sending.delete(id);
         state.told.set(id, told);

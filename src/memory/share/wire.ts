@@ -1,5 +1,6 @@
 /**
- * Fleet memory on the wire: one retained message per entry at `<base>/memory/<adapter>/<backend>/<id>`,
+ * Fleet memory on the wire: one retained message per entry at `<root>/<adapter>/<backend>/<id>`
+ * (root: `quackd/memory`, the whole fleet's whatever each quackd's base topic),
  * the entry itself or, for a forget, a tombstone. Decoding is where a message from the broker is
  * judged: its size, its shape, the topic it came on, and the rules every write obeys (300
  * characters, no secrets). A message that fails is dropped with a reason and never stored.
@@ -15,9 +16,12 @@ export const MAX_MESSAGE_BYTES = 16 * 1024;
 /** A robot's name as the fleet says it: MQTT-safe, short. */
 const ROBOT = /^[A-Za-z0-9][\w.-]{0,63}$/;
 
-export const memoryFilter = (base: string, key: BodyKey): string => `${bodyTopic(base, key)}/+`;
-export const entryTopic = (base: string, key: BodyKey, id: string): string => `${bodyTopic(base, key)}/${id}`;
-const bodyTopic = (base: string, key: BodyKey): string => `${base}/memory/${key.replace(':', '/')}`;
+/** Where the fleet's memory lives unless `memory.share_topic` says otherwise. */
+export const SHARE_TOPIC = 'quackd/memory';
+
+export const memoryFilter = (root: string, key: BodyKey): string => `${bodyTopic(root, key)}/+`;
+export const entryTopic = (root: string, key: BodyKey, id: string): string => `${bodyTopic(root, key)}/${id}`;
+const bodyTopic = (root: string, key: BodyKey): string => `${root}/${key.replace(':', '/')}`;
 
 /** What a message says, once decoded: which robot sent it, and the entry or the forget. */
 export interface Received {
@@ -39,8 +43,8 @@ export function encodeGone(id: string, time: string, robot: string): string {
 }
 
 /** The id an entry topic of `key` names, or undefined for another topic. */
-export function topicId(base: string, key: BodyKey, topic: string): string | undefined {
-  const prefix = `${bodyTopic(base, key)}/`;
+export function topicId(root: string, key: BodyKey, topic: string): string | undefined {
+  const prefix = `${bodyTopic(root, key)}/`;
   if (!topic.startsWith(prefix)) return undefined;
   const id = topic.slice(prefix.length);
   return id !== '' && !id.includes('/') ? id : undefined;

@@ -99,8 +99,8 @@ describe('wire codec', () => {
   }
 
   it('topics: one per entry under the body', () => {
-    assert.equal(topicId('quackd', KEY, 'quackd/memory/microduck/sim2d/n-a'), 'n-a');
-    assert.equal(topicId('quackd', KEY, 'quackd/memory/microduck/sim2d/a/b'), undefined);
-    assert.equal(topicId('quackd', KEY, 'quackd/memory/reachy-mini/mock/n-a'), undefined);
+    assert.equal(topicId('quackd/memory', KEY, 'quackd/memory/microduck/sim2d/n-a'), 'n-a');
+    assert.equal(topicId('quackd/memory', KEY, 'quackd/memory/microduck/sim2d/a/b'), undefined);
+    assert.equal(topicId('quackd/memory', KEY, 'quackd/memory/reachy-mini/mock/n-a'), undefined);
   });
 });

@@ -32,7 +32,7 @@ async function robot(name: string, broker: Mosquitto, dir = join(tempDir(`quackd
   const settings = resolveMqttSettings({ url: broker.url }, dir);
   assert.ok(settings !== undefined);
   const link = connectMemoryLink(broker.url, settings, { reconnectMs: 100 });
-  const rep = new Replicator(store, link, { base: 'quackd', bodies: [{ key: KEY, robot: name }], episodes: false, statePath: join(dir, 'share-state.json'), pollMs: 50 });
+  const rep = new Replicator(store, link, { root: 'quackd/memory', bodies: [{ key: KEY, robot: name }], episodes: false, statePath: join(dir, 'share-state.json'), pollMs: 50 });
   rep.start();
   let stopped = false;
   const stop = async () => {
