@@ -4,9 +4,9 @@
  * quackd holds, and its line in `quackd status` and `quackd health`. A broker that is away is a
  * warning: runs and `remember` go on against the local store, and the difference goes out later.
  */
-import { join } from 'node:path';
 import { logger } from '../log.js';
 import type { MemorySection } from '../memory/config.js';
+import { sharePath } from '../memory/share/state.js';
 import { SHARE_TOPIC } from '../memory/share/wire.js';
 import type { MemoryStore } from '../memory/store.js';
 import { Replicator, type SharedBody, type ShareStatus } from '../memory/share/replicator.js';
@@ -16,9 +16,6 @@ import { printable } from '../text/printable.js';
 import type { MqttSection } from './config.js';
 import type { MemoryLink } from './memory-link.js';
 import { resolveMqttSettings } from './settings.js';
-
-/** The file beside the store that says what the broker was told. */
-export const SHARE_STATE_FILE = 'share-state.json';
 
 export interface MemoryShareDeps {
   readonly store: () => Promise<MemoryStore | undefined>;
@@ -63,7 +60,7 @@ export function memoryShareDoor(memory: MemorySection | undefined, section: Mqtt
         }
         const { connectMemoryLink } = await import('./memory-link.js');
         link = connectMemoryLink(url, settings);
-        replicator = new Replicator(store, link, { root: memory?.share_topic ?? SHARE_TOPIC, bodies: deps.bodies(), episodes: share === 'episodes', statePath: join(store.dir, SHARE_STATE_FILE), ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}) });
+        replicator = new Replicator(store, link, { root: memory?.share_topic ?? SHARE_TOPIC, bodies: deps.bodies(), episodes: share === 'episodes', statePath: sharePath(store.dir), ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}) });
         replicator.start();
       } catch (err) {
         off = printable((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');

@@ -10,11 +10,11 @@
  * What comes in is judged by the codec (wire.ts), merged by the rules (merge.ts) in one writer job
  * per batch, and remembered as told, so the broker's echo of our own messages costs nothing.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { BodyKey } from '../../bodies/body.js';
 import type { MemoryStore } from '../store.js';
 import type { Merged } from './merge-job.js';
 import { stamp, type Arrival } from './merge.js';
+import { GONE, goneTime, readState, writeState } from './state.js';
 import { decodeMessage, encodeEntry, encodeGone, entryTopic, memoryFilter, topicId, type Decoded } from './wire.js';
 
 /** The broker as replication needs it: retained QoS 1 publishes, subscriptions kept across reconnects. */
@@ -60,9 +60,6 @@ export interface ShareStatus {
   readonly lastSync?: string;
 }
 
-/** `gone <time>`: the broker was told this id was forgotten then. */
-const GONE = 'gone ';
-const goneTime = (told: string | undefined): string | undefined => (told?.startsWith(GONE) === true ? told.slice(GONE.length) : undefined);
 
 interface BodyState {
   readonly body: SharedBody;
@@ -261,22 +258,9 @@ export class Replicator {
     const out: Record<string, Record<string, string>> = {};
     for (const [key, state] of this.bodies) out[key] = Object.fromEntries(state.told);
     try {
-      const tmp = `${this.options.statePath}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ v: 1, bodies: out }), { mode: 0o600 });
-      renameSync(tmp, this.options.statePath);
+      writeState(this.options.statePath, out);
     } catch {
       // The next save tries again; at worst a restart publishes some entries twice.
     }
-  }
-}
-
-/** What the broker was told, per body and id; nothing (all to send) when the file is missing or damaged. */
-export function readState(path: string): Record<string, Record<string, string>> {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as { v?: unknown; bodies?: unknown };
-    if (v.v !== 1 || typeof v.bodies !== 'object' || v.bodies === null) return {};
-    return v.bodies as Record<string, Record<string, string>>;
-  } catch {
-    return {};
   }
 }

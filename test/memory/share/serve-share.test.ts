@@ -58,6 +58,10 @@ describe('quackd serve shares memory through the broker, spawned', { skip: noMos
     assert.equal(line?.status, 'ok', health.stdout);
     assert.match(line?.detail ?? '', /^connected · 1 in, \d+ out, 0 pending, 0 dropped · last sync /);
 
+    // Doctor says what the broker was told (the state file beside the store).
+    const doctor = await quackd(['memory', 'doctor'], { env: { QUACKD_HOME: desk } });
+    assert.match(doctor.stdout, new RegExp(`${KEY}  shared: 1 entry and 0 forgets on the broker`), doctor.stdout);
+
     // A quackd started afterwards catches up from the retained messages.
     await quackd(['memory', 'add', 'the charger is under the desk', '--robot', KEY], { env: { QUACKD_HOME: desk } });
     const attic = tempDir('quackd-share-attic-');
