@@ -129,8 +129,9 @@ export class Replicator {
       const arrival = d.message.arrival;
       if (arrival.kind === 'entry' && arrival.entry.kind === 'episode' && !this.options.episodes) return;
       const told = state.told.get(id);
-      // What the broker already holds as we know it (our own message back, a reconnect's retained).
-      if (told !== undefined && told === (arrival.kind === 'entry' ? stamp(arrival.entry) : `${GONE}${arrival.time}`)) return;
+      // What the broker holds as we know it: our own message back (often before its PUBACK), a reconnect's retained.
+      const says = arrival.kind === 'entry' ? stamp(arrival.entry) : `${GONE}${arrival.time}`;
+      if (says === told || says === state.sending.get(id)) return;
       const forgotten = goneTime(told);
       if (arrival.kind === 'entry' && forgotten !== undefined && Date.parse(forgotten) >= Date.parse(arrival.entry.time)) {
         // An entry older than our forget of it: say the forget again, so the broker keeps it.
