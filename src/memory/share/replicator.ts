@@ -43,6 +43,8 @@ export interface ReplicatorOptions {
   /** Where what the broker was told is kept (JSON, 0600). */
   readonly statePath: string;
   readonly pollMs?: number;
+  /** How long after connecting the broker's retained messages are taken to have all arrived. */
+  readonly settleMs?: number;
   readonly now?: () => Date;
 }
 
@@ -69,11 +71,14 @@ interface BodyState {
   readonly sending: Map<string, string>;
   /** Arrivals waiting for the next merge. */
   inbox: Arrival[];
+  /** Ids the broker handed us since the last connection: what it still holds. */
+  readonly seen: Set<string>;
 }
 
 export class Replicator {
   private readonly bodies = new Map<BodyKey, BodyState>();
   private timer: NodeJS.Timeout | undefined;
+  private settleTimer: NodeJS.Timeout | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
   /** Merges and publishing rounds run one at a time, so neither sees the other half done. */
   private chain: Promise<void> = Promise.resolve();
@@ -93,13 +98,36 @@ export class Replicator {
   start(): void {
     const saved = readState(this.options.statePath);
     for (const body of this.options.bodies) {
-      this.bodies.set(body.key, { body, told: new Map(Object.entries(saved[body.key] ?? {})), sending: new Map(), inbox: [] });
+      this.bodies.set(body.key, { body, told: new Map(Object.entries(saved[body.key] ?? {})), sending: new Map(), inbox: [], seen: new Set() });
     }
     this.link.onMessage((topic, payload) => this.receive(topic, payload));
-    this.link.onOnline(() => this.kick(true));
+    this.link.onOnline(() => this.connected());
     for (const body of this.options.bodies) this.link.subscribe(memoryFilter(this.options.root, body.key));
     this.timer = setInterval(() => this.kick(false), this.options.pollMs ?? 200);
     this.timer.unref();
+    this.kick(true);
+  }
+
+  /**
+   * On each connection: once the broker has handed back what it retains, whatever we told it and
+   * it no longer holds (a broker restarted without persistence, a retained message cleared) is
+   * told again, so a robot that joins later still finds every entry and every forget.
+   */
+  private connected(): void {
+    for (const state of this.bodies.values()) state.seen.clear();
+    clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => {
+      for (const state of this.bodies.values()) {
+        for (const [id, told] of state.told) {
+          if (state.seen.has(id) || state.sending.has(id)) continue;
+          const gone = goneTime(told);
+          if (gone !== undefined) this.publish(state, id, told, encodeGone(id, gone, state.body.robot));
+          else state.told.delete(id);
+        }
+      }
+      this.kick(true);
+    }, this.options.settleMs ?? 1500);
+    this.settleTimer.unref();
     this.kick(true);
   }
 
@@ -113,6 +141,7 @@ export class Replicator {
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.saveTimer);
+    clearTimeout(this.settleTimer);
     await this.chain;
     this.save();
   }
@@ -121,6 +150,7 @@ export class Replicator {
     for (const state of this.bodies.values()) {
       const id = topicId(this.options.root, state.body.key, topic);
       if (id === undefined) continue;
+      if (payload.length > 0) state.seen.add(id);
       const d = decodeMessage(state.body.key, id, payload, state.body.robot);
       if (!d.ok) {
         if (d.reason !== 'empty') this.counts.dropped += 1;

@@ -32,7 +32,7 @@ async function robot(name: string, broker: Mosquitto, dir = join(tempDir(`quackd
   const settings = resolveMqttSettings({ url: broker.url }, dir);
   assert.ok(settings !== undefined);
   const link = connectMemoryLink(broker.url, settings, { reconnectMs: 100 });
-  const rep = new Replicator(store, link, { root: 'quackd/memory', bodies: [{ key: KEY, robot: name }], episodes: false, statePath: join(dir, 'share-state.json'), pollMs: 50 });
+  const rep = new Replicator(store, link, { root: 'quackd/memory', bodies: [{ key: KEY, robot: name }], episodes: false, statePath: join(dir, 'share-state.json'), pollMs: 50, settleMs: 300 });
   rep.start();
   let stopped = false;
   const stop = async () => {
@@ -101,6 +101,9 @@ describe('fleet memory over a real mosquitto', { skip: noMosquitto }, () => {
     const hall = await robot('hall-duck', broker);
     const desk = await robot('desk-duck', broker);
     await until('both online', () => hall.link.online && desk.link.online);
+    await hall.store.body(KEY).remember({ text: 'saved before the outage', source: 'model' });
+    await until('the first note on desk-duck', () => desk.texts().length === 1);
+    // A broker without persistence: its retained messages die with it.
     await broker.kill();
     await until('hall-duck sees the broker away', () => !hall.link.online);
     const t0 = performance.now();
@@ -109,8 +112,11 @@ describe('fleet memory over a real mosquitto', { skip: noMosquitto }, () => {
     assert.ok(perNote < 200, `a remember took ${perNote.toFixed(1)} ms with the broker away`);
     await until('pending counted', () => hall.rep.status().pending === 5);
     await broker.start();
-    await until('the notes on desk-duck', () => desk.texts().length === 5, 5000);
+    await until('the notes on desk-duck', () => desk.texts().length === 6, 5000);
     await until('nothing pending', () => hall.rep.status().pending === 0);
+    // What the restarted broker forgot is told again: a robot joining now still gets all six.
+    const late = await robot('late-duck', broker);
+    await until('late-duck caught up', () => late.texts().length === 6, 5000);
   });
 
   it('concurrent supersedes of one topic converge to the same entry everywhere', async () => {
