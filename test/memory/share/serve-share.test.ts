@@ -73,4 +73,24 @@ describe('quackd serve shares memory through the broker, spawned', { skip: noMos
     assert.equal(forget.code, 0, forget.stderr);
     for (const home of [hall, attic]) await until('the forget spread', async () => ((await notes(home)).every((n) => n.id !== arrived.value.id) ? true : undefined), 2000);
   });
+
+  it('concurrent supersedes of one topic on two quackds converge to the same note on both, round after round', async () => {
+    assertFreshBuild();
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const hall = tempDir('quackd-share-hall-');
+    const desk = tempDir('quackd-share-desk-');
+    await Promise.all([serve(hall, config('hall', broker.url)), serve(desk, config('desk', broker.url))]);
+    const ball = async (home: string) => JSON.stringify((await notes(home)).map((n) => [n.id, n.text]));
+    for (let i = 0; i < 8; i += 1) {
+      const adds = await Promise.all(
+        [hall, desk].map((home, j) => quackd(['memory', 'add', `the ball is at spot ${i}${'ab'[j] ?? ''}`, '--topic', 'ball', '--robot', KEY], { env: { QUACKD_HOME: home } })),
+      );
+      for (const a of adds) assert.equal(a.code, 0, a.stderr);
+      await until(`round ${i} converged`, async () => {
+        const [h, d] = [await ball(hall), await ball(desk)];
+        return h === d && (JSON.parse(h) as unknown[]).length === 1 && h.includes(`spot ${i}`) ? true : undefined;
+      }, 3000);
+    }
+  });
 });
