@@ -55,13 +55,19 @@ async function until(what: string, ok: () => boolean, ms = 2000): Promise<number
   return Date.now() - start;
 }
 
+/** One mosquitto and two robots sharing through it, both online. */
+async function twoRobots(): Promise<{ broker: Mosquitto; hall: Robot; desk: Robot }> {
+  const broker = await startMosquitto();
+  after(() => broker.stop());
+  const hall = await robot('hall-duck', broker);
+  const desk = await robot('desk-duck', broker);
+  await until('both online', () => hall.link.online && desk.link.online);
+  return { broker, hall, desk };
+}
+
 describe('fleet memory over a real mosquitto', { skip: noMosquitto }, () => {
   it('a note spreads within 2 s, marked with its robot; a forget spreads; a late joiner catches up', async () => {
-    const broker = await startMosquitto();
-    after(() => broker.stop());
-    const hall = await robot('hall-duck', broker);
-    const desk = await robot('desk-duck', broker);
-    await until('both online', () => hall.link.online && desk.link.online);
+    const { broker, hall, desk } = await twoRobots();
     const plan = await hall.store.body(KEY).remember({ text: 'the ball rolls under the radiator', source: 'model' });
     await until('the note on desk-duck', () => desk.texts().includes('the ball rolls under the radiator'));
     const copy = desk.store.body(KEY).entries()[0];
@@ -96,11 +102,7 @@ describe('fleet memory over a real mosquitto', { skip: noMosquitto }, () => {
   });
 
   it('with the broker down, remember is as fast as ever and what was saved meanwhile arrives when it is back', async () => {
-    const broker = await startMosquitto();
-    after(() => broker.stop());
-    const hall = await robot('hall-duck', broker);
-    const desk = await robot('desk-duck', broker);
-    await until('both online', () => hall.link.online && desk.link.online);
+    const { broker, hall, desk } = await twoRobots();
     await hall.store.body(KEY).remember({ text: 'saved before the outage', source: 'model' });
     await until('the first note on desk-duck', () => desk.texts().length === 1);
     // A broker without persistence: its retained messages die with it.
@@ -120,11 +122,7 @@ describe('fleet memory over a real mosquitto', { skip: noMosquitto }, () => {
   });
 
   it('concurrent supersedes of one topic converge to the same entry everywhere', async () => {
-    const broker = await startMosquitto();
-    after(() => broker.stop());
-    const hall = await robot('hall-duck', broker);
-    const desk = await robot('desk-duck', broker);
-    await until('both online', () => hall.link.online && desk.link.online);
+    const { broker, hall, desk } = await twoRobots();
     const view = (r: Robot) => JSON.stringify(r.store.body(KEY).entries().map((e) => [e.id, e.text, e.time]));
     for (let i = 0; i < 20; i += 1) {
       await Promise.all([hall.store.body(KEY).remember({ text: `the ball is at spot ${i}a`, topic: 'ball', source: 'model' }), desk.store.body(KEY).remember({ text: `the ball is at spot ${i}b`, topic: 'ball', source: 'model' })]);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { assertFreshBuild } from '../../helpers/cli.js';
-import { noMosquitto, startMosquitto } from '../../helpers/mosquitto.js';
+import { noMosquitto, startMosquitto, type Mosquitto } from '../../helpers/mosquitto.js';
 import { quackd } from '../../helpers/quackd.js';
 import { serve } from '../../helpers/serve.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -31,14 +31,20 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: n
   }
 }
 
+/** One mosquitto and two services sharing through it, `hall` and `desk`. */
+async function twoServices(): Promise<{ broker: Mosquitto; hall: string; desk: string }> {
+  assertFreshBuild();
+  const broker = await startMosquitto();
+  after(() => broker.stop());
+  const hall = tempDir('quackd-share-hall-');
+  const desk = tempDir('quackd-share-desk-');
+  await Promise.all([serve(hall, config('hall', broker.url)), serve(desk, config('desk', broker.url))]);
+  return { broker, hall, desk };
+}
+
 describe('quackd serve shares memory through the broker, spawned', { skip: noMosquitto }, () => {
   it('a note reaches the other robots’ next run within 2 s; a forget spreads; a late quackd catches up', async () => {
-    assertFreshBuild();
-    const broker = await startMosquitto();
-    after(() => broker.stop());
-    const hall = tempDir('quackd-share-hall-');
-    const desk = tempDir('quackd-share-desk-');
-    await Promise.all([serve(hall, config('hall', broker.url)), serve(desk, config('desk', broker.url))]);
+    const { broker, hall, desk } = await twoServices();
 
     const added = await quackd(['memory', 'add', 'the ball rolls under the radiator', '--robot', KEY], { env: { QUACKD_HOME: hall } });
     assert.equal(added.code, 0, added.stderr);
@@ -75,12 +81,7 @@ describe('quackd serve shares memory through the broker, spawned', { skip: noMos
   });
 
   it('concurrent supersedes of one topic on two quackds converge to the same note on both, round after round', async () => {
-    assertFreshBuild();
-    const broker = await startMosquitto();
-    after(() => broker.stop());
-    const hall = tempDir('quackd-share-hall-');
-    const desk = tempDir('quackd-share-desk-');
-    await Promise.all([serve(hall, config('hall', broker.url)), serve(desk, config('desk', broker.url))]);
+    const { hall, desk } = await twoServices();
     const ball = async (home: string) => JSON.stringify((await notes(home)).map((n) => [n.id, n.text]));
     for (let i = 0; i < 8; i += 1) {
       const adds = await Promise.all(
