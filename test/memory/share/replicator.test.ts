@@ -27,12 +27,13 @@ interface Robot {
   stop(): Promise<void>;
 }
 
-async function robot(name: string, broker: Mosquitto, dir = join(tempDir(`quackd-share-${name}-`), 'memory')): Promise<Robot> {
+async function robot(name: string, broker: Mosquitto, episodes = false): Promise<Robot> {
+  const dir = join(tempDir(`quackd-share-${name}-`), 'memory');
   const store = await openMemoryStore(dir, { writes: 'inline' });
   const settings = resolveMqttSettings({ url: broker.url }, dir);
   assert.ok(settings !== undefined);
   const link = connectMemoryLink(broker.url, settings, { reconnectMs: 100 });
-  const rep = new Replicator(store, link, { root: 'quackd/memory', bodies: [{ key: KEY, robot: name }], episodes: false, statePath: join(dir, 'share-state.json'), pollMs: 50, settleMs: 300 });
+  const rep = new Replicator(store, link, { root: 'quackd/memory', bodies: [{ key: KEY, robot: name }], episodes, statePath: join(dir, 'share-state.json'), pollMs: 50, settleMs: 300 });
   rep.start();
   let stopped = false;
   const stop = async () => {
@@ -131,5 +132,21 @@ describe('fleet memory over a real mosquitto', { skip: noMosquitto }, () => {
     // A late joiner agrees from the retained messages alone.
     const late = await robot('late-duck', broker);
     await until('late-duck agrees', () => view(late) === view(hall), 5000);
+  });
+
+  it('episodes stay with the robot that ran, unless share: episodes', async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const [hall, desk, hallE, deskE] = await Promise.all([robot('hall', broker), robot('desk', broker), robot('hall-e', broker, true), robot('desk-e', broker, true)]);
+    await until('all online', () => [hall, desk, hallE, deskE].every((r) => r.link.online));
+    await hallE.store.body(KEY).addEpisode({ text: 'find-and-kick: success in 4 steps' });
+    await hallE.store.body(KEY).remember({ text: 'a note goes everywhere', source: 'model' });
+    await until('the episode on desk-e, which shares episodes', () => deskE.texts().includes('find-and-kick: success in 4 steps'));
+    await until('the note on desk', () => desk.texts().includes('a note goes everywhere'));
+    // desk does not take the episode, and hall does not publish its own.
+    await hall.store.body(KEY).addEpisode({ text: 'hello-world: success' });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(desk.texts(), ['a note goes everywhere']);
+    assert.ok(!deskE.texts().includes('hello-world: success'));
   });
 });
