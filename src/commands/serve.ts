@@ -15,6 +15,7 @@ import { groupId } from '../config/os-group.js';
 import { dataDir } from '../config/paths.js';
 import { createLogRoot, logger, withLogs } from '../log.js';
 import { publicConfig } from '../mqtt/bridge-info.js';
+import { memoryShareDoor } from '../mqtt/memory-share-door.js';
 import { mqttServiceDoor } from '../mqtt/service-door.js';
 import { startService } from '../service/lifecycle.js';
 import { notifyDoor } from '../service/notify-door.js';
@@ -22,6 +23,7 @@ import { RestartRequest } from '../service/restart.js';
 import { stopOnSignals } from '../service/signals.js';
 import { summaryDoor } from '../service/summary.js';
 import type { FrontDoor } from '../service/front-door.js';
+import type { Service } from '../service/service.js';
 import type { Command } from './command.js';
 
 const help = `usage: quackd serve [--config PATH] [--foxglove [ADDR:PORT]] [--foxglove-token-file FILE]
@@ -62,13 +64,18 @@ function foxgloveFrom(flags: FoxgloveFlags, section: FoxgloveSection | undefined
  * the runs and before the store closes (MQTT says offline while the store is open). sd_notify is
  * last: READY=1 once everything else serves.
  */
-export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest, foxglove: FoxgloveFlags = {}): (service: unknown, config: ConfigFile) => FrontDoor[] {
-  return (_service, config) => {
+export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest, foxglove: FoxgloveFlags = {}): (service: Service, config: ConfigFile) => FrontDoor[] {
+  return (service, config) => {
     const file = configPath(env);
     const group = config.service?.socket_group ?? (groupId('quackd') !== undefined ? 'quackd' : undefined);
     const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, dataDir: dataDir(env), ...(group !== undefined ? { credentialsGroup: group } : {}), ...(restart !== undefined ? { restart } : {}) });
     const live = foxgloveFrom(foxglove, config.foxglove, env);
-    return [...(mqtt !== undefined ? [mqtt] : []), ...(live !== undefined ? [live] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
+    const share = memoryShareDoor(config.memory, config.mqtt, dirname(file), {
+      store: async () => (await service.runtime.memory()).store,
+      // One robot per body speaks for it: the first in the config that holds it.
+      bodies: () => [...new Map([...service.runtime.fleet.list()].reverse().map((r) => [r.key, { key: r.key, robot: r.name }])).values()],
+    });
+    return [...(mqtt !== undefined ? [mqtt] : []), ...(share !== undefined ? [share] : []), ...(live !== undefined ? [live] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
   };
 }
 

@@ -24,7 +24,18 @@ export const EmbeddingsSchema = z
   })
   .strict();
 
-export const MemorySectionSchema = z.object({ embeddings: EmbeddingsSchema.optional() }).strict();
+export const MemorySectionSchema = z
+  .object({
+    embeddings: EmbeddingsSchema.optional(),
+    /** Share each body's notes with the fleet's other quackds through the MQTT broker (src/memory/share); `episodes`: their episodes too. */
+    share: z.union([z.boolean(), z.literal('episodes')]).optional(),
+    /** The topic the fleet's memory lives under (default quackd/memory): the same on every quackd that shares, whatever its mqtt.base_topic. */
+    share_topic: z
+      .string()
+      .regex(/^[^#+/\s\0]+(\/[^#+/\s\0]+)*$/, 'a topic without wildcards (+, #), spaces or empty levels, e.g. quackd/memory')
+      .optional(),
+  })
+  .strict();
 
 export type MemorySection = z.infer<typeof MemorySectionSchema>;
 

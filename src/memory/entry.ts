@@ -45,6 +45,8 @@ export const entrySchema = z.object({
   /** Per-body write order: newest is highest. Clocks on robots jump (no RTC), so order is not time. */
   seq: z.number().int().nonnegative(),
   history: z.array(historySchema),
+  /** The robot that wrote it, when another quackd did and it came over the fleet's broker (src/memory/share). */
+  from: z.string().min(1).max(64).optional(),
 });
 
 export type Entry = z.infer<typeof entrySchema>;
@@ -72,7 +74,8 @@ export function looksLikeEntry(v: unknown): v is Entry {
     typeof e['seq'] === 'number' &&
     Array.isArray(e['history']) &&
     (e['topic'] === undefined || typeof e['topic'] === 'string') &&
-    (e['run'] === undefined || typeof e['run'] === 'string')
+    (e['run'] === undefined || typeof e['run'] === 'string') &&
+    (e['from'] === undefined || typeof e['from'] === 'string')
   );
 }
 

@@ -165,7 +165,8 @@ export function planNote(current: readonly Entry[], input: NoteInput, ctx: PlanC
     // A note equal to the new text but under another (or no) topic folds into the target.
     if (sameTopic !== undefined && sameText !== undefined) del.push(sameText.id);
     const mergedTags = superseding && tags.length > 0 ? tags : [...new Set([...target.tags, ...tags, ...(sameTopic && sameText ? sameText.tags : [])])];
-    const { run: _oldRun, topic: oldTopic, ...rest } = target;
+    // Written here now: the robot it came from (src/memory/share) no longer speaks for it.
+    const { run: _oldRun, topic: oldTopic, from: _from, ...rest } = target;
     entry = {
       ...rest,
       ...writer,

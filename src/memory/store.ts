@@ -37,6 +37,8 @@ import { rank } from './recall.js';
 import type { StoredVector } from './vectors.js';
 import { MemoryWriter } from './writer.js';
 import type { JobResults, StoreWriter, WriteJob } from './writer-jobs.js';
+import type { Arrival } from './share/merge.js';
+import type { Merged } from './share/merge-job.js';
 
 export { DATA_FILE, LOCK_FILE } from './lmdb-store.js';
 export { MemoryBusy, StoreError };
@@ -81,6 +83,8 @@ export interface BodyMemory {
   search(query: string, options?: SearchOptions): Promise<SearchResult>;
   /** The stored vectors of this body's entries, by entry id. */
   vectors(): Map<string, StoredVector>;
+  /** Merges entries and forgets other quackds published (src/memory/share), in one transaction. */
+  merge(arrivals: readonly Arrival[], options?: WriteOptions): Promise<Merged[]>;
   /** Embeds every entry that lacks a vector for the configured model, in batches; how many were saved (0 without embeddings). */
   embedPending(): Promise<number>;
 }
@@ -168,7 +172,7 @@ interface Settings {
 }
 
 /** Writes after which the body has entries to embed. */
-const EMBEDS_AFTER: ReadonlySet<WriteJob['kind']> = new Set(['remember', 'episode', 'import', 'edit']);
+const EMBEDS_AFTER: ReadonlySet<WriteJob['kind']> = new Set(['remember', 'episode', 'import', 'edit', 'merge']);
 
 class GuardedStore implements MemoryStore {
   private closing: Promise<void> | undefined;
@@ -224,6 +228,7 @@ class GuardedStore implements MemoryStore {
       clear: (options) => write({ kind: 'clear', body: key }, options),
       importLines: (parse, source = 'human', options) => write({ kind: 'import', body: key, parse, source }, options),
       applyEdit: (snapshot, parse, options) => write({ kind: 'edit', body: key, snapshot, parse }, options),
+      merge: (arrivals, options) => write({ kind: 'merge', body: key, arrivals }, options),
       search: (query, options = {}) => this.meaning?.search(vectorBody, query, options) ?? Promise.resolve({ hits: rank(read.entries(), query, options) }),
       vectors: () => read.vectors(),
       embedPending: () => this.meaning?.backfill(vectorBody) ?? Promise.resolve(0),

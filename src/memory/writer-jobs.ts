@@ -12,6 +12,8 @@ import { importLegacy } from './legacy.js';
 import type { LmdbStore } from './lmdb-store.js';
 import type { EpisodeInput, NoteInput, Plan } from './rules.js';
 import type { StoredVector } from './vectors.js';
+import type { Arrival } from './share/merge.js';
+import { mergeArrivals, type Merged } from './share/merge-job.js';
 
 export type WriteJob =
   | { readonly kind: 'remember'; readonly body: BodyKey; readonly input: NoteInput }
@@ -22,7 +24,8 @@ export type WriteJob =
   | { readonly kind: 'edit'; readonly body: BodyKey; readonly snapshot: readonly Entry[]; readonly parse: JsonlParse }
   | { readonly kind: 'legacy' }
   | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] }
-  | { readonly kind: 'task-vector'; readonly key: string; readonly vector: StoredVector };
+  | { readonly kind: 'task-vector'; readonly key: string; readonly vector: StoredVector }
+  | { readonly kind: 'merge'; readonly body: BodyKey; readonly arrivals: readonly Arrival[] };
 
 /** What each job returns. */
 export interface JobResults {
@@ -35,6 +38,7 @@ export interface JobResults {
   legacy: string[];
   vectors: number;
   'task-vector': undefined;
+  merge: Merged[];
 }
 
 /**
@@ -73,6 +77,8 @@ export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults
     case 'task-vector':
       store.metaPut(job.key, job.vector);
       return undefined;
+    case 'merge':
+      return store.body(job.body).batch((tx) => mergeArrivals(tx, job.arrivals));
   }
 }
 

@@ -124,6 +124,8 @@ export const ENTRY_TEXT_COLUMN = 2 + 8 + 2 + 16 + 2 + 6 + 2;
 export function entryRow(e: Entry, io: Output): string {
   // Notes hold text a model wrote: printed only as printable(), so no note can drive the terminal.
   const extra = [
+    // Written by another robot of the fleet (src/memory/share).
+    ...(e.from !== undefined ? [`from ${printable(e.from)}`] : []),
     ...(e.topic !== undefined ? [`topic: ${printable(e.topic)}`] : []),
     ...e.tags.map((t) => `#${printable(t)}`),
     ...(e.history.length > 0 ? [`${e.history.length} older text${e.history.length === 1 ? '' : 's'}`] : []),

@@ -4,6 +4,7 @@ import { UsageError } from '../../cli/errors.js';
 import { loadConfigFile } from '../../config/file.js';
 import { memoryDir } from '../../config/paths.js';
 import { diagnose } from '../../memory/doctor.js';
+import { shareSummary } from '../../memory/share/state.js';
 import type { Command } from '../command.js';
 import type { Invocation } from '../../cli/invocation.js';
 import { localTime } from './common.js';
@@ -40,7 +41,7 @@ export const doctorCommand: Command = {
     if (positionals.length > 0) throw new UsageError(`memory doctor: unexpected argument "${positionals[0]}"`, 'doctor checks every body at once');
     const report = await diagnose(memoryDir(flags['memory-dir'], env));
     const code = report.problems.length > 0 ? 3 : 0;
-    if (flags.json === true) return (io.line(JSON.stringify(report)), code);
+    if (flags.json === true) return (io.line(JSON.stringify({ ...report, share: shareSummary(report.dir) ?? null })), code);
     if (!report.exists) {
       for (const problem of report.problems) io.line(`${io.red(io.fail)} ${problem}`);
       if (report.problems.length > 0) return code;
@@ -66,6 +67,11 @@ export const doctorCommand: Command = {
       for (const [model, n] of Object.entries(models)) io.line(`  ${b.body.padEnd(width)}  embedded by ${model}: ${n} of ${all}${n < all ? io.dim(' (the rest are embedded at the next write, run or search)') : ''}`);
     }
     for (const f of report.legacyPending) io.line(`legacy file waiting to be imported on the next open: ${f}`);
+    // Fleet memory (memory.share): what the broker was told; the live state is the service's (`quackd health`).
+    const shared = shareSummary(report.dir);
+    for (const b of shared?.bodies ?? []) {
+      io.line(`  ${b.body.padEnd(width)}  shared: ${b.entries} entr${b.entries === 1 ? 'y' : 'ies'} and ${b.forgets} forget${b.forgets === 1 ? '' : 's'} on the broker  ${io.dim(`last sync ${localTime(shared?.lastSync ?? '')}; quackd health shows the link`)}`);
+    }
     if (report.problems.length === 0) {
       io.line(`${io.ok} integrity: ${report.check?.entries ?? 0} entries read and valid`);
     } else {
