@@ -6,7 +6,7 @@
  * with its result. A camera that fails ends the scan with its one line.
  */
 import { CameraError, type Camera } from '../camera/camera.js';
-import { detectBall, type BallLook, type BallSighting } from '../vision/ball.js';
+import { describePlace, detectBall, type BallLook, type BallSighting } from '../vision/ball.js';
 import type { VerbResult } from './body.js';
 
 export const SCAN_STEP_DEG = 30;
@@ -24,19 +24,15 @@ export interface CameraScan {
   readonly look: BallLook;
   /** One step of the scan, `degrees` to the left: nothing when it went as asked, else the result that ends the scan. */
   readonly turn: (degrees: number) => Promise<VerbResult | undefined> | undefined;
-  /** `bearing 5° left, 1.20 m`: where the ball is, in the body's words. */
-  readonly describe: (seen: BallSighting) => string;
-  /** More the body can say of a sighting (the twin: where the ball is from its trunk). */
-  readonly more?: (seen: BallSighting) => Record<string, unknown>;
 }
 
 /** Look after each of `turn`'s steps until the ball is seen or a full turn is done. */
-export async function cameraScan({ camera, look, turn, describe, more }: CameraScan): Promise<VerbResult> {
+export async function cameraScan({ camera, look, turn }: CameraScan): Promise<VerbResult> {
   try {
     for (let i = 0; i < SCAN_STEPS; i++) {
       const seen = detectBall(await camera.grab(), look);
       if (seen !== undefined) {
-        return { ok: true, summary: `ball found at ${describe(seen)} (camera, ${seen.pixels} px)`, data: { ...sightingData(seen), ...more?.(seen), turned_deg: i * SCAN_STEP_DEG } };
+        return { ok: true, summary: `ball found at ${describePlace(seen)} (camera, ${seen.pixels} px)`, data: { ...sightingData(seen), turned_deg: i * SCAN_STEP_DEG } };
       }
       const ended = await turn(SCAN_STEP_DEG);
       if (ended !== undefined) return { ok: false, summary: `search stopped after ${i * SCAN_STEP_DEG}°: ${ended.summary}`, data: { ball_visible: false, ...ended.data, turned_deg: i * SCAN_STEP_DEG } };

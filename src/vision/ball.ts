@@ -122,8 +122,12 @@ export function reachByTopEdge(lens: Lens, col: number, row: number, radius: num
 
 /** What the detector found, in words a pilot reads: `ball at bearing 5° left, 3.27 m (332 px)`. */
 export function describeSighting(seen: BallSighting | undefined): string {
-  if (seen === undefined) return 'no ball in view';
+  return seen === undefined ? 'no ball in view' : `ball at ${describePlace(seen)} (${seen.pixels} px)`;
+}
+
+/** Where a sighting puts the ball: `bearing 5° left, 3.27 m`. */
+export function describePlace(seen: BallSighting): string {
   const d = Math.round(seen.bearing_deg);
   const bearing = d === 0 ? 'straight ahead' : `${Math.abs(d)}° ${d > 0 ? 'left' : 'right'}`;
-  return `ball at bearing ${bearing}, ${seen.distance_m.toFixed(2)} m (${seen.pixels} px)`;
+  return `bearing ${bearing}, ${seen.distance_m.toFixed(2)} m`;
 }

@@ -37,7 +37,7 @@ describe('sim2d search_scan by camera', () => {
   it('a camera that fails ends the scan with its one line', async () => {
     const camera = new SyntheticCamera(() => ({ width: 1, height: 1, rgb: new Uint8Array(3) }));
     await camera.close();
-    const result = await cameraScan({ camera, look: SIM2D_BALL_LOOK, turn: () => undefined, describe: () => '' });
+    const result = await cameraScan({ camera, look: SIM2D_BALL_LOOK, turn: () => undefined });
     assert.deepEqual(result, { ok: false, summary: 'camera synthetic is closed', data: { ball_visible: false, camera_failed: 'gone' } });
   });
 

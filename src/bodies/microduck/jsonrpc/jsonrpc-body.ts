@@ -6,8 +6,9 @@
  * state, quack and torque, and runs walk, turn and kick as policy verbs in the loop. Opening says
  * hello (and never switches torque on: nothing moves because a process started); a motion verb
  * switches torque on first (the firmware then holds the pose it finds). search_scan needs a
- * camera, which the bridge does not carry: it is refused, never answered with an invented sighting.
- * A `camera:` setting gives the body eyes for `snapshot` (a camera of its own, beside the bridge).
+ * camera, which the bridge does not carry: without a `camera:` setting it is refused, never
+ * answered with an invented sighting; with one (a camera of its own, beside the bridge, which
+ * `snapshot` reads too) it turns in 30° steps with its turn skill and looks after each.
  *
  * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has already
  * cut torque. While anyone listens (onTrouble), and during every motion verb, the body watches the
@@ -54,6 +55,7 @@ import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
 import { cameraEyes } from '../../camera-eyes.js';
+import { cameraScan } from '../../camera-scan.js';
 
 export { greet } from './greet.js';
 
@@ -149,7 +151,7 @@ export class JsonRpcBody implements Body {
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
-    const refused = REFUSED[intent.verb];
+    const refused = intent.verb === 'search_scan' && this.eyes !== undefined ? undefined : REFUSED[intent.verb];
     if (refused !== undefined) return { ok: false, summary: `${intent.verb} ${refused} on ${JSONRPC_KEY}` };
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb} cancelled before it was sent` };
     this.assertLinked();
@@ -158,6 +160,7 @@ export class JsonRpcBody implements Body {
       if (intent.verb === 'walk') return await this.walk(intent.args.metres, intent.args.speed, signal);
       if (intent.verb === 'turn') return await this.turn(intent.args.degrees, intent.args.rate, signal);
       if (intent.verb === 'kick') return await this.kick(intent.args.foot, signal);
+      if (intent.verb === 'search_scan' && this.eyes !== undefined) return await this.searchScan(this.eyes, signal);
       if (intent.verb === 'quack') {
         await this.client.quack();
         this.quacks += 1;
@@ -176,6 +179,28 @@ export class JsonRpcBody implements Body {
       throw this.bodyError(err);
     }
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
+  }
+
+  /**
+   * search_scan through the duck's camera: its turn skill in 30° steps, a look after each. A turn
+   * the gyro says fell short is looked from all the same (the camera sees where the duck faces);
+   * a fall or a stop ends the scan.
+   */
+  private searchScan(eyes: BodyEyes, signal?: AbortSignal): Promise<VerbResult> {
+    return cameraScan({
+      camera: eyes.camera,
+      look: eyes.ball,
+      turn: async (degrees) => {
+        if (signal?.aborted === true) return { ok: false, summary: 'stopped', data: { stopped: true } };
+        const step = await this.turn(degrees, undefined, signal);
+        return step.data?.['fell'] === true || step.data?.['stopped'] === true || step.data?.['turned_deg'] === undefined ? step : undefined;
+      },
+    });
+  }
+
+  /** The yaw the plant has integrated from the gyro since the body opened (radians, left +), when it says. */
+  async yawRad(): Promise<number | undefined> {
+    return this.control === undefined ? undefined : (await this.facts(this.control.loop))?.yaw_rad;
   }
 
   /** What the plant in the loop's worker says about the link (sent targets, integrated yaw, faults). */
@@ -472,7 +497,11 @@ function faultLine(fault: Fault): string {
   return `firmware fault (${fault.code}): ${fault.message}${fault.torque || /torque off/.test(fault.message) ? '' : '; torque off'}`;
 }
 
-export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
+/**
+ * `eyes`: a camera of the caller's instead of the `camera:` setting's (a test rig's synthetic
+ * camera, rendering a room from the yaw the duck's gyro reports).
+ */
+export async function createJsonRpcBody(options: BodyOptions, eyes?: BodyEyes): Promise<JsonRpcBody> {
   const settings = jsonRpcSettings.safeParse(options.settings ?? {});
   if (!settings.success) {
     if (settings.error.issues.some((i) => i.path[0] === 'baud')) {
@@ -508,8 +537,8 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     if (!facts.success) throw new BodyError(`${JSONRPC_KEY}: the bridge plant reported nothing it could be read from`);
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
-    const eyes = settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera);
-    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall }, eyes);
+    const seeing = eyes ?? (settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera));
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall }, seeing);
     if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
     return body;
   } catch (err) {

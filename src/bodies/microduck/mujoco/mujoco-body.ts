@@ -328,7 +328,6 @@ export class MujocoBody implements Body {
         const step = await this.turn(degrees, halt);
         return step.data?.['fell'] === true || step.data?.['stopped'] === true ? step : undefined;
       },
-      describe: (seen) => `bearing ${describeBearing((seen.bearing_deg * Math.PI) / 180)}, ${seen.distance_m.toFixed(2)} m`,
     });
   }
 

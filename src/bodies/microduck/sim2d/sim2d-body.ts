@@ -111,7 +111,6 @@ export class Sim2dBody implements Body {
               this.duck = { ...this.duck, heading: wrapAngle(this.duck.heading + rad(step)) };
               return undefined;
             },
-            describe: (seen) => `bearing ${describeBearing(rad(seen.bearing_deg))}, ${metres(seen.distance_m)}`,
           });
         }
         return Promise.resolve(this.searchScan());
