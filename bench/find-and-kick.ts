@@ -70,6 +70,7 @@ async function runSeeds(key: BodyKey, seeds: readonly number[]): Promise<Tally> 
       rmSync(report.transcriptPath, { force: true });
       if (report.outcome.status === 'success') {
         tally.ok.push(seed);
+        if (values.verbose) console.log(`  seed ${seed}: success`);
         continue;
       }
       const why = failureClass(results, report.outcome.reason);

@@ -4,7 +4,7 @@
  * must be one the body measures; a typo must never turn verification off. Runs before any body
  * is opened.
  */
-import { pendingReason, performedVerbs, type BodyEntry } from '../bodies/index.js';
+import { measuredMetrics, pendingReason, performedVerbs, type BodyEntry } from '../bodies/index.js';
 import { InputError } from '../errors.js';
 import { didYouMean, nearest } from '../text/suggest.js';
 import { DECLARE_VERBS, everyVerb } from '../verbs/registry.js';
@@ -42,11 +42,12 @@ export function checkVerbForBody(at: string, verb: string, body: BodyEntry, body
 
 export function checkDuckForBody(duck: Duck, body: BodyEntry, settings?: Readonly<Record<string, unknown>>): void {
   for (const [i, verb] of duck.verbs.entries()) checkVerbForBody(`${duck.source}:${duck.lines.verbs[i] ?? 1}: verbs:`, verb, body, false, settings);
+  const measured = measuredMetrics(body, settings);
   for (const check of duck.successWhen) {
-    if (!body.metrics.includes(check.metric)) {
+    if (!measured.includes(check.metric)) {
       throw new InputError(
-        `${duck.source}:${duck.lines.successWhen ?? 1}: success_when: ${body.key} does not measure "${check.metric}"${didYouMean(check.metric, body.metrics)}`,
-        `it measures ${body.metrics.join(', ')}`,
+        `${duck.source}:${duck.lines.successWhen ?? 1}: success_when: ${body.key} does not measure "${check.metric}"${didYouMean(check.metric, measured)}`,
+        `it measures ${measured.join(', ')}`,
       );
     }
   }

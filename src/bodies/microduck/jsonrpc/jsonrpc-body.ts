@@ -56,6 +56,8 @@ import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
 import { cameraEyes } from '../../camera-eyes.js';
 import { cameraScan } from '../../camera-scan.js';
+import { CameraError } from '../../../camera/camera.js';
+import { detectBall, type BallSighting } from '../../../vision/ball.js';
 
 export { greet } from './greet.js';
 
@@ -99,6 +101,8 @@ export class JsonRpcBody implements Body {
   private closed = false;
   /** A verb changed the firmware's state since the last state arrived: the cached one is old news. */
   private acted = false;
+  /** How far the camera saw this run's last measured kick move the ball (a camera's duck only). */
+  private displaced: number | undefined;
   /** Quacks this body made since it opened: the firmware's own count runs from its boot. */
   private quacks = 0;
   private readonly listeners = new Set<(trouble: BodyTrouble) => void>();
@@ -322,14 +326,39 @@ export class JsonRpcBody implements Body {
     return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}, ${c.text}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), commanded_vyaw: c.value, ...this.sentData(r.before, r.after) } };
   }
 
-  /** The kick policy for its duration; no camera, so whether a ball moved is not measured. */
+  /**
+   * The kick policy for its duration. With a camera, the ball is looked for just before and just
+   * after, and how far it moved between the two sightings (turned back by the yaw the gyro says
+   * the kick turned) is the kick's `ball_moved_m` and the run's `ball_displaced_m`; without one,
+   * or with the ball out of view either time, whether it moved is not measured, and said.
+   */
   private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
+    const seenBefore = this.eyes === undefined ? undefined : await this.sighting(this.eyes);
     const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
     if (!('result' in r)) return r;
     const what = `kicked ${foot}`;
     const failed = (await this.failed(r, `kick ${foot}`, what)) ?? this.unsent(r, what);
     if (failed !== undefined) return failed;
-    return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    if (this.eyes === undefined) return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    const seenAfter = await this.sighting(this.eyes);
+    if (typeof seenBefore === 'string' || typeof seenAfter === 'string' || seenBefore === undefined || seenAfter === undefined) {
+      const why = typeof seenBefore === 'string' ? seenBefore : typeof seenAfter === 'string' ? seenAfter : `the camera did not see the ball ${seenBefore === undefined ? 'before' : 'after'} it`;
+      return { ok: true, summary: `${what} (${why}: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    }
+    const turned = r.before !== undefined && r.after !== undefined ? r.after.yaw_rad - r.before.yaw_rad : 0;
+    const moved = ballMoved(seenBefore, seenAfter, turned);
+    this.displaced = Math.round(moved * 100) / 100;
+    return { ok: true, summary: `ball moved ${moved.toFixed(2)} m (camera, before and after)`, data: { ball_moved_m: this.displaced, ball_displaced_m: this.displaced, measured_by: 'camera', ...this.sentData(r.before, r.after) } };
+  }
+
+  /** The ball as the camera sees it now, nothing when it is out of view, or the camera's one line when it failed. */
+  private async sighting(eyes: BodyEyes): Promise<BallSighting | undefined | string> {
+    try {
+      return detectBall(await eyes.camera.grab(), eyes.ball);
+    } catch (error) {
+      if (error instanceof CameraError) return error.message;
+      throw error;
+    }
   }
 
   get link(): BodyLink {
@@ -345,6 +374,7 @@ export class JsonRpcBody implements Body {
    */
   async beginRun(): Promise<void> {
     this.quacks = 0;
+    this.displaced = undefined;
     const lost = this.lost;
     if (this.greeted && lost === undefined) {
       this.greeted = false;
@@ -372,7 +402,7 @@ export class JsonRpcBody implements Body {
   metrics(): Metrics {
     const last = this.client.lastState();
     const c = this.client.counters();
-    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
+    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, ...(this.displaced !== undefined ? { ball_displaced_m: this.displaced } : {}), link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
   }
 
   /**
@@ -490,6 +520,16 @@ export class JsonRpcBody implements Body {
 /** How long a verb's policy ran, in seconds to a tenth: its ticks on the loop's grid. */
 function ranSeconds(result: LoopResult): number {
   return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
+}
+
+/** How far apart two sightings put the ball, the second turned back by the duck's turn between them (radians, left +). */
+export function ballMoved(before: BallSighting, after: BallSighting, turned: number): number {
+  const at = (s: BallSighting, yaw: number): readonly [number, number] => {
+    const a = (s.bearing_deg * Math.PI) / 180 + yaw;
+    return [s.distance_m * Math.cos(a), s.distance_m * Math.sin(a)];
+  };
+  const [a, b] = [at(before, 0), at(after, turned)];
+  return Math.hypot(b[0] - a[0], b[1] - a[1]);
 }
 
 /** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */
