@@ -7,6 +7,8 @@
  *
  * `npm run bench find-and-kick` runs seeds 1–200 on both bodies (the twin takes a few seconds a
  * seed). To look closer: `node --import tsx bench/find-and-kick.ts --body mujoco --seeds 1-60,140-200`.
+ * `--camera` runs each body with `camera: synthetic`: what the body sees comes from its rendered
+ * camera and the colour detector instead of the simulator's own answer (compare the two rates).
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +24,7 @@ import { fmt, median, percentile } from './_stats.js';
 
 const BODIES: Readonly<Record<string, BodyKey>> = { sim2d: 'microduck:sim2d', mujoco: 'microduck:mujoco' };
 
-const { values } = parseArgs({ options: { body: { type: 'string', multiple: true }, seeds: { type: 'string', default: '1-200' }, verbose: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { body: { type: 'string', multiple: true }, seeds: { type: 'string', default: '1-200' }, verbose: { type: 'boolean', default: false }, camera: { type: 'boolean', default: false } } });
 
 /** `1-60,140-200,7` as a list of seeds. */
 function seedList(spec: string): number[] {
@@ -63,11 +65,12 @@ async function runSeeds(key: BodyKey, seeds: readonly number[]): Promise<Tally> 
     for (const seed of seeds) {
       const results: VerbResult[] = [];
       const start = performance.now();
-      const report = await startRun({ duck, robot: key, seed, provider: createFakeProvider(), gate: noTtyGate, dryRun: false, transcriptsDir: dir, signal: new AbortController().signal, onEvent: (e) => e.type === 'verb_result' && results.push(e) });
+      const report = await startRun({ duck, robot: key, seed, provider: createFakeProvider(), gate: noTtyGate, dryRun: false, transcriptsDir: dir, ...(values.camera ? { bodySettings: { camera: 'synthetic' } } : {}), signal: new AbortController().signal, onEvent: (e) => e.type === 'verb_result' && results.push(e) });
       tally.wallMs.push(performance.now() - start);
       rmSync(report.transcriptPath, { force: true });
       if (report.outcome.status === 'success') {
         tally.ok.push(seed);
+        if (values.verbose) console.log(`  seed ${seed}: success`);
         continue;
       }
       const why = failureClass(results, report.outcome.reason);
@@ -87,6 +90,6 @@ for (const name of bodies) {
   if (key === undefined) throw new Error(`--body: "${name}" is not one of ${Object.keys(BODIES).join(', ')}`);
   const t = await runSeeds(key, seeds);
   const rate = (100 * t.ok.length) / seeds.length;
-  console.log(`${key} find-and-kick, fake pilot, seeds ${values.seeds}: ${t.ok.length}/${seeds.length} succeeded (${fmt(rate)} %, goal ≥ 95 %) · wall per run median ${fmt(median(t.wallMs), 0)} ms, p95 ${fmt(percentile(t.wallMs, 95), 0)} ms`);
+  console.log(`${key}${values.camera ? ' (camera: synthetic)' : ''} find-and-kick, fake pilot, seeds ${values.seeds}: ${t.ok.length}/${seeds.length} succeeded (${fmt(rate)} %, goal ≥ 95 %) · wall per run median ${fmt(median(t.wallMs), 0)} ms, p95 ${fmt(percentile(t.wallMs, 95), 0)} ms`);
   for (const [why, failed] of [...t.failures].sort((a, b) => b[1].length - a[1].length)) console.log(`  ${failed.length} × ${why}: seeds ${failed.join(' ')}`);
 }

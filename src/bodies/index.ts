@@ -27,6 +27,10 @@ export interface BodyEntry {
   readonly metrics: readonly string[];
   /** Verbs named by the body but not performed yet, with why: a duck that needs one is refused. */
   readonly pending?: Readonly<Record<string, string>>;
+  /** Of those, the ones a robot's settings make performable (a `camera:` gives a real duck search_scan). */
+  readonly performsWith?: (settings: Readonly<Record<string, unknown>>) => readonly string[];
+  /** Metrics a robot's settings add to `metrics` (a `camera:` measures a kick's ball_displaced_m). */
+  readonly measuresWith?: (settings: Readonly<Record<string, unknown>>) => readonly string[];
   /** A simulator whose layout `--seed` picks. */
   readonly seeded?: boolean;
   /** The robot's settings (fleet config and flags fill them), checked before anything opens. */
@@ -122,6 +126,8 @@ const entries: readonly BodyEntry[] = [
     // `firmware_quacks` and `targets_applied` are reported in frames but never checkable.
     metrics: ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames'],
     pending: REFUSED,
+    performsWith: (settings) => (settings['camera'] !== undefined ? ['search_scan'] : []),
+    measuresWith: (settings) => (settings['camera'] !== undefined ? ['ball_displaced_m'] : []),
     policies: true,
     settings: jsonRpcSettings,
     present: portPresent,
@@ -159,9 +165,20 @@ export function listBodies(): readonly BodyEntry[] {
   return entries;
 }
 
+/** Why `body` does not perform `verb` yet (as a robot with these settings, when known), or undefined when it does. */
+export function pendingReason(body: BodyEntry, verb: string, settings?: Readonly<Record<string, unknown>>): string | undefined {
+  if (settings !== undefined && body.performsWith?.(settings).includes(verb) === true) return undefined;
+  return body.pending?.[verb];
+}
+
+/** What `body` measures (as a robot with these settings, when known). */
+export function measuredMetrics(body: BodyEntry, settings?: Readonly<Record<string, unknown>>): readonly string[] {
+  return settings === undefined || body.measuresWith === undefined ? body.metrics : [...body.metrics, ...body.measuresWith(settings)];
+}
+
 /** The verbs `body` performs now: its verbs less those it names but does not perform yet. */
-export function performedVerbs(body: BodyEntry): string[] {
-  return body.verbs.filter((v) => body.pending?.[v] === undefined);
+export function performedVerbs(body: BodyEntry, settings?: Readonly<Record<string, unknown>>): string[] {
+  return body.verbs.filter((v) => pendingReason(body, v, settings) === undefined);
 }
 
 export function findBody(key: string): BodyEntry | undefined {

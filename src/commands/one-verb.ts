@@ -71,7 +71,7 @@ export async function playHere(v: OneVerb, { io, env, stdin }: Invocation): Prom
     const text = v.duckText(robot.entry);
     if (v.seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`${v.command}: --seed picks a simulator's layout; ${robot.name} has none`);
     const duck = parseDuck(text, v.duck ?? v.command, v.duck ?? v.command);
-    checkDuckForBody(duck, robot.entry);
+    checkDuckForBody(duck, robot.entry, robot.settings);
     readScript(duck);
     const stop = onStopSignals();
     try {

@@ -241,7 +241,7 @@ export const runCommand: Command = {
     const robot = resolveRobot(runtime, f.robot, fileDuck, flagSettings);
     const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry);
     const duck = withBudgets(base, f);
-    checkDuckForBody(duck, robot.entry);
+    checkDuckForBody(duck, robot.entry, robot.settings);
     const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
     const provider = await pilotFor(f, env);
     // The script pilot plays the strategy as written: a line it cannot play is refused before anything moves.

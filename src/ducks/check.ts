@@ -4,7 +4,7 @@
  * must be one the body measures; a typo must never turn verification off. Runs before any body
  * is opened.
  */
-import { performedVerbs, type BodyEntry } from '../bodies/index.js';
+import { measuredMetrics, pendingReason, performedVerbs, type BodyEntry } from '../bodies/index.js';
 import { InputError } from '../errors.js';
 import { didYouMean, nearest } from '../text/suggest.js';
 import { DECLARE_VERBS, everyVerb } from '../verbs/registry.js';
@@ -29,21 +29,25 @@ function notAVerb(at: string, verb: string, body: BodyEntry, valid: readonly str
   return new InputError(`${at} "${verb}" is not a verb of ${body.key}; its closest is "${near}"`, `its verbs: ${performs.join(', ')}`);
 }
 
-/** `verb` is one `body` performs now, or one of quackd's own unless `bodyOnly`; else an InputError starting with `at`. */
-export function checkVerbForBody(at: string, verb: string, body: BodyEntry, bodyOnly = false): void {
+/**
+ * `verb` is one `body` performs now (as a robot with `settings`, when known: a camera makes some
+ * verbs performable), or one of quackd's own unless `bodyOnly`; else an InputError starting with `at`.
+ */
+export function checkVerbForBody(at: string, verb: string, body: BodyEntry, bodyOnly = false, settings?: Readonly<Record<string, unknown>>): void {
   const valid = bodyOnly ? body.verbs : [...body.verbs, ...QUACKD_VERBS];
   if (!valid.includes(verb)) throw notAVerb(at, verb, body, valid);
-  const pending = body.pending?.[verb];
+  const pending = pendingReason(body, verb, settings);
   if (pending !== undefined) throw new InputError(`${at} ${verb} ${pending} on ${body.key}`);
 }
 
-export function checkDuckForBody(duck: Duck, body: BodyEntry): void {
-  for (const [i, verb] of duck.verbs.entries()) checkVerbForBody(`${duck.source}:${duck.lines.verbs[i] ?? 1}: verbs:`, verb, body);
+export function checkDuckForBody(duck: Duck, body: BodyEntry, settings?: Readonly<Record<string, unknown>>): void {
+  for (const [i, verb] of duck.verbs.entries()) checkVerbForBody(`${duck.source}:${duck.lines.verbs[i] ?? 1}: verbs:`, verb, body, false, settings);
+  const measured = measuredMetrics(body, settings);
   for (const check of duck.successWhen) {
-    if (!body.metrics.includes(check.metric)) {
+    if (!measured.includes(check.metric)) {
       throw new InputError(
-        `${duck.source}:${duck.lines.successWhen ?? 1}: success_when: ${body.key} does not measure "${check.metric}"${didYouMean(check.metric, body.metrics)}`,
-        `it measures ${body.metrics.join(', ')}`,
+        `${duck.source}:${duck.lines.successWhen ?? 1}: success_when: ${body.key} does not measure "${check.metric}"${didYouMean(check.metric, measured)}`,
+        `it measures ${measured.join(', ')}`,
       );
     }
   }

@@ -85,7 +85,7 @@ export interface RunReport {
 export async function startRun(req: RunRequest): Promise<RunReport> {
   const entry = findBody(req.robot);
   if (entry === undefined) throw new InputError(`unknown body "${req.robot}"`, "'quackd bodies' lists them");
-  checkDuckForBody(req.duck, entry);
+  checkDuckForBody(req.duck, entry, req.bodySettings);
 
   const transcript = TranscriptWriter.create(req.transcriptsDir, runIdFor(req.duck.name));
   // A run nobody can account for afterwards must not go on: a transcript that cannot be written

@@ -77,12 +77,17 @@ export function measure(blob: Blob, look: BallLook, width: number, height: numbe
   const alphaDown = angleBetween(pixelRay(lens, col, blob.minRow), pixelRay(lens, col, blob.maxRow + 1));
   const alpha = whole ? alphaAcross : Math.max(alphaAcross, alphaDown);
   const radius = look.diameter_m / 2;
-  const slant = radius / Math.sin(alpha / 2);
   const centre = pixelRay(lens, col, row);
-  // Along the centre ray, slant metres; then into the robot's frame.
   const norm = Math.hypot(...centre);
-  const forward = (centre[0] / norm) * slant + lens.mount.ahead_m;
-  const left = (centre[1] / norm) * slant;
+  // Cut by the frame's bottom (a ball near the feet of a camera pitched down), its size is lost
+  // but its top edge is not: on the floor, below a lens of known height, that edge says how far.
+  const floorReach = c.bottom && !c.top ? reachByTopEdge(lens, col, blob.minRow, radius) : undefined;
+  const slant = radius / Math.sin(alpha / 2);
+  // Along the centre ray, slant metres (or, by the top edge, so far across the floor); then into the robot's frame.
+  const across2 = Math.hypot(centre[0], centre[1]);
+  const [ahead, side] = floorReach === undefined ? [(centre[0] / norm) * slant, (centre[1] / norm) * slant] : [(centre[0] / across2) * floorReach, (centre[1] / across2) * floorReach];
+  const forward = ahead + lens.mount.ahead_m;
+  const left = side;
   return {
     bearing_deg: (Math.atan2(left, forward) * 180) / Math.PI,
     distance_m: Math.hypot(forward, left),
@@ -93,10 +98,36 @@ export function measure(blob: Blob, look: BallLook, width: number, height: numbe
   };
 }
 
+/**
+ * How far across the floor (from below the lens) a ball lies whose top edge is seen at this
+ * pixel: the distance at which a sphere of `radius` on the floor, seen from `height_m` up, has
+ * its top edge that far below level (it rises as the ball comes nearer: found by halving).
+ * Undefined when the lens is not above the ball's centre or the edge is not below level.
+ */
+export function reachByTopEdge(lens: Lens, col: number, row: number, radius: number): number | undefined {
+  const drop = lens.mount.height_m - radius;
+  const [fwd, left, up] = pixelRay(lens, col, row);
+  const below = Math.atan2(-up, Math.hypot(fwd, left));
+  if (drop <= radius || below <= 0) return undefined;
+  const topEdge = (d: number): number => Math.atan2(drop, d) - Math.asin(Math.min(1, radius / Math.hypot(d, drop)));
+  let [near, far] = [0, 20];
+  if (topEdge(far) > below) return undefined;
+  for (let i = 0; i < 40; i++) {
+    const mid = (near + far) / 2;
+    if (topEdge(mid) > below) near = mid;
+    else far = mid;
+  }
+  return (near + far) / 2;
+}
+
 /** What the detector found, in words a pilot reads: `ball at bearing 5° left, 3.27 m (332 px)`. */
 export function describeSighting(seen: BallSighting | undefined): string {
-  if (seen === undefined) return 'no ball in view';
+  return seen === undefined ? 'no ball in view' : `ball at ${describePlace(seen)} (${seen.pixels} px)`;
+}
+
+/** Where a sighting puts the ball: `bearing 5° left, 3.27 m`. */
+export function describePlace(seen: BallSighting): string {
   const d = Math.round(seen.bearing_deg);
   const bearing = d === 0 ? 'straight ahead' : `${Math.abs(d)}° ${d > 0 ? 'left' : 'right'}`;
-  return `ball at bearing ${bearing}, ${seen.distance_m.toFixed(2)} m (${seen.pixels} px)`;
+  return `bearing ${bearing}, ${seen.distance_m.toFixed(2)} m`;
 }

@@ -63,7 +63,7 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
   it('refuses search_scan (no camera) without sending a target, and never invents a sighting', async () => {
     const intent: Intent = { verb: 'search_scan', args: {} };
     const r = await body.perform(intent);
-    assert.deepEqual(r, { ok: false, summary: 'search_scan needs a camera, which the bridge does not carry yet on microduck:jsonrpc' });
+    assert.deepEqual(r, { ok: false, summary: 'search_scan needs a camera: setting (the bridge carries no camera) on microduck:jsonrpc' });
     const seen = await firmwareState(body);
     assert.equal(seen.targets, 0, 'the firmware received targets');
     assert.equal(seen.quacks, 1);
@@ -96,7 +96,7 @@ describe('microduck:jsonrpc in the body catalog', () => {
     const entry = findBody('microduck:jsonrpc');
     assert.ok(entry !== undefined, 'microduck:jsonrpc is not in the body catalog');
     assert.deepEqual(entry.verbs, ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan']);
-    assert.deepEqual(entry.pending, { search_scan: 'needs a camera, which the bridge does not carry yet' });
+    assert.deepEqual(entry.pending, { search_scan: 'needs a camera: setting (the bridge carries no camera)' });
     assert.equal(entry.policies, true);
     assert.deepEqual(entry.metrics, ['quacks', 'battery_v', 'tilt_deg', 'torque', 'link_crc_errors', 'link_dropped_frames']);
   });

@@ -37,10 +37,10 @@ describe('quackd run --robot microduck:jsonrpc', { skip: missingTools() }, () =>
     const r = await quackd(['run', path, '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr.trim(), `quackd: ${path}:5: verbs: search_scan needs a camera, which the bridge does not carry yet on microduck:jsonrpc`);
+    assert.equal(r.stderr.trim(), `quackd: ${path}:5: verbs: search_scan needs a camera: setting (the bridge carries no camera) on microduck:jsonrpc`);
     const fk = await quackd(['run', 'find-and-kick', '--robot', 'microduck:jsonrpc', '--port', rig.hostPath], { env: { QUACKD_HOME: tempDir() } });
     assert.equal(fk.code, 2);
-    assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs a camera, which the bridge does not carry yet/);
+    assert.match(fk.stderr, /^quackd: starter:find-and-kick:\d+: verbs: search_scan needs a camera: setting \(the bridge carries no camera\)/);
   });
 
   it('snapshot through the duck\'s camera: one that is not there fails the verb in one line, the run goes on', async () => {

@@ -122,7 +122,7 @@ describe('a flock of three sim2d ducks, in one process', () => {
     write('far', '[den, remote:quackd-hall/hall-duck]');
     const cases: [string[], RegExp][] = [
       [['run', 'typo'], /^quackd: .*typo\.duck:6: flock\.members: unknown robot "dne" \(did you mean "den"\?\)/],
-      [['run', 'camera'], /^quackd: .*camera\.duck:8: verbs: search_scan needs a camera, which the bridge does not carry yet on microduck:jsonrpc/],
+      [['run', 'camera'], /^quackd: .*camera\.duck:8: verbs: search_scan needs a camera: setting \(the bridge carries no camera\) on microduck:jsonrpc/],
       [['run', 'far'], /^quackd: .*far\.duck:6: flock\.members: remote:quackd-hall\/hall-duck is reached over MQTT, but mqtt: is off in /],
       [['run', 'flock-find-ball', '--robot', 'den'], /^quackd: run: --robot: flock-find-ball is a flock, and its robots are its flock\.members/],
       [['run', 'flock-find-ball', '--port', '/dev/ttyACM0'], /^quackd: run: --port is for one robot/],

@@ -1,7 +1,8 @@
 /** sim2d with `camera: synthetic`: search_scan through the rendered camera and the colour detector. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cameraScan } from '../../src/bodies/microduck/sim2d/camera-scan.js';
+import { cameraScan } from '../../src/bodies/camera-scan.js';
+import { SIM2D_BALL_LOOK } from '../../src/bodies/microduck/sim2d/camera-scan.js';
 import { createSim2dBody } from '../../src/bodies/microduck/sim2d/sim2d-body.js';
 import { SyntheticCamera } from '../../src/camera/synthetic-camera.js';
 import { findDuck } from '../../src/ducks/find.js';
@@ -36,7 +37,7 @@ describe('sim2d search_scan by camera', () => {
   it('a camera that fails ends the scan with its one line', async () => {
     const camera = new SyntheticCamera(() => ({ width: 1, height: 1, rgb: new Uint8Array(3) }));
     await camera.close();
-    const result = await cameraScan(camera, () => undefined, () => '');
+    const result = await cameraScan({ camera, look: SIM2D_BALL_LOOK, turn: () => undefined });
     assert.deepEqual(result, { ok: false, summary: 'camera synthetic is closed', data: { ball_visible: false, camera_failed: 'gone' } });
   });
 

@@ -114,8 +114,8 @@ export async function runFlockDuck(given: FlockDuck, f: RunFlags, { io, env, std
       const other = taken.get(robot.name);
       if (other !== undefined) throw new InputError(`${given.source}:${m.line}: flock.members: ${m.name} and ${other} are one robot, ${robotLabel(robot.name, robot.key)}: name each robot once`);
       taken.set(robot.name, m.name);
-      checkDuckForBody(duck, robot.entry);
-      checkDuckForBody(quackDuck, robot.entry);
+      checkDuckForBody(duck, robot.entry, robot.settings);
+      checkDuckForBody(quackDuck, robot.entry, robot.settings);
       return new LocalMember(m.name, { runtime, robot, pilot: () => pilotFor(f, env), dryRun });
     });
     if (!json) {

@@ -6,8 +6,9 @@
  * state, quack and torque, and runs walk, turn and kick as policy verbs in the loop. Opening says
  * hello (and never switches torque on: nothing moves because a process started); a motion verb
  * switches torque on first (the firmware then holds the pose it finds). search_scan needs a
- * camera, which the bridge does not carry: it is refused, never answered with an invented sighting.
- * A `camera:` setting gives the body eyes for `snapshot` (a camera of its own, beside the bridge).
+ * camera, which the bridge does not carry: without a `camera:` setting it is refused, never
+ * answered with an invented sighting; with one (a camera of its own, beside the bridge, which
+ * `snapshot` reads too) it turns in 30° steps with its turn skill and looks after each.
  *
  * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has already
  * cut torque. While anyone listens (onTrouble), and during every motion verb, the body watches the
@@ -54,6 +55,9 @@ import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
 import { cameraEyes } from '../../camera-eyes.js';
+import { cameraScan } from '../../camera-scan.js';
+import { CameraError } from '../../../camera/camera.js';
+import { detectBall, type BallSighting } from '../../../vision/ball.js';
 
 export { greet } from './greet.js';
 
@@ -97,6 +101,8 @@ export class JsonRpcBody implements Body {
   private closed = false;
   /** A verb changed the firmware's state since the last state arrived: the cached one is old news. */
   private acted = false;
+  /** How far the camera saw this run's last measured kick move the ball (a camera's duck only). */
+  private displaced: number | undefined;
   /** Quacks this body made since it opened: the firmware's own count runs from its boot. */
   private quacks = 0;
   private readonly listeners = new Set<(trouble: BodyTrouble) => void>();
@@ -149,7 +155,7 @@ export class JsonRpcBody implements Body {
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
-    const refused = REFUSED[intent.verb];
+    const refused = intent.verb === 'search_scan' && this.eyes !== undefined ? undefined : REFUSED[intent.verb];
     if (refused !== undefined) return { ok: false, summary: `${intent.verb} ${refused} on ${JSONRPC_KEY}` };
     if (signal?.aborted === true) return { ok: false, summary: `${intent.verb} cancelled before it was sent` };
     this.assertLinked();
@@ -158,6 +164,7 @@ export class JsonRpcBody implements Body {
       if (intent.verb === 'walk') return await this.walk(intent.args.metres, intent.args.speed, signal);
       if (intent.verb === 'turn') return await this.turn(intent.args.degrees, intent.args.rate, signal);
       if (intent.verb === 'kick') return await this.kick(intent.args.foot, signal);
+      if (intent.verb === 'search_scan' && this.eyes !== undefined) return await this.searchScan(this.eyes, signal);
       if (intent.verb === 'quack') {
         await this.client.quack();
         this.quacks += 1;
@@ -176,6 +183,28 @@ export class JsonRpcBody implements Body {
       throw this.bodyError(err);
     }
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
+  }
+
+  /**
+   * search_scan through the duck's camera: its turn skill in 30° steps, a look after each. A turn
+   * the gyro says fell short is looked from all the same (the camera sees where the duck faces);
+   * a fall or a stop ends the scan.
+   */
+  private searchScan(eyes: BodyEyes, signal?: AbortSignal): Promise<VerbResult> {
+    return cameraScan({
+      camera: eyes.camera,
+      look: eyes.ball,
+      turn: async (degrees) => {
+        if (signal?.aborted === true) return { ok: false, summary: 'stopped', data: { stopped: true } };
+        const step = await this.turn(degrees, undefined, signal);
+        return step.data?.['fell'] === true || step.data?.['stopped'] === true || step.data?.['turned_deg'] === undefined ? step : undefined;
+      },
+    });
+  }
+
+  /** The yaw the plant has integrated from the gyro since the body opened (radians, left +), when it says. */
+  async yawRad(): Promise<number | undefined> {
+    return this.control === undefined ? undefined : (await this.facts(this.control.loop))?.yaw_rad;
   }
 
   /** What the plant in the loop's worker says about the link (sent targets, integrated yaw, faults). */
@@ -297,14 +326,39 @@ export class JsonRpcBody implements Body {
     return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}, ${c.text}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), commanded_vyaw: c.value, ...this.sentData(r.before, r.after) } };
   }
 
-  /** The kick policy for its duration; no camera, so whether a ball moved is not measured. */
+  /**
+   * The kick policy for its duration. With a camera, the ball is looked for just before and just
+   * after, and how far it moved between the two sightings (turned back by the yaw the gyro says
+   * the kick turned) is the kick's `ball_moved_m` and the run's `ball_displaced_m`; without one,
+   * or with the ball out of view either time, whether it moved is not measured, and said.
+   */
   private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
+    const seenBefore = this.eyes === undefined ? undefined : await this.sighting(this.eyes);
     const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
     if (!('result' in r)) return r;
     const what = `kicked ${foot}`;
     const failed = (await this.failed(r, `kick ${foot}`, what)) ?? this.unsent(r, what);
     if (failed !== undefined) return failed;
-    return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    if (this.eyes === undefined) return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    const seenAfter = await this.sighting(this.eyes);
+    if (typeof seenBefore === 'string' || typeof seenAfter === 'string' || seenBefore === undefined || seenAfter === undefined) {
+      const why = typeof seenBefore === 'string' ? seenBefore : typeof seenAfter === 'string' ? seenAfter : `the camera did not see the ball ${seenBefore === undefined ? 'before' : 'after'} it`;
+      return { ok: true, summary: `${what} (${why}: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    }
+    const turned = r.before !== undefined && r.after !== undefined ? r.after.yaw_rad - r.before.yaw_rad : 0;
+    const moved = ballMoved(seenBefore, seenAfter, turned);
+    this.displaced = Math.round(moved * 100) / 100;
+    return { ok: true, summary: `ball moved ${moved.toFixed(2)} m (camera, before and after)`, data: { ball_moved_m: this.displaced, ball_displaced_m: this.displaced, measured_by: 'camera', ...this.sentData(r.before, r.after) } };
+  }
+
+  /** The ball as the camera sees it now, nothing when it is out of view, or the camera's one line when it failed. */
+  private async sighting(eyes: BodyEyes): Promise<BallSighting | undefined | string> {
+    try {
+      return detectBall(await eyes.camera.grab(), eyes.ball);
+    } catch (error) {
+      if (error instanceof CameraError) return error.message;
+      throw error;
+    }
   }
 
   get link(): BodyLink {
@@ -320,6 +374,7 @@ export class JsonRpcBody implements Body {
    */
   async beginRun(): Promise<void> {
     this.quacks = 0;
+    this.displaced = undefined;
     const lost = this.lost;
     if (this.greeted && lost === undefined) {
       this.greeted = false;
@@ -347,7 +402,7 @@ export class JsonRpcBody implements Body {
   metrics(): Metrics {
     const last = this.client.lastState();
     const c = this.client.counters();
-    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
+    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, ...(this.displaced !== undefined ? { ball_displaced_m: this.displaced } : {}), link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
   }
 
   /**
@@ -467,12 +522,26 @@ function ranSeconds(result: LoopResult): number {
   return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
 }
 
+/** How far apart two sightings put the ball, the second turned back by the duck's turn between them (radians, left +). */
+export function ballMoved(before: BallSighting, after: BallSighting, turned: number): number {
+  const at = (s: BallSighting, yaw: number): readonly [number, number] => {
+    const a = (s.bearing_deg * Math.PI) / 180 + yaw;
+    return [s.distance_m * Math.cos(a), s.distance_m * Math.sin(a)];
+  };
+  const [a, b] = [at(before, 0), at(after, turned)];
+  return Math.hypot(b[0] - a[0], b[1] - a[1]);
+}
+
 /** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */
 function faultLine(fault: Fault): string {
   return `firmware fault (${fault.code}): ${fault.message}${fault.torque || /torque off/.test(fault.message) ? '' : '; torque off'}`;
 }
 
-export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
+/**
+ * `eyes`: a camera of the caller's instead of the `camera:` setting's (a test rig's synthetic
+ * camera, rendering a room from the yaw the duck's gyro reports).
+ */
+export async function createJsonRpcBody(options: BodyOptions, eyes?: BodyEyes): Promise<JsonRpcBody> {
   const settings = jsonRpcSettings.safeParse(options.settings ?? {});
   if (!settings.success) {
     if (settings.error.issues.some((i) => i.path[0] === 'baud')) {
@@ -508,8 +577,8 @@ export async function createJsonRpcBody(options: BodyOptions): Promise<Body> {
     if (!facts.success) throw new BodyError(`${JSONRPC_KEY}: the bridge plant reported nothing it could be read from`);
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
-    const eyes = settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera);
-    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall }, eyes);
+    const seeing = eyes ?? (settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera));
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall }, seeing);
     if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
     return body;
   } catch (err) {

@@ -19,7 +19,7 @@ export const jsonRpcSettings = z
     policies: PolicySlotsSchema.optional(),
     /** After a fall: torque off, confirmed by the firmware (limp, the default), or keep the last pose (hold). */
     after_fall: z.enum(['limp', 'hold']).optional(),
-    /** The duck's camera (src/camera): `snapshot` reads it; search_scan does not use it on this body yet. */
+    /** The duck's camera (src/camera): `snapshot` reads it, and search_scan looks through it after each of its turns. */
     camera: CameraSettingsSchema.optional(),
   })
   .strict();
@@ -33,5 +33,5 @@ export function portPresent(settings: Readonly<Record<string, unknown>>): boolea
 /** Verbs a .duck may name for this body. */
 export const JSONRPC_VERBS = ['quack', 'torque', 'walk', 'turn', 'kick', 'search_scan'] as const;
 
-/** Those of them the body refuses, with why (the catalog's `pending`: a duck that needs one is refused). */
-export const REFUSED: Readonly<Record<string, string>> = { search_scan: 'needs a camera, which the bridge does not carry yet' };
+/** Those of them the body refuses, with why (the catalog's `pending`: a duck that needs one is refused), unless its settings give what they need. */
+export const REFUSED: Readonly<Record<string, string>> = { search_scan: 'needs a camera: setting (the bridge carries no camera)' };

@@ -31,6 +31,8 @@ export const TwinWorldSchema = z.object({
   trunk: z.object({ x: z.number(), y: z.number(), z: z.number(), roll: z.number(), pitch: z.number(), yaw: z.number() }),
   ball: z.object({ x: z.number(), y: z.number(), z: z.number() }),
   sees: z.object({ bearing: z.number(), distance: z.number() }).nullable(),
+  /** The head camera: where on the floor plan, how high, which way and how far its axis tips down (radians); null while it looks up or down. */
+  camera: z.object({ x: z.number(), y: z.number(), z: z.number(), heading: z.number(), pitch: z.number() }).nullable(),
   /** What stands within stopping distance ahead and behind (plant.ts Proximity). */
   proximity: z.object({ ahead: z.string().nullable(), behind: z.string().nullable() }),
 });
@@ -42,7 +44,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const sense = (): TwinWorld => {
     const seen = plant.seesBall();
     const trunk = plant.trunk();
-    return { t: plant.time(), trunk: { ...trunk }, ball: { ...plant.ball() }, sees: seen === undefined ? null : { ...seen }, proximity: { ...proximityOf(trunk) } };
+    const camera = plant.camera();
+    return { t: plant.time(), trunk: { ...trunk }, ball: { ...plant.ball() }, sees: seen === undefined ? null : { ...seen }, camera: camera === undefined ? null : { ...camera }, proximity: { ...proximityOf(trunk) } };
   };
   // The plant itself, with sense() beside its own calls: only the safety stage sends it targets.
   return Object.assign(plant, { sense });

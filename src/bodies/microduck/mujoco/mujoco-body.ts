@@ -22,16 +22,20 @@ import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../pol
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
-import { BodyError, type Body, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { BodyError, type Body, type BodyEyes, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { turnedDeg } from '../heading.js';
 import { SimTorque } from '../torque.js';
 import { describeBearing, type Sim2dLayout } from '../sim2d/sim2d-body.js';
 import { TwinWorldSchema, type TwinWorld } from './control-plant.js';
 import { mujocoSettings } from './settings.js';
+import { CameraError } from '../../../camera/camera.js';
+import { SyntheticCamera } from '../../../camera/synthetic-camera.js';
+import { detectBall } from '../../../vision/ball.js';
+import { cameraScan, SCAN_STEP_DEG } from '../../camera-scan.js';
+import { renderTwinView, sightedFromTrunk, twinSees, TWIN_BALL_LOOK } from './twin-camera.js';
 import { modelJson, userModel } from './user-model.js';
 
 const KEY = 'microduck:mujoco' as const;
-const SCAN_STEP_DEG = 30;
 /** How long the duck stands after a kick while the ball rolls on. */
 const KICK_SETTLE_MS = 1500;
 /**
@@ -93,12 +97,13 @@ function ballInReach(w: TwinWorld): 'left' | 'right' | undefined {
 /**
  * What a pilot needs to line up a kick: where the camera puts the ball on the floor relative to
  * the trunk (while it sees it: the camera sits ahead of the trunk, so its bearing alone swings
- * with every turn this close), and where the kicks reach, with `ball_in_reach` always said.
+ * with every turn this close), and where the kicks reach, with `ball_in_reach` always said (the
+ * feet's word: the simulator's, with a camera or without).
  */
-function kickData(w: TwinWorld): Record<string, unknown> {
+function kickData(w: TwinWorld, byCamera: boolean): Record<string, unknown> {
   const reach = ballInReach(w);
-  const ball = ballFromTrunk(w);
-  const seen = w.sees === null ? {} : { ball_ahead_m: round2(ball.forward), ball_left_m: round2(ball.left) };
+  const ball = w.sees === null ? undefined : byCamera ? sightedFromTrunk(w, w.sees) : ballFromTrunk(w);
+  const seen = ball === undefined ? {} : { ball_ahead_m: round2(ball.forward), ball_left_m: round2(ball.left), ...(byCamera ? { measured_by: 'camera' } : {}) };
   return { ...seen, kick_from_m: KICK_FROM_M, kick_ahead_m: KICK_SPOT.ahead_m, kick_side_m: KICK_SPOT.side_m, ball_in_reach: reach ?? 'none' };
 }
 
@@ -112,6 +117,12 @@ export class MujocoBody implements Body {
   private readonly troubleListeners = new Set<(trouble: BodyTrouble) => void>();
   /** A fall between verbs that nobody heard yet (it fell before the run listened): told to the first listener. */
   private unheard: BodyTrouble | undefined;
+  /**
+   * With `camera: synthetic`: the head camera rendered from the twin, and the colour detector's
+   * reading of it is what the twin sees (in observations, results and search_scan) instead of
+   * the simulator's answer. Only the feet's `ball_in_reach` stays the simulator's.
+   */
+  readonly eyes: BodyEyes | undefined;
 
   constructor(
     private readonly loop: ControlLoop,
@@ -120,8 +131,10 @@ export class MujocoBody implements Body {
     /** How long a walk or a turn ends standing. */
     private readonly gaitSettleMs = GAIT_SETTLE_MS,
     private readonly torque = new SimTorque(),
+    camera?: 'synthetic',
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
+    this.eyes = camera === 'synthetic' ? { camera: new SyntheticCamera(() => renderTwinView(this.world)), ball: TWIN_BALL_LOOK } : undefined;
     loop.onFall(({ tiltRad }) => {
       const trouble: BodyTrouble = { kind: 'fell', message: `fell between verbs (tilted ${deg(tiltRad)}°)` };
       if (this.troubleListeners.size === 0) this.unheard = trouble;
@@ -133,7 +146,18 @@ export class MujocoBody implements Body {
     const parsed = TwinWorldSchema.safeParse(await this.loop.sense());
     if (!parsed.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
     this.world = parsed.data;
+    if (this.eyes !== undefined) this.world = { ...this.world, sees: await this.look(this.eyes) };
     return this.world;
+  }
+
+  /** What the camera's frame of the twin now shows; a camera that failed sees nothing (search_scan says why). */
+  private async look(eyes: BodyEyes): Promise<TwinWorld['sees']> {
+    try {
+      return twinSees(detectBall(await eyes.camera.grab(), eyes.ball));
+    } catch (error) {
+      if (error instanceof CameraError) return null;
+      throw error;
+    }
   }
 
   private view(w: TwinWorld): string {
@@ -149,7 +173,7 @@ export class MujocoBody implements Body {
     const reach = ballInReach(w);
     return {
       summary: `camera: ${this.view(w)}${reach !== undefined ? `; the ball is at the ${reach} foot` : ''}`,
-      data: { ...this.viewData(w), tilt_deg: deg(tilt(w)), ...kickData(w) },
+      data: { ...this.viewData(w), tilt_deg: deg(tilt(w)), ...kickData(w, this.eyes !== undefined) },
     };
   }
 
@@ -281,6 +305,7 @@ export class MujocoBody implements Body {
   }
 
   private async searchScan(halt: AbortSignal): Promise<VerbResult> {
+    if (this.eyes !== undefined) return this.cameraScan(this.eyes, halt);
     for (let i = 0; i < 360 / SCAN_STEP_DEG; i++) {
       const w = await this.sense();
       if (w.sees !== null) return { ok: true, summary: `ball found at bearing ${describeBearing(w.sees.bearing)}, ${w.sees.distance.toFixed(2)} m`, data: { ...this.viewData(w), turned_deg: i * SCAN_STEP_DEG } };
@@ -290,6 +315,20 @@ export class MujocoBody implements Body {
       if (step.data?.['fell'] === true || step.data?.['stopped'] === true) return { ok: false, summary: `search stopped: ${step.summary}`, ...(step.data !== undefined ? { data: step.data } : {}) };
     }
     return { ok: true, summary: 'no ball in sight after a full turn', data: { ball_visible: false, turned_deg: 360 } };
+  }
+
+  /** search_scan through the head camera: the scan's turns are the twin's walked turns. */
+  private async cameraScan(eyes: BodyEyes, halt: AbortSignal): Promise<VerbResult> {
+    await this.sense();
+    return cameraScan({
+      camera: eyes.camera,
+      look: eyes.ball,
+      turn: async (degrees) => {
+        if (halt.aborted) return { ok: false, summary: 'stopped', data: { stopped: true } };
+        const step = await this.turn(degrees, halt);
+        return step.data?.['fell'] === true || step.data?.['stopped'] === true ? step : undefined;
+      },
+    });
   }
 
   frame(): Frame {
@@ -322,7 +361,8 @@ export class MujocoBody implements Body {
     return Promise.resolve();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.eyes?.camera.close();
     return this.loop.close();
   }
 }
@@ -354,7 +394,7 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
     // Starting holds the pose the twin stands in; the first sense is the run's starting world.
     const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
     if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
-    return new MujocoBody(loop, policies, parsedWorld.data, GAIT_SETTLE_MS, new SimTorque(options.robot, options.events));
+    return new MujocoBody(loop, policies, parsedWorld.data, GAIT_SETTLE_MS, new SimTorque(options.robot, options.events), s.camera);
   } catch (err) {
     await loop.close();
     throw err;

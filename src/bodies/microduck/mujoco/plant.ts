@@ -159,15 +159,17 @@ export class MujocoPlant implements Plant {
 
   /**
    * The head camera on the floor plan: where it is and which way it looks (its optical axis
-   * projected on the floor), or undefined while it looks mostly up or down.
+   * projected on the floor), how high, and how far its axis tips down (the trunk's sway), or
+   * undefined while it looks mostly up or down.
    */
-  camera(): Pose | undefined {
+  camera(): (Pose & { readonly z: number; readonly pitch: number }) | undefined {
     const { pos, mat } = cameraFrame(this.sim, this.ids.camera);
     const { col, sign } = this.cameraAxis;
     // The optical axis: one column of the frame's row-major rotation matrix (anatomy.ts).
     const [ax, ay, az] = [sign * (mat[col] ?? 0), sign * (mat[3 + col] ?? 0), sign * (mat[6 + col] ?? 0)];
-    if (Math.abs(Math.atan2(az, Math.hypot(ax, ay))) > CAMERA_MAX_ELEVATION) return undefined;
-    return { x: pos[0], y: pos[1], heading: Math.atan2(ay, ax) };
+    const elevation = Math.atan2(az, Math.hypot(ax, ay));
+    if (Math.abs(elevation) > CAMERA_MAX_ELEVATION) return undefined;
+    return { x: pos[0], y: pos[1], z: pos[2], heading: Math.atan2(ay, ax), pitch: -elevation };
   }
 
   /** sim2d's camera rule (field of view, range, the sofa hiding the ball) on the twin's poses. */

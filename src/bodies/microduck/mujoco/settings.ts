@@ -27,6 +27,8 @@ export const mujocoSettings = z
     mjcf_gyro: z.string().min(1).optional(),
     mjcf_framequat: z.string().min(1).optional(),
     mjcf_camera: z.string().min(1).optional(),
+    /** `synthetic`: what the twin sees comes from its head camera's rendered frames and the colour detector, not from the simulator. */
+    camera: z.literal('synthetic').optional(),
   })
   .strict()
   .superRefine((s, ctx) => {

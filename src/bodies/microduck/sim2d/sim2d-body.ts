@@ -25,7 +25,8 @@ import { SimTorque } from '../torque.js';
 import { renderAscii } from './render.js';
 import type { Camera } from '../../../camera/camera.js';
 import { SyntheticCamera } from '../../../camera/synthetic-camera.js';
-import { cameraScan, SCAN_STEP, SIM2D_BALL_LOOK } from './camera-scan.js';
+import { SCAN_STEP, SIM2D_BALL_LOOK } from './camera-scan.js';
+import { cameraScan } from '../../camera-scan.js';
 import { renderView } from './view.js';
 
 /** `18° left`, `4° right`, `straight ahead`. */
@@ -103,11 +104,14 @@ export class Sim2dBody implements Body {
     switch (intent.verb) {
       case 'search_scan':
         if (this.camera !== undefined) {
-          return cameraScan(
-            this.camera,
-            (step) => (this.duck = { ...this.duck, heading: wrapAngle(this.duck.heading + step) }),
-            (seen) => `bearing ${describeBearing(rad(seen.bearing_deg))}, ${metres(seen.distance_m)}`,
-          );
+          return cameraScan({
+            camera: this.camera,
+            look: SIM2D_BALL_LOOK,
+            turn: (step) => {
+              this.duck = { ...this.duck, heading: wrapAngle(this.duck.heading + rad(step)) };
+              return undefined;
+            },
+          });
         }
         return Promise.resolve(this.searchScan());
       case 'turn':

@@ -1,7 +1,7 @@
 /**
  * What the duck's camera sees in the sim2d room, drawn as an RGB frame: floor, walls and ceiling,
  * the sofa as a box (tall enough to hide the ball behind it), the orange ball as a shaded sphere.
- * A pinhole ray cast, level with the floor, one ray a pixel; pure, no I/O. It is what the
+ * A pinhole ray cast, one ray a pixel, level or pitched down as the lens's mount is; pure, no I/O. It is what the
  * synthetic camera gives the colour detector, so the detector runs on sim2d's room in CI.
  */
 import type { Lens } from '../../../vision/lens.js';
@@ -29,47 +29,67 @@ function wallDistance(from: Vec, cos: number, sin: number): number {
   return Math.min(tx, ty);
 }
 
-export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS): { readonly width: number; readonly height: number; readonly rgb: Uint8Array } {
+/**
+ * The frame from `pose` (where the lens is on the floor plan and which way it faces), the lens
+ * `eye` metres up (its mount's height unless the simulator knows better) and pitched down by its
+ * mount's pitch.
+ */
+export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS, eye: number = lens.mount.height_m): { readonly width: number; readonly height: number; readonly rgb: Uint8Array } {
   const { width, height } = lens;
-  const f = focalPx(lens);
-  const eye = lens.mount.height_m;
   const rgb = new Uint8Array(width * height * 3);
   const put = (o: number, c: Rgb, shade: number): void => {
     rgb[o] = c[0] * shade;
     rgb[o + 1] = c[1] * shade;
     rgb[o + 2] = c[2] * shade;
   };
-  for (let col = 0; col < width; col++) {
-    const right = (col + 0.5 - width / 2) / f;
-    // The ray's horizontal part: `reach` metres of floor for each unit along it; at t metres it is eye + up·t/reach high.
-    const reach = Math.hypot(1, right);
-    const angle = pose.heading - Math.atan(right);
-    const cos = Math.cos(angle);
-    const sin = Math.sin(angle);
-    const far = wallDistance(pose, cos, sin);
+  const level = lens.mount.pitch_deg === 0;
+  let cos = 0;
+  let sin = 0;
+  let far = 0;
+  let sofaIn = Infinity;
+  let ballColumn = false;
+  // Level, a column is one vertical plane: its walls, sofa and ball found once; pitched, each pixel's own.
+  const [ch, sh] = [Math.cos(pose.heading), Math.sin(pose.heading)];
+  const aim = (fwd: number, left: number): void => {
+    const n = Math.hypot(fwd, left);
+    cos = (fwd * ch - left * sh) / n;
+    sin = (fwd * sh + left * ch) / n;
+    far = wallDistance(pose, cos, sin);
     const span = segmentRectSpan(pose, { x: pose.x + cos * far, y: pose.y + sin * far }, SOFA);
-    const sofaIn = span === undefined ? Infinity : span.t0 * far;
-    // Does this column's ray pass over the ball at all (closest approach within its radius)?
+    sofaIn = span === undefined ? Infinity : span.t0 * far;
+    // Does this ray pass over the ball at all (closest approach on the floor plan within its radius)?
     const along = (ball.x - pose.x) * cos + (ball.y - pose.y) * sin;
     const off = Math.abs(-(ball.x - pose.x) * sin + (ball.y - pose.y) * cos);
-    const ballColumn = along > 0 && off < BALL_RADIUS;
+    ballColumn = along > 0 && off < BALL_RADIUS;
+  };
+  // lens.ts's pixelRay, unrolled: a frame is 300 000 rays.
+  const f = focalPx(lens);
+  const [cp, sp] = [Math.cos((lens.mount.pitch_deg * Math.PI) / 180), Math.sin((lens.mount.pitch_deg * Math.PI) / 180)];
+  for (let col = 0; col < width; col++) {
+    const left = -(col + 0.5 - width / 2) / f;
+    if (level) aim(1, left);
     for (let row = 0; row < height; row++) {
-      const up = -(row + 0.5 - height / 2) / f;
+      const down = (row + 0.5 - height / 2) / f;
+      const fwd = cp - down * sp;
+      const z = -(down * cp + sp);
+      if (!level) aim(fwd, left);
+      // Rise per metre of floor along the ray.
+      const up = z / Math.hypot(fwd, left);
       const o = (row * width + col) * 3;
       let nearest = far;
-      let colour: Rgb = eye + (up * far) / reach > WALL_HEIGHT ? CEILING : WALL;
-      const floor = up < 0 ? (eye * reach) / -up : Infinity;
+      let colour: Rgb = eye + up * far > WALL_HEIGHT ? CEILING : WALL;
+      const floor = up < 0 ? eye / -up : Infinity;
       if (floor < nearest) {
         nearest = floor;
         colour = FLOOR;
       }
       // The lens is below the sofa's back: a ray meets its front or passes over it, never its top.
-      if (sofaIn < nearest && eye + (up * sofaIn) / reach <= SOFA_HEIGHT) {
+      if (sofaIn < nearest && eye + up * sofaIn <= SOFA_HEIGHT) {
         nearest = sofaIn;
         colour = SOFA_CLOTH;
       }
       if (ballColumn) {
-        const hit = hitBall(pose, ball, eye, cos * reach, sin * reach, up);
+        const hit = hitBall(pose, ball, eye, cos, sin, up);
         if (hit !== undefined && hit.t < nearest) {
           put(o, BALL, hit.light);
           continue;
