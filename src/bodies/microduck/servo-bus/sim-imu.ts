@@ -25,7 +25,7 @@ const HEAD = 8;
 const VALUES = HEAD + 6 * 8;
 const MAX_ERROR = 192;
 /** Bytes in a record. */
-export const SIM_IMU_RECORD = VALUES + MAX_ERROR + 4;
+const SIM_IMU_RECORD = VALUES + MAX_ERROR + 4;
 
 /** The simulator's end: one positional write of the whole record each step. */
 export class SimImuWriter {
