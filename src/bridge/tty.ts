@@ -189,11 +189,16 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
     this.fallback?.refresh();
     for (;;) {
       let n: number;
+      // "Nothing yet" is thrown: without a stack to capture, most of what that costs a tick goes.
+      const depth = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
       try {
         n = readSync(tty.input, this.chunk, 0, READ_CHUNK, null);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') this.lost(tty);
         return;
+      } finally {
+        Error.stackTraceLimit = depth;
       }
       if (n === 0) return this.lost(tty);
       this.client.feed(this.chunk.subarray(0, n));

@@ -337,6 +337,10 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       // Nothing piles up inside mqtt.js while offline: the Publisher's bounded queue decides.
       queueQoSZero: false,
       resubscribe: false,
+      // mqtt-packet's default pre-builds 65,536 two-byte Buffers (~7 MB of heap, held for the
+      // process's life) to write packet ids faster; at a few messages a second one is made when
+      // needed. The switch is mqtt-packet's, so the embedded broker (aedes) goes without it too.
+      writeCache: false,
       will: { topic: topics.bridgeState, payload: Buffer.from('offline'), retain: true, qos: 1 },
       ...credentials(settings),
       // At the embedded broker, the service's own login (credentials.ts).

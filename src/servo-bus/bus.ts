@@ -34,6 +34,12 @@ export interface ServoBusOptions {
   readonly retries?: number;
   /** The line's rate, for wire times (default 1 Mbaud, the Open Duck Mini's and the XL330 ducks'). */
   readonly baud?: number;
+  /**
+   * A polled link's replies are wanted by the next tick, not at once (the control plant reads
+   * where the joints went for the tick after): read them on timers alone (a read or two a reply),
+   * not in futex slices from the moment they are due, which a held duck paid in CPU every tick.
+   */
+  readonly patient?: boolean;
 }
 
 export interface CallOptions {
@@ -113,6 +119,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   readonly baud: number;
   private readonly timeoutMs: number;
   private readonly retries: number;
+  private readonly patient: boolean;
   private readonly decoder: PacketDecoder;
   private readonly extra = { timeouts: 0, garbled: 0, retries: 0, unexpected: 0, damaged: 0 };
   private stream: Duplex | undefined;
@@ -131,6 +138,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_BUS_TIMEOUT_MS;
     this.retries = options.retries ?? 1;
     this.baud = options.baud ?? DEFAULT_BUS_BAUD;
+    this.patient = options.patient ?? false;
     this.decoder = options.protocol.decoder();
   }
 
@@ -310,6 +318,13 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       if (pull === undefined) return;
       // When the last reply's byte is due: after what is still on the wire (a sync write just sent), this packet and the replies.
       const due = this.onWire(budgetMs - silenceMs);
+      if (this.patient) {
+        poller = setTimeout(() => {
+          pull();
+          if (this.waiting === waiting) poller = setInterval(pull, POLL_MS);
+        }, due - performance.now());
+        return;
+      }
       const fine = (): void => {
         for (let left = due - performance.now(); left > 0; left = due - performance.now()) Atomics.wait(sleeper, 0, 0, left);
         const until = due + LATE_MS;

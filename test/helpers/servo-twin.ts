@@ -7,11 +7,12 @@
  * block too, through a simulated BNO055's registers, which unplugImu makes fail). Tests read
  * where the twin went (trunk()).
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMujocoPlant, type MujocoPlant } from '../../src/bodies/microduck/mujoco/plant.js';
 import { OPEN_DUCK_MINI_V2, jointAngle, servoAngle, type JointRow } from '../../src/bodies/microduck/servo-bus/joint-table.js';
+import { SimImuWriter } from '../../src/bodies/microduck/servo-bus/sim-imu.js';
 import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../src/servo-bus/packet.js';
 import { runThisProcessAsHardware } from './hardware-priority.js';
@@ -39,6 +40,8 @@ export class ServoTwin {
   readonly imuPath: string;
   /** What the simulated BNO055 fails with from now on (unplugImu), told through the file. */
   private imuError: string | undefined;
+  /** The trunk's IMU, rewritten in place each step (sim-imu.ts). */
+  private readonly imu: SimImuWriter;
   /** Goal positions written, counted: what reached the twin through real packets. */
   get goalWrites(): number {
     return this.written.goals;
@@ -55,7 +58,8 @@ export class ServoTwin {
   ) {
     this.goals = goals;
     this.dir = mkdtempSync(join(tmpdir(), 'quackd-twin-imu-'));
-    this.imuPath = join(this.dir, 'imu.json');
+    this.imuPath = join(this.dir, 'imu.bin');
+    this.imu = new SimImuWriter(this.imuPath);
   }
 
   static async start(options: ServoTwinOptions): Promise<ServoTwin> {
@@ -132,9 +136,7 @@ export class ServoTwin {
       table.set(encodeRegister(r.presentPosition, counts, order), r.presentPosition.address);
       table.set(encodeRegister(r.presentVelocity, (j.direction * (f.jointVel[i] ?? 0)) / r.presentVelocity.unit, order), r.presentVelocity.address);
     }
-    const tmp = `${this.imuPath}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ gyro: [...f.gyro], gravity: [...f.gravity], ...(this.imuError !== undefined ? { i2c_error: this.imuError } : {}) }));
-    renameSync(tmp, this.imuPath);
+    this.imu.write({ gyro: f.gyro, gravity: f.gravity, ...(this.imuError !== undefined ? { i2c_error: this.imuError } : {}) });
   }
 
   async close(): Promise<void> {
@@ -142,6 +144,7 @@ export class ServoTwin {
     this.sim.close();
     this.plant.close();
     await this.pty.close();
+    this.imu.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

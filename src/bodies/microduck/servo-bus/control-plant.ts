@@ -45,6 +45,13 @@ const Options = z
   })
   .strict();
 
+/**
+ * A tick that sends nothing new (the duck holding its pose) reads the joints at most this often:
+ * a held duck's bus cycle at 50 Hz was most of its idle CPU, and nothing moves them but a push,
+ * which the IMU (read each tick) sees first. A verb's first targets start a cycle at once.
+ */
+const HOLD_READ_MS = 100;
+
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
@@ -77,7 +84,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const ids = rows.map((j) => j.id);
   const byId = new Map(rows.map((j) => [j.id, j]));
   const centre = model.countsPerTurn / 2;
-  const bus = new ServoBus({ protocol: protocolNamed(o.protocol), baud: o.baud, timeoutMs: o.timeoutMs, retries: 1 });
+  const bus = new ServoBus({ protocol: protocolNamed(o.protocol), baud: o.baud, timeoutMs: o.timeoutMs, retries: 1, patient: true });
   let link: TtyLink;
   try {
     link = await TtyLink.open(bus, { path: o.port, baud: o.baud });
@@ -106,6 +113,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
   let busy = false;
   let sentSinceRead = false;
+  let cycleAt = Number.NEGATIVE_INFINITY;
   let yaw = 0;
   let lastTick: number | undefined;
   const c = { cycles: 0, sent: 0 };
@@ -140,6 +148,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
 
   const cycle = async (): Promise<void> => {
     busy = true;
+    cycleAt = performance.now();
     try {
       if (armed && goalsDirty && goals !== undefined) {
         goalsDirty = false;
@@ -216,7 +225,9 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   return {
     joints,
     read(): SensorFrame | undefined {
-      link.poll();
+      // No link.poll() here: the bus reads the port while a reply is due, and the link's own
+      // timer between (a lost adapter is told within its 50 ms); a read each tick mostly found
+      // nothing, and "nothing yet" is an exception thrown.
       const now = performance.now();
       trunkImu?.tick();
       const imuFault = trunkImu?.fault();
@@ -225,8 +236,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const imu = trunkImu?.latest();
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
-      // A tick whose targets did not change starts no cycle in send(): its reading is read here.
-      if (!sentSinceRead && !busy && fault === undefined && bus.attached) void cycle();
+      // A tick whose targets did not change starts no cycle in send(): its reading is read here (holding, every HOLD_READ_MS).
+      if (!sentSinceRead && !busy && fault === undefined && bus.attached && now - cycleAt >= HOLD_READ_MS) void cycle();
       sentSinceRead = false;
       if (fault !== undefined || frame === undefined) return undefined;
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.

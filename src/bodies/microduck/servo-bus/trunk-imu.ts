@@ -11,7 +11,7 @@ import { openI2cDevice } from '../../../imu/i2c-bus-device.js';
 import type { I2cDevice } from '../../../imu/i2c-device.js';
 import type { ImuSettings } from '../../../imu/settings.js';
 import { SimBno055 } from '../../../imu/sim-bno055.js';
-import { readSimImu } from './sim-imu.js';
+import { SimImuReader } from './sim-imu.js';
 
 export interface TrunkReading {
   readonly gyro: Vec3;
@@ -48,6 +48,7 @@ class Bno055TrunkImu implements TrunkImu {
   constructor(
     private readonly chip: Bno055,
     private readonly before?: () => void,
+    private readonly after?: () => void,
   ) {}
 
   tick(): void {
@@ -78,20 +79,25 @@ class Bno055TrunkImu implements TrunkImu {
   }
 
   close(): Promise<void> {
+    this.after?.();
     return this.chip.close().catch(() => undefined);
   }
 }
 
 class FileTrunkImu implements TrunkImu {
-  constructor(private readonly path: string) {}
+  private readonly file: SimImuReader;
+  constructor(path: string) {
+    this.file = new SimImuReader(path);
+  }
   tick(): void {}
   latest(): TrunkReading | undefined {
-    return readSimImu(this.path);
+    return this.file.read();
   }
   fault(): undefined {
     return undefined;
   }
   close(): Promise<void> {
+    this.file.close();
     return Promise.resolve();
   }
 }
@@ -113,20 +119,26 @@ export async function openTrunkImu(o: TrunkImuOptions): Promise<TrunkImu | strin
   const setup = { remap, ...(o.imu.offsets !== undefined ? { offsets: o.imu.offsets } : {}) };
   let device: I2cDevice | undefined;
   let before: (() => void) | undefined;
+  let file: SimImuReader | undefined;
   try {
     if (o.device !== undefined) device = o.device;
     else if (o.simImu !== undefined) {
       const sim = new SimBno055(o.imu.bus, o.imu.address);
-      const path = o.simImu;
+      const reader = (file = new SimImuReader(o.simImu));
+      let last: ReturnType<SimImuReader['read']>;
       before = () => {
-        const motion = readSimImu(path);
-        if (motion !== undefined) sim.setTrunk(motion);
-        if (motion?.i2c_error !== undefined) sim.unplug(motion.i2c_error);
+        const motion = reader.read();
+        if (motion === undefined || motion === last) return;
+        last = motion;
+        sim.setTrunk(motion);
+        if (motion.i2c_error !== undefined) sim.unplug(motion.i2c_error);
       };
       device = sim;
     } else device = await openI2cDevice(o.imu.bus, o.imu.address);
-    return new Bno055TrunkImu(await Bno055.open(device, setup), before);
+    const f = file;
+    return new Bno055TrunkImu(await Bno055.open(device, setup), before, f !== undefined ? () => f.close() : undefined);
   } catch (err) {
+    file?.close();
     await device?.close().catch(() => undefined);
     return err instanceof Error ? err.message : String(err);
   }
