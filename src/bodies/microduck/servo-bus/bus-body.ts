@@ -18,6 +18,7 @@
  * (`imu:`, read in the plant: trunk-imu.ts); tests give a simulator's (`sim_imu`).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
 import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
@@ -33,7 +34,7 @@ import { BodyError, type Body, type BodyKey, type BodyOptions, type BodyTrouble,
 import { turnedDeg } from '../heading.js';
 import { torqueResult } from '../torque.js';
 import { RemoteServoBus, type TorqueReadBack } from './channel.js';
-import { BusFactsSchema, type BusFacts } from './control-plant.js';
+import { BusFactsSchema, IMU_PENDING, type BusFacts } from './control-plant.js';
 import { OPEN_DUCK_MINI_V2 } from './joint-table.js';
 import { BUS_REFUSED, busKey, servoBusSettings } from './settings.js';
 
@@ -115,7 +116,7 @@ export class BusBody implements Body {
       return problem ? { ok: false, summary: describeReadBack(back), data: { torque: this.facts.torque, stuck: back.stuck, silent: back.silent } } : torqueResult(intent.args.on);
     }
     if (intent.verb !== 'walk' && intent.verb !== 'turn' && intent.verb !== 'kick') return { ok: false, summary: `${intent.verb} is not a verb of ${this.key}` };
-    if (!this.facts.imu) return { ok: false, summary: `${intent.verb} needs the trunk's IMU, and ${this.key} reads none: ${this.facts.imu_problem ?? 'no reading yet'}` };
+    if (!this.facts.imu) return { ok: false, summary: `${intent.verb} needs the trunk's IMU, and ${this.key} reads none: ${this.facts.imu_problem ?? IMU_PENDING}` };
     if (intent.verb === 'walk') return this.walk(intent.args.metres, intent.args.speed, signal);
     if (intent.verb === 'turn') return this.turn(intent.args.degrees, intent.args.rate, signal);
     return this.kick(intent.args.foot, signal);
@@ -310,5 +311,23 @@ export async function createBusBody(protocol: ProtocolName, options: BodyOptions
     await loop.close();
     throw new BodyError(`${key}: the bus plant reported nothing it could be read from`);
   }
-  return new BusBody(key, loop, remote, s.port, policies, first.data);
+  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data));
+}
+
+/**
+ * The trunk's IMU answers a few ticks after the loop starts (a BNO055's fusion reads zeros until it
+ * settles): the body is open once it has, or once this long has passed, so a run's first motion
+ * is not refused for a reading a tick away (seen at load: patrol's first walk, 1 run in 3).
+ */
+const IMU_FIRST_READING_MS = 1500;
+
+async function imuSettled(loop: ControlLoop, first: BusFacts): Promise<BusFacts> {
+  const until = performance.now() + IMU_FIRST_READING_MS;
+  let facts = first;
+  while (!facts.imu && facts.imu_problem === IMU_PENDING && facts.fault === null && performance.now() < until) {
+    await delay(20);
+    const next = BusFactsSchema.safeParse(await loop.sense().catch(() => null));
+    if (next.success) facts = next.data;
+  }
+  return facts;
 }

@@ -55,6 +55,9 @@ const HOLD_READ_MS = 100;
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
+/** imu_problem while the IMU is set up and its first reading has not come yet (not a fault). */
+export const IMU_PENDING = 'no reading yet';
+
 /** What sense() answers, parsed back by the body with the same schema. */
 export const BusFactsSchema = z.object({
   protocol: z.enum(['feetech', 'dynamixel']),
@@ -269,7 +272,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         fault: fault ?? null,
         attached: bus.attached,
         imu: imu !== undefined,
-        imu_problem: imuProblem ?? trunkImu?.fault() ?? (imu === undefined && trunkImu !== undefined ? 'no reading yet' : null),
+        imu_problem: imuProblem ?? trunkImu?.fault() ?? (imu === undefined && trunkImu !== undefined ? IMU_PENDING : null),
         tilt_rad: imu !== undefined ? Math.acos(Math.max(-1, Math.min(1, -imu.gravity[2]))) : 0,
         yaw_rad: yaw,
         cycles: c.cycles,
