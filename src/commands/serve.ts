@@ -68,10 +68,11 @@ export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest, fox
   return (service, config) => {
     const file = configPath(env);
     const group = config.service?.socket_group ?? (groupId('quackd') !== undefined ? 'quackd' : undefined);
-    const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, dataDir: dataDir(env), ...(group !== undefined ? { credentialsGroup: group } : {}), ...(restart !== undefined ? { restart } : {}) });
+    const mqtt = mqttServiceDoor(config.mqtt, dirname(file), { config: { file, content: publicConfig(config) }, dataDir: dataDir(env), ...(group !== undefined ? { credentialsGroup: group } : {}), ...(config.memory?.share_topic !== undefined ? { memoryTopic: config.memory.share_topic } : {}), ...(restart !== undefined ? { restart } : {}) });
     const live = foxgloveFrom(foxglove, config.foxglove, env);
     const share = memoryShareDoor(config.memory, config.mqtt, dirname(file), {
       store: async () => (await service.runtime.memory()).store,
+      dataDir: dataDir(env),
       // One robot per body speaks for it: the first in the config that holds it.
       bodies: () => [...new Map([...service.runtime.fleet.list()].reverse().map((r) => [r.key, { key: r.key, robot: r.name }])).values()],
     });

@@ -11,7 +11,7 @@ import { Duplex, pipeline, Transform } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
 import { logger } from '../log.js';
 import { clientWords } from '../runtime/holder.js';
-import { publishRefusal, type AclContext, type BrokerLogin } from './broker-acl.js';
+import { mayHear, publishRefusal, type AclContext, type BrokerLogin } from './broker-acl.js';
 import { COMMAND_RATE, CommandPacer, type RateLimitSettings } from './rate-limit.js';
 import { MAX_PACKET_BYTES, packetSizeGuard } from './packet-limit.js';
 import { hostPort } from './settings.js';
@@ -96,6 +96,12 @@ export async function startEmbeddedBroker(host: string, port: number, access: Br
       return;
     }
     callback(null);
+  };
+  // Fleet memory reaches only the logins that share it, retained copies included (aedes asks
+  // here for every delivery); a subscription to `#` still hears everything else.
+  aedes.authorizeForward = (client, packet) => {
+    const username = users.get(client) ?? '';
+    return mayHear(access.acl, username, access.logins.get(username), packet.topic) ? packet : null;
   };
   aedes.on('publish', (packet, client) => {
     const username = client !== null ? users.get(client) : undefined;

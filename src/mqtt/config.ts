@@ -62,8 +62,12 @@ const ListenSchema = z
   })
   .strict();
 
-/** What an MQTT user of the embedded broker may do beyond reading: run and stop robots, answer their gates. */
-export const MQTT_RIGHTS = ['command', 'confirm'] as const;
+/**
+ * What an MQTT user of the embedded broker may do beyond reading robots' state: run and stop
+ * robots, answer their gates, read and write the fleet's memory (`memory.share_topic`; another
+ * quackd sharing memory through this broker).
+ */
+export const MQTT_RIGHTS = ['command', 'confirm', 'memory'] as const;
 export type MqttRight = (typeof MQTT_RIGHTS)[number];
 
 /** A login of the embedded broker's, as Home Assistant or Node-RED would use it. */
@@ -71,7 +75,7 @@ const mqttUserName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a us
 
 const MqttUserSchema = z
   .object({
-    /** `[command]` runs, stops and switches torque; `[confirm]` answers gates as a person would; `[]` reads only. */
+    /** `[command]` runs, stops and switches torque; `[confirm]` answers gates as a person would; `[memory]` reads and writes fleet memory; `[]` reads only. */
     may: z.array(z.enum(MQTT_RIGHTS)).readonly(),
   })
   .strict();

@@ -17,6 +17,7 @@ import { byText, clientWords } from '../runtime/holder.js';
 import { printable } from '../text/printable.js';
 import { startEmbeddedBroker, type EmbeddedBroker, type Sender } from './broker.js';
 import type { BrokerLogin } from './broker-acl.js';
+import { SHARE_TOPIC } from '../memory/share/wire.js';
 import { MQTT_RIGHTS, SERVICE_USER } from './config.js';
 import { ensureCredentials } from './credentials.js';
 import { InputError } from '../errors.js';
@@ -72,6 +73,8 @@ export interface MqttDoorOptions extends BridgeOptions {
   readonly dataDir?: string;
   /** The group that may read them too (0640): the control socket's. */
   readonly credentialsGroup?: string;
+  /** Fleet memory's root topic (memory.share_topic), which only logins with the memory right use. */
+  readonly memoryTopic?: string;
   /** The starters a body can run, for HA's buttons (default: the bundled starters that fit). */
   readonly starters?: (body: BodyEntry) => string[];
 }
@@ -403,7 +406,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
           const passwords = ensureCredentials(options.dataDir, [SERVICE_USER, ...users], options.credentialsGroup);
           ownLogin = passwords.get(SERVICE_USER);
           const logins = new Map<string, BrokerLogin>([[SERVICE_USER, { password: ownLogin ?? '', may: MQTT_RIGHTS }], ...users.map((u): [string, BrokerLogin] => [u, { password: passwords.get(u) ?? '', may: settings.users[u]?.may ?? [] }])]);
-          const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic };
+          const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic, memoryTopic: options.memoryTopic ?? SHARE_TOPIC };
           // Bound to the service's context (its log root), not the publishing client's socket's.
           const commands = AsyncResource.bind((topic: string, payload: Buffer, sender: Sender): void => {
             try {

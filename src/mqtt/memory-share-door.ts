@@ -1,6 +1,7 @@
 /**
  * Fleet memory (`memory.share` in the config) as one of `quackd serve`'s doors: its own link to
- * the fleet's external broker, the replicator over the runtime's memory store for the bodies this
+ * the fleet's broker (mqtt.url, with the config's login; or this quackd's embedded broker, with the
+ * service's own login, which other quackds join with a login that has the memory right), the replicator over the runtime's memory store for the bodies this
  * quackd holds, and its line in `quackd status` and `quackd health`. A broker that is away is a
  * warning: runs and `remember` go on against the local store, and the difference goes out later.
  */
@@ -13,15 +14,27 @@ import { Replicator, type SharedBody, type ShareStatus } from '../memory/share/r
 import type { HealthLine } from '../service/api.js';
 import type { DoorLine, FrontDoor } from '../service/front-door.js';
 import { printable } from '../text/printable.js';
-import type { MqttSection } from './config.js';
+import { SERVICE_USER, type MqttSection } from './config.js';
+import { readCredentials } from './credentials.js';
 import type { MemoryLink } from './memory-link.js';
-import { resolveMqttSettings } from './settings.js';
+import { hostPort, resolveMqttSettings, type MqttSettings } from './settings.js';
 
 export interface MemoryShareDeps {
   readonly store: () => Promise<MemoryStore | undefined>;
   /** The bodies this quackd holds, each with the robot that holds it. */
   readonly bodies: () => readonly SharedBody[];
   readonly pollMs?: number;
+  /** Where the embedded broker's logins are kept (credentials.ts): sharing through it uses the service's. */
+  readonly dataDir?: string;
+}
+
+/** Where the link dials and with which login: the external broker's as configured, the embedded one's as the service. */
+function fleetBroker(settings: MqttSettings, dataDir: string | undefined): { url: string; settings: MqttSettings } {
+  if (settings.broker.kind === 'external') return { url: settings.broker.url, settings };
+  // The mqtt door started before this one and made the service's password (serve.ts's order).
+  const password = dataDir !== undefined ? readCredentials(dataDir)?.get(SERVICE_USER) : undefined;
+  if (password === undefined) throw new Error('the embedded broker has no login for the service yet (did MQTT start?)');
+  return { url: `mqtt://${hostPort(settings.broker.host, settings.broker.port)}`, settings: { ...settings, username: SERVICE_USER, password } };
 }
 
 /** `connected · 3 in, 5 out, 0 pending, 0 dropped · last sync 2026-12-02T15:02:01Z`. */
@@ -46,20 +59,18 @@ export function memoryShareDoor(memory: MemorySection | undefined, section: Mqtt
   return {
     name: 'memory share',
     async start() {
-      let url: string | undefined;
       try {
         const settings = resolveMqttSettings(section, configDir);
-        if (settings === undefined) off = 'mqtt is off';
-        else if (settings.broker.kind !== 'external') off = 'it needs the fleet’s broker (mqtt.url): the embedded one is this machine’s alone';
-        else url = settings.broker.url;
+        const broker = settings !== undefined ? fleetBroker(settings, deps.dataDir) : undefined;
+        if (broker === undefined) off = 'mqtt is off';
         const store = off === undefined ? await deps.store() : undefined;
         if (off === undefined && store === undefined) off = 'the memory store is unavailable';
-        if (off !== undefined || store === undefined || url === undefined || settings === undefined) {
+        if (off !== undefined || store === undefined || broker === undefined) {
           log.warn({ reason: off }, 'memory share is off');
           return;
         }
         const { connectMemoryLink } = await import('./memory-link.js');
-        link = connectMemoryLink(url, settings);
+        link = connectMemoryLink(broker.url, broker.settings);
         replicator = new Replicator(store, link, { root: memory?.share_topic ?? SHARE_TOPIC, bodies: deps.bodies(), episodes: share === 'episodes', statePath: sharePath(store.dir), ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}) });
         replicator.start();
       } catch (err) {

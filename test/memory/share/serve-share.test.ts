@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { assertFreshBuild } from '../../helpers/cli.js';
-import { noMosquitto, startMosquitto, type Mosquitto } from '../../helpers/mosquitto.js';
+import { readCredentials } from '../../../src/mqtt/credentials.js';
+import { freePort, noMosquitto, startMosquitto, type Mosquitto } from '../../helpers/mosquitto.js';
 import { quackd } from '../../helpers/quackd.js';
 import { serve } from '../../helpers/serve.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -93,5 +94,24 @@ describe('quackd serve shares memory through the broker, spawned', { skip: noMos
         return h === d && (JSON.parse(h) as unknown[]).length === 1 && h.includes(`spot ${i}`) ? true : undefined;
       }, 3000);
     }
+  });
+});
+
+describe('quackd serve shares memory through its embedded broker, spawned', () => {
+  it('the host shares with its own login; a quackd joining with the memory right gets and gives notes', async () => {
+    assertFreshBuild();
+    const port = await freePort();
+    const hall = tempDir('quackd-share-host-');
+    await serve(hall, `robots:\n  hall: { body: ${KEY} }\nmqtt:\n  port: ${port}\n  homeassistant: { enabled: false }\n  users:\n    desk: { may: [memory] }\nmemory:\n  share: true\n`);
+    const password = readCredentials(hall)?.get('desk');
+    assert.ok(password !== undefined);
+    const desk = tempDir('quackd-share-joiner-');
+    await serve(desk, `robots:\n  desk: { body: ${KEY} }\nmqtt:\n  url: mqtt://127.0.0.1:${port}\n  version: 4\n  username: desk\n  password: ${password}\n  base_topic: quackd-desk\n  homeassistant: { enabled: false }\nmemory:\n  share: true\n`);
+
+    await quackd(['memory', 'add', 'the charger is under the desk', '--robot', KEY], { env: { QUACKD_HOME: desk } });
+    const arrived = await until('the joiner’s note on the host', async () => (await notes(hall)).find((n) => n.text === 'the charger is under the desk'), 2000);
+    assert.equal(arrived.value.from, 'desk');
+    await quackd(['memory', 'add', 'the ball rolls under the radiator', '--robot', KEY], { env: { QUACKD_HOME: hall } });
+    await until('the host’s note on the joiner', async () => (await notes(desk)).find((n) => n.text === 'the ball rolls under the radiator'), 2000);
   });
 });
