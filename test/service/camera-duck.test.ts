@@ -48,6 +48,16 @@ describe('a jsonrpc duck with and without a camera, through quackd serve', () =>
     assert.match(eyes.stdout, /FAIL error — serial port \/dev\/quackd-test-no-such-port-eyes not found/, eyes.stdout);
   });
 
+  it('quackd do search_scan over the socket: refused on the blind duck in one line, started on the one with eyes', async () => {
+    const blind = await quackd(['do', 'search_scan', '--robot', 'blind'], { env: { QUACKD_HOME: home } });
+    assert.equal(blind.code, 2, blind.stderr);
+    assert.match(blind.stderr, NO_CAMERA);
+    assert.equal(blind.stderr.trim().split('\n').length, 1, blind.stderr);
+    const eyes = await quackd(['do', 'search_scan', '--robot', 'eyes'], { env: { QUACKD_HOME: home } });
+    assert.doesNotMatch(eyes.stderr, /camera/, eyes.stderr);
+    assert.match(eyes.stdout, /serial port \/dev\/quackd-test-no-such-port-eyes not found/, eyes.stdout);
+  });
+
   it('the service offers find-and-kick to the duck with eyes only (its dashboard list)', () => {
     assert.ok(serving.service.ducks('eyes').includes('find-and-kick'), serving.service.ducks('eyes').join(', '));
     assert.ok(!serving.service.ducks('blind').includes('find-and-kick'), serving.service.ducks('blind').join(', '));
