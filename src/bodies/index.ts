@@ -181,6 +181,20 @@ export function performedVerbs(body: BodyEntry, settings?: Readonly<Record<strin
   return body.verbs.filter((v) => pendingReason(body, v, settings) === undefined);
 }
 
+/**
+ * What one robot performs and measures: its body's verbs and metrics as its settings make them (a
+ * `camera:` gives a real duck search_scan and ball_displaced_m). Every door checks a duck against
+ * this, so a run started from the CLI, the service, MQTT or MCP is accepted or refused alike.
+ */
+export interface RobotCan {
+  readonly verbs: readonly string[];
+  readonly metrics: readonly string[];
+}
+
+export function robotCan(body: BodyEntry, settings: Readonly<Record<string, unknown>>): RobotCan {
+  return { verbs: performedVerbs(body, settings), metrics: measuredMetrics(body, settings) };
+}
+
 export function findBody(key: string): BodyEntry | undefined {
   return entries.find((e) => e.key === key);
 }

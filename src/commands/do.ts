@@ -73,11 +73,15 @@ function scriptLine(positionals: readonly string[]): { verb: string; line: strin
   return { verb, line: [verb, ...args].join(' ') };
 }
 
-/** The verb is one the body performs (when the body is known here), and its arguments fit the verb. */
+/**
+ * The verb is one of the body's (when the body is known here), and its arguments fit the verb.
+ * Whether this robot performs it (search_scan wants a camera: setting) is the run's check, made
+ * where the robot's settings are (the service's, or here in one-verb.ts).
+ */
 function checkLine(verb: string, line: string, body: BodyEntry | undefined): void {
   // A sense verb (snapshot) is quackd's, on any body with a camera: the run says when there is none.
   const sense = everyVerb.get(verb)?.kind === 'sense';
-  if (body !== undefined && !sense) checkVerbForBody('do:', verb, body, true);
+  if (body !== undefined && !sense) checkVerbForBody('do:', verb, body, true, { verbs: body.verbs, metrics: body.metrics });
   const call = readCall(line, body !== undefined && !sense ? body.verbs : everyVerb.names());
   if ('error' in call) throw new InputError(`do: "${line}": ${call.error}`, 'e.g. quackd do walk 1.0, quackd do turn degrees=90');
 }

@@ -9,7 +9,7 @@ import type { Invocation } from '../cli/invocation.js';
 import type { Output } from '../cli/output.js';
 import { printHeader, stepPrinter } from '../cli/run-printer.js';
 import { onStopSignals } from '../cli/signals.js';
-import { findBody, type BodyEntry } from '../bodies/index.js';
+import { findBody, robotCan, type BodyEntry } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import { parseDuck } from '../ducks/parse.js';
@@ -71,7 +71,7 @@ export async function playHere(v: OneVerb, { io, env, stdin }: Invocation): Prom
     const text = v.duckText(robot.entry);
     if (v.seed !== undefined && robot.entry.seeded !== true) throw new UsageError(`${v.command}: --seed picks a simulator's layout; ${robot.name} has none`);
     const duck = parseDuck(text, v.duck ?? v.command, v.duck ?? v.command);
-    checkDuckForBody(duck, robot.entry, robot.settings);
+    checkDuckForBody(duck, robot.entry, robotCan(robot.entry, robot.settings));
     readScript(duck);
     const stop = onStopSignals();
     try {

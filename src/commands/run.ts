@@ -12,7 +12,7 @@ import { PILOT_FLAGS, pilotFlags } from '../cli/pilot-flags.js';
 import { onStopSignals } from '../cli/signals.js';
 import { EXIT, InputError, UsageError } from '../cli/errors.js';
 import { didYouMean } from '../text/suggest.js';
-import { DEFAULT_BODY, listBodies } from '../bodies/index.js';
+import { DEFAULT_BODY, listBodies, robotCan } from '../bodies/index.js';
 import { loadConfigFile, type ConfigFile } from '../config/file.js';
 import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, transcriptsDir, userDucksDir } from '../config/paths.js';
@@ -239,9 +239,9 @@ export const runCommand: Command = {
     const runtime = localRuntime(config.config, f, env);
     const flagSettings = { ...(f.port !== undefined ? { port: f.port } : {}), ...(f.baud !== undefined ? { baud: numberFlag('baud', f.baud, { int: true, min: 1 }) } : {}) };
     const robot = resolveRobot(runtime, f.robot, fileDuck, flagSettings);
-    const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry);
+    const base = fileDuck ?? goalDuck(f.goal ?? '', robot.entry, robotCan(robot.entry, robot.settings));
     const duck = withBudgets(base, f);
-    checkDuckForBody(duck, robot.entry, robot.settings);
+    checkDuckForBody(duck, robot.entry, robotCan(robot.entry, robot.settings));
     const seed = numberFlag('seed', f.seed, { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 7;
     const provider = await pilotFor(f, env);
     // The script pilot plays the strategy as written: a line it cannot play is refused before anything moves.

@@ -8,7 +8,7 @@ import { InputError } from '../errors.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Duck } from './duck.js';
 import { MAX_DUCK_BYTES, parseDuck, tooLargeDuck } from './parse.js';
-import { findBody } from '../bodies/index.js';
+import { findBody, robotCan } from '../bodies/index.js';
 import { checkDuckForBody } from './check.js';
 
 export const STARTERS_DIR = fileURLToPath(new URL('./starters/', import.meta.url));
@@ -37,11 +37,12 @@ function listDir(dir: string, origin: DuckListing['origin']): DuckListing[] {
       try {
         const duck = loadDuckFile(path);
         // A flock's members are checked where their bodies are known here: the body keys among them.
+        // No robot is named here, so each as a robot of no settings (runnableDucks() checks one robot's).
         const keys = duck.flock === undefined ? [duck.robot] : duck.flock.members.flatMap((m) => (m.ref.kind === 'local' && m.ref.robot.includes(':') ? [m.ref.robot] : []));
         for (const key of new Set(keys)) {
           const body = findBody(key);
           if (body === undefined) throw new InputError(`${path}:${duck.lines.robot ?? 1}: robot: unknown body "${key}"`);
-          checkDuckForBody(duck, body);
+          checkDuckForBody(duck, body, robotCan(body, {}));
         }
         const heading = /^#\s+(.+)$/m.exec(duck.text)?.[1] ?? '';
         const title = duck.description ?? heading.trim();

@@ -2,11 +2,12 @@
  * `quackd run --goal "text"`: an ad-hoc duck with the body's own verbs and default budgets. On a
  * real body its motion verbs need a person's yes (or --yes), as a careful duck's author would ask.
  */
-import { performedVerbs, type BodyEntry } from '../bodies/index.js';
+import type { BodyEntry, RobotCan } from '../bodies/index.js';
 import { authorlessGates } from '../safety/motion.js';
 import { DEFAULT_BUDGETS, type Duck } from './duck.js';
 
-export function goalDuck(goal: string, body: BodyEntry): Duck {
+/** `can`: what the robot performs as its settings make it (robotCan()); the duck offers those verbs. */
+export function goalDuck(goal: string, body: BodyEntry, can: RobotCan): Duck {
   const text = [
     '# Ad-hoc goal',
     '',
@@ -18,7 +19,7 @@ export function goalDuck(goal: string, body: BodyEntry): Duck {
     '3. When the goal is reached, remember what is worth knowing next time (if memory is on), then declare success;',
     '   when it cannot be reached, declare failure and say why.',
   ].join('\n');
-  const verbs = performedVerbs(body);
+  const verbs = [...can.verbs];
   return {
     name: 'goal',
     source: '--goal',

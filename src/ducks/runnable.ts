@@ -3,16 +3,17 @@
  * (a flock is no one robot's), and passes the check a run makes before anything opens. What a
  * dashboard offers to start.
  */
-import type { BodyEntry } from '../bodies/index.js';
+import type { BodyEntry, RobotCan } from '../bodies/index.js';
 import { checkDuckForBody } from './check.js';
 import { listDucks, loadDuckFile, type DuckListing } from './find.js';
 
-export function runnableDucks(body: BodyEntry, yoursDir?: string, origin?: DuckListing['origin']): string[] {
+export function runnableDucks(body: BodyEntry, can: RobotCan, yoursDir?: string, origin?: DuckListing['origin']): string[] {
+  // Not the listing's `valid`: that checks a duck against its own body as a robot of no settings; this robot may have a camera.
   return listDucks(yoursDir)
-    .filter((d) => d.valid && d.flock === undefined && (origin === undefined || d.origin === origin))
+    .filter((d) => d.flock === undefined && (origin === undefined || d.origin === origin))
     .filter((d) => {
       try {
-        checkDuckForBody(loadDuckFile(d.path), body);
+        checkDuckForBody(loadDuckFile(d.path), body, can);
         return true;
       } catch {
         return false;

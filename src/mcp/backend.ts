@@ -5,6 +5,7 @@
  * answers (src/service/service.ts): the tools never open a body, a store or a transcript.
  */
 import type { Observation } from '../bodies/body.js';
+import type { RobotCan } from '../bodies/index.js';
 import type { RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
 import type { RunBy } from '../runtime/holder.js';
@@ -56,6 +57,8 @@ export interface Backend {
   status(robot: string): Promise<RobotStatus>;
   observe(robot: string, by: RunBy): Promise<Observed>;
   memory(robot: string, ask: MemoryAsk): Promise<MemoryAnswer>;
+  /** What a robot performs and measures as its settings make it (a camera adds search_scan): its session duck is checked against this. */
+  can(robot: string): Promise<RobotCan>;
   start(ask: RunAsk): Promise<RunHandle>;
   transcripts(limit: number): Promise<readonly TranscriptSummary[]>;
   transcript(id: string): Promise<{ readonly id: string; readonly lines: readonly TranscriptLine[] }>;

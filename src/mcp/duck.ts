@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { performedVerbs, type BodyEntry } from '../bodies/index.js';
+import type { BodyEntry, RobotCan } from '../bodies/index.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import type { Duck } from '../ducks/duck.js';
 import { STARTERS_DIR, findDuck } from '../ducks/find.js';
@@ -24,9 +24,9 @@ export interface SessionDuck {
 /** Small: a person at a desktop client approves each call, and a session that runs out ends. */
 export const DEFAULT_SESSION_BUDGETS = { steps: 6, llm_calls: 12, seconds: 300 } as const;
 
-/** The built-in duck for `body`: the verbs it performs now; off a simulator, those that move behind a gate. */
-export function defaultDuck(body: BodyEntry): SessionDuck {
-  const verbs = performedVerbs(body);
+/** The built-in duck for a robot of `body`: the verbs it performs now (`can`, robotCan()); off a simulator, those that move behind a gate. */
+export function defaultDuck(body: BodyEntry, can: RobotCan): SessionDuck {
+  const verbs = can.verbs;
   const confirm = authorlessGates(body, verbs);
   const { steps, llm_calls, seconds } = DEFAULT_SESSION_BUDGETS;
   const text = [
@@ -55,9 +55,9 @@ export function namedDuck(ref: string, ducksDir: string): SessionDuck {
   return { duck: path, text: readFileSync(path, 'utf8') };
 }
 
-/** The session duck parsed and checked against a robot's body as a run would (its verbs performed, its metrics measured). */
-export function checkSessionDuck(duck: SessionDuck, body: BodyEntry): Duck {
+/** The session duck parsed and checked against a robot as a run would (its verbs performed, its metrics measured, as `can` says). */
+export function checkSessionDuck(duck: SessionDuck, body: BodyEntry, can: RobotCan): Duck {
   const parsed = parseDuck(duck.text, duck.duck, basename(duck.duck, extname(duck.duck)));
-  checkDuckForBody(parsed, body);
+  checkDuckForBody(parsed, body, can);
   return parsed;
 }

@@ -4,7 +4,7 @@
  * runs, without its control socket. Runs, observations and memory go through that Service, so a
  * run started here is the run `quackd serve` would start.
  */
-import { DEFAULT_BODY } from '../bodies/index.js';
+import { DEFAULT_BODY, type RobotCan } from '../bodies/index.js';
 import { dataDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { RelayPilot } from '../pilot/providers/relay.js';
 import type { RecordingPolicy } from '../recording/retention.js';
@@ -71,6 +71,10 @@ class LocalBackend implements Backend {
 
   observe(robot: string, by: RunBy): Promise<Observed> {
     return this.service.observe(robot, by);
+  }
+
+  async can(robot: string): Promise<RobotCan> {
+    return this.service.can(robot);
   }
 
   memory(robot: string, ask: MemoryAsk): Promise<MemoryAnswer> {

@@ -5,7 +5,7 @@
  * until the client goes or a signal comes. Over stdio nothing but MCP goes to stdout.
  */
 import type { Readable, Writable } from 'node:stream';
-import { findBody } from '../bodies/index.js';
+import { findBody, robotCan } from '../bodies/index.js';
 import { loadConfigFile } from '../config/file.js';
 import { recordingConfig } from '../recording/runtime-config.js';
 import { memoryDir, userDucksDir } from '../config/paths.js';
@@ -85,8 +85,12 @@ async function settle(backend: Backend, o: ServeMcpOptions): Promise<ServerOptio
     if (body === undefined) throw new InputError(`${r.robot}: unknown body "${r.key}"`);
     return body;
   };
-  const duckFor = (r: RobotStatus): SessionDuck => named ?? defaultDuck(bodyOf(r));
-  const verbs = (await robots.list()).flatMap((r) => checkSessionDuck(duckFor(r), bodyOf(r)).verbs);
+  // Each robot as its settings make it (asked of whoever holds it): a duck with a camera is offered search_scan.
+  const listed = await robots.list();
+  const cans = new Map(await Promise.all(listed.map(async (r) => [r.robot, await backend.can(r.robot)] as const)));
+  const canOf = (r: RobotStatus) => cans.get(r.robot) ?? robotCan(bodyOf(r), {});
+  const duckFor = (r: RobotStatus): SessionDuck => named ?? defaultDuck(bodyOf(r), canOf(r));
+  const verbs = listed.flatMap((r) => checkSessionDuck(duckFor(r), bodyOf(r), canOf(r)).verbs);
   const sessionVerbs = [...new Set(verbs.filter((v) => v !== 'remember')), ...DECLARE_VERBS];
   return { backend, robots, memory: !o.noMemory, duckFor, sessionVerbs };
 }

@@ -4,7 +4,7 @@
  * A run is one connection: its events and gates come back on it, a driven run's calls go out on
  * it (`call`, answered by `step`), and closing it stops the run.
  */
-import { DEFAULT_BODY, findBody, listBodies } from '../bodies/index.js';
+import { DEFAULT_BODY, findBody, listBodies, type RobotCan } from '../bodies/index.js';
 import { RuntimeError } from '../errors.js';
 import { RelayBusy, type RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
@@ -54,6 +54,10 @@ export class ServiceBackend implements Backend {
   async observe(robot: string, by: RunBy): Promise<Observed> {
     const { robot: name, key, perRun, observation } = await this.ask({ op: 'observe', robot, by }, 'observation');
     return { robot: name, key, perRun, observation };
+  }
+
+  async can(robot: string): Promise<RobotCan> {
+    return (await this.ask({ op: 'can', robot }, 'can')).can;
   }
 
   async memory(robot: string, ask: MemoryAsk): Promise<MemoryAnswer> {

@@ -8,7 +8,7 @@
  * to `bridge/request/confirm`) as the JSON a person would send.
  */
 import type { BodyEntry } from '../bodies/index.js';
-import { findBody } from '../bodies/index.js';
+import { findBody, robotCan } from '../bodies/index.js';
 import { runnableDucks } from '../ducks/runnable.js';
 import { batteryCharge, duckSelect, gateControls, goalText, type Control, type ControlTopics } from './discovery-controls.js';
 import type { RobotStatus } from '../service/api.js';
@@ -45,7 +45,7 @@ export function nodeId(base: string, robot: string): string {
 
 /** The starters this body can run (the same check a run makes), by name; a flock is no one robot's button. */
 export function runnableStarters(body: BodyEntry): string[] {
-  return runnableDucks(body, undefined, 'starter');
+  return runnableDucks(body, robotCan(body, {}), undefined, 'starter');
 }
 
 const origin = { name: 'quackd', sw_version: VERSION };

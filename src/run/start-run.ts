@@ -7,7 +7,7 @@ import { BodyError, type Body, type BodyKey } from '../bodies/body.js';
 import { BodyPool, type Lease } from '../runtime/body-pool.js';
 import { EventBus } from '../runtime/events.js';
 import { Fleet } from '../runtime/fleet.js';
-import { findBody } from '../bodies/index.js';
+import { findBody, robotCan } from '../bodies/index.js';
 import { InputError, QuackdError } from '../errors.js';
 import { checkDuckForBody } from '../ducks/check.js';
 import type { Duck } from '../ducks/duck.js';
@@ -85,7 +85,7 @@ export interface RunReport {
 export async function startRun(req: RunRequest): Promise<RunReport> {
   const entry = findBody(req.robot);
   if (entry === undefined) throw new InputError(`unknown body "${req.robot}"`, "'quackd bodies' lists them");
-  checkDuckForBody(req.duck, entry, req.bodySettings);
+  checkDuckForBody(req.duck, entry, robotCan(entry, req.bodySettings ?? {}));
 
   const transcript = TranscriptWriter.create(req.transcriptsDir, runIdFor(req.duck.name));
   // A run nobody can account for afterwards must not go on: a transcript that cannot be written

@@ -132,6 +132,8 @@ export class Runtime {
         ...rest,
         robot: robot.key,
         robotName: robot.name,
+        // What the run's duck is checked against: the robot as its settings make it (a camera gives search_scan).
+        bodySettings: robot.settings,
         by,
         transcriptsDir: this.config.transcriptsDir,
         ...(this.config.recordingsDir !== undefined && noRecord !== true ? { recordingsDir: this.config.recordingsDir } : {}),

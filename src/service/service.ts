@@ -6,6 +6,7 @@
  * them opens a body, a store or a transcript.
  */
 import { join } from 'node:path';
+import { robotCan, type RobotCan } from '../bodies/index.js';
 import { BodyError, type BodyKey, type Observation } from '../bodies/body.js';
 import { fifoRefused } from '../control/realtime.js';
 import { InputError, RuntimeError } from '../errors.js';
@@ -152,7 +153,14 @@ export class Service implements ServiceApi {
   }
 
   ducks(name: string): string[] {
-    return runnableDucks(this.resolve(name).entry, this.options.ducksDir);
+    const robot = this.resolve(name);
+    return runnableDucks(robot.entry, robotCan(robot.entry, robot.settings), this.options.ducksDir);
+  }
+
+  /** What a robot performs and measures as its settings make it: what a duck it runs is checked against. */
+  can(name: string): RobotCan {
+    const robot = this.resolve(name);
+    return robotCan(robot.entry, robot.settings);
   }
 
   /** A run on request; `watch` hears each of its events as the transcript gets it; `keepTorque` and `noMemory`: see RuntimeRunRequest. */
@@ -163,7 +171,7 @@ export class Service implements ServiceApi {
     if (this.stopping) throw new RuntimeError('quackd serve is stopping; no new runs');
     const held = this.current.get(robot.name);
     if (held !== undefined) throw new RobotBusy(robot.name, held.holder);
-    const duck = duckOf(req, robot.entry, this.options.ducksDir);
+    const duck = duckOf(req, robot.entry, robotCan(robot.entry, robot.settings), this.options.ducksDir);
     if (req.seed !== undefined && robot.entry.seeded !== true) throw new InputError(`--seed picks a simulator's layout; ${robot.name} has none`);
     let runId = '';
     const gate = req.gates === 'yes' ? yesGate : req.gates === 'deny' ? noTtyGate : new ServiceGate(this.events, robot.name, () => runId, req.gateTimeoutMs ?? this.options.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS);

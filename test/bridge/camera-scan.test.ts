@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findBody } from '../../src/bodies/index.js';
+import { findBody, robotCan } from '../../src/bodies/index.js';
 import { checkDuckForBody } from '../../src/ducks/check.js';
 import { findDuck } from '../../src/ducks/find.js';
 import { createJsonRpcBody, type JsonRpcBody } from '../../src/bodies/microduck/jsonrpc/jsonrpc-body.js';
@@ -59,8 +59,8 @@ class RigCamera implements Camera {
 describe('find-and-kick on microduck:jsonrpc', () => {
   it('is refused without a camera: setting, and checks with one (search_scan performed, ball_displaced_m measured)', () => {
     const [duck, body] = [findDuck('find-and-kick'), findBody('microduck:jsonrpc')!];
-    assert.throws(() => checkDuckForBody(duck, body, { port: '/dev/ttyACM0' }), /verbs: search_scan needs a camera: setting \(the bridge carries no camera\) on microduck:jsonrpc/);
-    assert.doesNotThrow(() => checkDuckForBody(duck, body, { port: '/dev/ttyACM0', camera: { device: '/dev/video0' } }));
+    assert.throws(() => checkDuckForBody(duck, body, robotCan(body, { port: '/dev/ttyACM0' })), /verbs: search_scan needs a camera: setting \(the bridge carries no camera\) on microduck:jsonrpc/);
+    assert.doesNotThrow(() => checkDuckForBody(duck, body, robotCan(body, { port: '/dev/ttyACM0', camera: { device: '/dev/video0' } })));
   });
 });
 

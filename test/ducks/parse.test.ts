@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findBody } from '../../src/bodies/index.js';
+import { findBody, robotCan } from '../../src/bodies/index.js';
 import { InputError } from '../../src/cli/errors.js';
 import { checkDuckForBody } from '../../src/ducks/check.js';
 import { findDuck, listDucks } from '../../src/ducks/find.js';
@@ -99,13 +99,13 @@ describe('checkDuckForBody', () => {
   it('names the line of a verb the body does not have, with a suggestion', () => {
     const d = parseDuck(duckText('robot: microduck:sim2d\nverbs:\n  - quack\n  - kik'), 'ducks/typo.duck', 'typo');
     assert.throws(
-      () => checkDuckForBody(d, findBody('microduck:sim2d')!),
+      () => checkDuckForBody(d, findBody('microduck:sim2d')!, robotCan(findBody('microduck:sim2d')!, {})),
       (err: Error) => err.message === 'ducks/typo.duck:5: verbs: "kik" is not a verb of microduck:sim2d (did you mean "kick"?)',
     );
   });
 
   it('accepts declare and remember on any body', () => {
-    assert.doesNotThrow(() => checkDuckForBody(duck('verbs: [quack, declare_success, remember]'), findBody('microduck:sim2d')!));
+    assert.doesNotThrow(() => checkDuckForBody(duck('verbs: [quack, declare_success, remember]'), findBody('microduck:sim2d')!, robotCan(findBody('microduck:sim2d')!, {})));
   });
 });
 
@@ -113,7 +113,7 @@ describe('success checks against what the body measures', () => {
   it('refuses a misspelt metric instead of silently not verifying', () => {
     const d = parseDuck(duckText('verbs: [quack]\nsuccess_when: quaks >= 1'), 'ducks/typo.duck', 'typo');
     assert.throws(
-      () => checkDuckForBody(d, findBody('microduck:sim2d')!),
+      () => checkDuckForBody(d, findBody('microduck:sim2d')!, robotCan(findBody('microduck:sim2d')!, {})),
       (err: InputError) => err.message === 'ducks/typo.duck:3: success_when: microduck:sim2d does not measure "quaks" (did you mean "quacks"?)' && err.hint === 'it measures ball_displaced_m, quacks, tilt_deg, torque',
     );
   });

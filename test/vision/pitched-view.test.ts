@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BALL_RADIUS, SOFA, bearingTo, deg, dist, segmentHitsRect, wrapAngle } from '../../src/bodies/microduck/sim2d/arena.js';
 import { renderView } from '../../src/bodies/microduck/sim2d/view.js';
-import { TWIN_BALL_LOOK, TWIN_LENS } from '../../src/bodies/microduck/mujoco/twin-camera.js';
+import { TWIN_BALL_LOOK, TWIN_LENS, lookFrom } from '../../src/bodies/microduck/mujoco/twin-camera.js';
 import { seededRandom } from '../../src/random.js';
 import { detectBall, reachByTopEdge } from '../../src/vision/ball.js';
 
@@ -47,5 +47,20 @@ describe('a pitched camera', () => {
     assert.ok(seen !== undefined && Math.abs(seen.distance_m - 0.06) < 0.009, `${seen?.distance_m}`);
     // A level lens below the ball's top has no top edge to go by.
     assert.equal(reachByTopEdge({ ...TWIN_LENS, mount: { height_m: 0.1, pitch_deg: 0, ahead_m: 0 } }, 320, 300, BALL_RADIUS), undefined);
+  });
+
+  it('with the head swayed (tipped 8° further down, 2 cm lower), read where the head is: a ball at the feet within 1 cm, where the nominal mount puts it 1.5 cm or more too far', () => {
+    const pose = { x: 2, y: 2, heading: 0 };
+    const cam = { x: pose.x, y: pose.y, z: TWIN_LENS.mount.height_m - 0.02, heading: 0, pitch: (8 * Math.PI) / 180 };
+    const swayed = { ...TWIN_LENS, mount: { ...TWIN_LENS.mount, pitch_deg: TWIN_LENS.mount.pitch_deg + 8 } };
+    for (const [ahead, left] of [[0.12, 0], [0.15, 0.1], [0.2, -0.15]] as const) {
+      const ball = { x: pose.x + ahead, y: pose.y + left };
+      const frame = { ...renderView(pose, ball, swayed, cam.z), at: 0 };
+      const truth = dist(pose, ball);
+      const posed = detectBall(frame, lookFrom(TWIN_BALL_LOOK, cam));
+      const nominal = detectBall(frame, TWIN_BALL_LOOK);
+      assert.ok(posed !== undefined && Math.abs(posed.distance_m - truth) <= 0.01, `${ahead},${left}: ${posed?.distance_m} vs ${truth}`);
+      assert.ok(nominal !== undefined && nominal.distance_m - truth >= 0.015, `${ahead},${left}: nominal ${nominal?.distance_m} vs ${truth}`);
+    }
   });
 });

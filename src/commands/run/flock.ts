@@ -13,6 +13,7 @@ import { printable, type Output } from '../../cli/output.js';
 import { onStopSignals } from '../../cli/signals.js';
 import { loadConfigFile } from '../../config/file.js';
 import { userDucksDir } from '../../config/paths.js';
+import { robotCan } from '../../bodies/index.js';
 import { checkDuckForBody } from '../../ducks/check.js';
 import type { Duck } from '../../ducks/duck.js';
 import { findDuck } from '../../ducks/find.js';
@@ -114,8 +115,9 @@ export async function runFlockDuck(given: FlockDuck, f: RunFlags, { io, env, std
       const other = taken.get(robot.name);
       if (other !== undefined) throw new InputError(`${given.source}:${m.line}: flock.members: ${m.name} and ${other} are one robot, ${robotLabel(robot.name, robot.key)}: name each robot once`);
       taken.set(robot.name, m.name);
-      checkDuckForBody(duck, robot.entry, robot.settings);
-      checkDuckForBody(quackDuck, robot.entry, robot.settings);
+      const can = robotCan(robot.entry, robot.settings);
+      checkDuckForBody(duck, robot.entry, can);
+      checkDuckForBody(quackDuck, robot.entry, can);
       return new LocalMember(m.name, { runtime, robot, pilot: () => pilotFor(f, env), dryRun });
     });
     if (!json) {

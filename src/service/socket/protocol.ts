@@ -10,6 +10,7 @@ import type { Observation } from '../../bodies/body.js';
 import { MAX_TAGS, TAG_MAX_CHARS, TOPIC_MAX_CHARS } from '../../memory/entry.js';
 import type { RelayStep } from '../../pilot/providers/relay.js';
 import type { TranscriptSummary } from '../../transcript/reader.js';
+import type { RobotCan } from '../../bodies/index.js';
 import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, StartedRun } from '../api.js';
 import type { DoorLine } from '../front-door.js';
 import type { RunReport } from '../../run/start-run.js';
@@ -74,6 +75,8 @@ export const RequestSchema = z.discriminatedUnion('op', [
   // Between runs: what the robot's sensors say (nothing moves).
   z.object({ op: z.literal('observe'), robot: name, by: RunBySchema.optional() }).strict(),
   z.object({ op: z.literal('memory'), robot: name, ask: MemoryAskSchema }).strict(),
+  // What a robot performs and measures as its settings make it (serve-mcp checks its session duck against it).
+  z.object({ op: z.literal('can'), robot: name }).strict(),
   z.object({ op: z.literal('transcripts'), limit: z.int().min(1).max(100) }).strict(),
   z.object({ op: z.literal('transcript'), id: name }).strict(),
 ]);
@@ -127,6 +130,7 @@ export type Reply =
   | { readonly type: 'end'; readonly report: RunReport }
   | { readonly type: 'observation'; readonly robot: string; readonly key: string; readonly perRun: boolean; readonly observation: Observation }
   | { readonly type: 'memory'; readonly answer: MemoryAnswer }
+  | { readonly type: 'can'; readonly robot: string; readonly can: RobotCan }
   | { readonly type: 'transcripts'; readonly runs: readonly TranscriptSummary[] }
   | { readonly type: 'transcript'; readonly id: string; readonly lines: readonly TranscriptLine[] };
 

@@ -276,6 +276,9 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'observation', robot, key, perRun, observation });
           break;
         }
+        case 'can':
+          send({ type: 'can', robot: this.service.status(r.robot).robot, can: this.service.can(r.robot) });
+          break;
         case 'memory':
           send({ type: 'memory', answer: await this.service.memory(r.robot, r.ask) });
           break;

@@ -32,7 +32,7 @@ import { CameraError } from '../../../camera/camera.js';
 import { SyntheticCamera } from '../../../camera/synthetic-camera.js';
 import { detectBall } from '../../../vision/ball.js';
 import { cameraScan, SCAN_STEP_DEG } from '../../camera-scan.js';
-import { renderTwinView, sightedFromTrunk, twinSees, TWIN_BALL_LOOK } from './twin-camera.js';
+import { lookFrom, renderTwinView, sightedFromTrunk, twinSees, TWIN_BALL_LOOK } from './twin-camera.js';
 import { modelJson, userModel } from './user-model.js';
 
 const KEY = 'microduck:mujoco' as const;
@@ -153,7 +153,7 @@ export class MujocoBody implements Body {
   /** What the camera's frame of the twin now shows; a camera that failed sees nothing (search_scan says why). */
   private async look(eyes: BodyEyes): Promise<TwinWorld['sees']> {
     try {
-      return twinSees(detectBall(await eyes.camera.grab(), eyes.ball));
+      return twinSees(detectBall(await eyes.camera.grab(), lookFrom(eyes.ball, this.world.camera)));
     } catch (error) {
       if (error instanceof CameraError) return null;
       throw error;

@@ -4,7 +4,8 @@
  * the simulator's own answer. The lens is a wide one (90°, as a Raspberry Pi wide camera is)
  * pitched 30° down: level, a camera 0.25 m up sees the floor only beyond 0.4 m and never a ball
  * being lined up at the feet. It is rendered where the head really is (its height and the trunk's
- * sway), while the detector assumes the mount's nominal height and pitch, as on a real duck.
+ * sway), and the detector reads it with the lens where the head is (lookFrom()), as a duck knows
+ * it from its trunk IMU and neck joints: the nominal mount put a ball at the feet 5-11 cm too far.
  */
 import type { CameraFrame } from '../../../camera/camera.js';
 import { ORANGE, type BallLook, type BallSighting } from '../../../vision/ball.js';
@@ -37,4 +38,14 @@ export function sightedFromTrunk(w: TwinWorld, sees: NonNullable<TwinWorld['sees
   const a = cam.heading + sees.bearing;
   const [dx, dy] = [cam.x + sees.distance * Math.cos(a) - w.trunk.x, cam.y + sees.distance * Math.sin(a) - w.trunk.y];
   return { forward: dx * Math.cos(w.trunk.yaw) + dy * Math.sin(w.trunk.yaw), left: -dx * Math.sin(w.trunk.yaw) + dy * Math.cos(w.trunk.yaw) };
+}
+
+/**
+ * The look with the lens where the head is now (its height and how far it tips down), as a duck
+ * knows them from its trunk IMU and its neck's joints: the nominal mount misreads a ball near
+ * the feet, where the ray is steep and a few degrees of sway move its floor point by centimetres.
+ */
+export function lookFrom(look: BallLook, cam: TwinWorld['camera']): BallLook {
+  if (cam === null) return look;
+  return { ...look, lens: { ...look.lens, mount: { ...look.lens.mount, height_m: cam.z, pitch_deg: look.lens.mount.pitch_deg + (cam.pitch * 180) / Math.PI } } };
 }
