@@ -14,7 +14,7 @@ import { configSource, loadConfigFile, withConfigFlag } from '../config/file.js'
 import { retentionPolicy } from '../transcript/retention.js';
 import { dataDir, memoryDir, recordingsDir, transcriptsDir, userDucksDir } from '../config/paths.js';
 import { recordingPolicy } from '../recording/retention.js';
-import { foxgloveSummary } from '../foxglove/settings.js';
+import { foxgloveSummary } from './foxglove-settings.js';
 import { resolvePilotSettings } from '../config/pilot.js';
 import { createProvider } from '../pilot/providers/index.js';
 import { mqttSummary } from '../mqtt/settings.js';

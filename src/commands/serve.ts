@@ -6,7 +6,7 @@ import { parseFlags } from '../cli/args.js';
 import { defaultAddress } from '../cli/listen.js';
 import { FOXGLOVE_HOST, FOXGLOVE_PORT, type FoxgloveSection } from '../foxglove/config.js';
 import { foxgloveDoor } from '../foxglove/door.js';
-import { FOXGLOVE_LISTEN, foxgloveSettings, type FoxgloveFlags } from '../foxglove/settings.js';
+import { FOXGLOVE_LISTEN, foxgloveSettings, type FoxgloveFlags } from './foxglove-settings.js';
 import { UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import { dirname } from 'node:path';

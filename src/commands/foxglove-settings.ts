@@ -6,7 +6,7 @@
  */
 import { accessToken, listenAddress, type ListenDefaults } from '../cli/listen.js';
 import { isLoopback } from '../mcp/exposure.js';
-import { FOXGLOVE_HOST, FOXGLOVE_PORT, type FoxgloveSection } from './config.js';
+import { FOXGLOVE_HOST, FOXGLOVE_PORT, type FoxgloveSection } from '../foxglove/config.js';
 
 export const FOXGLOVE_LISTEN: ListenDefaults = { command: 'serve', flag: 'foxglove', host: FOXGLOVE_HOST, port: FOXGLOVE_PORT };
 
