@@ -59,6 +59,8 @@ export interface BodyEntry {
   readonly checkImu?: (settings: Readonly<Record<string, unknown>>) => Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }>;
   /** What `quackd health` says of the daemon the robot is driven through (reachable, version, motors). Absent: none. */
   readonly checkDaemon?: (settings: Readonly<Record<string, unknown>>, signal?: AbortSignal) => Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }>;
+  /** Optional: who holds the robot's camera now when another program may (Reachy's daemon), in words; undefined when it is free to open. */
+  readonly cameraHolder?: (settings: Readonly<Record<string, unknown>>, signal?: AbortSignal) => Promise<string | undefined>;
 }
 
 export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
@@ -147,7 +149,7 @@ const entries: readonly BodyEntry[] = [
   },
   {
     key: 'reachy-mini:daemon',
-    description: "a real Reachy Mini (or its simulation) through Pollen's daemon at base_url (default http://localhost:8000): the mock's verbs and limits, torque by its motor modes; no camera yet",
+    description: "a real Reachy Mini (or its simulation) through Pollen's daemon at base_url (default http://localhost:8000): the mock's verbs and limits, torque by its motor modes; its camera with a camera: setting",
     verbs: DAEMON_VERBS,
     metrics: DAEMON_METRICS,
     settings: daemonSettings,
@@ -155,6 +157,7 @@ const entries: readonly BodyEntry[] = [
     perRun: true,
     load: async (o) => (await import('./reachy-mini/daemon/daemon-body.js')).createDaemonBody(o),
     checkDaemon: async (settings, signal) => (await import('./reachy-mini/daemon/daemon-check.js')).checkDaemon(settings, signal),
+    cameraHolder: async (settings, signal) => (await import('./reachy-mini/daemon/daemon-check.js')).daemonCameraHolder(settings, signal),
   },
   rover(XLEROBOT, 'XLeRobot in the lookout room (kinematic): a wheeled base, two arms, a pan/tilt head camera; quacks by clapping its grippers'),
   rover(ALOHAMINI, 'AlohaMini in the lookout room (kinematic): a mobile base with two arms, a front camera; quacks by snapping its grippers'),

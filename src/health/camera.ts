@@ -14,6 +14,8 @@ export const cameraCheck: HealthCheck = {
       if (setting === 'synthetic') return ok(`synthetic: ${robot.key} renders what its camera sees`);
       const parsed = CameraSettingsSchema.safeParse(setting);
       if (!parsed.success) return fail(`camera: ${parsed.error.issues[0]?.message ?? 'not a camera setting'}`);
+      const holder = await robot.entry.cameraHolder?.(robot.settings, signal);
+      if (holder !== undefined) return ok(`${parsed.data.device}: ${holder}`);
       const { openCamera } = await import('../camera/open-camera.js');
       const camera = await openCamera(parsed.data);
       const letGo = (): void => void camera.close();

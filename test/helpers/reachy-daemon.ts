@@ -1,7 +1,8 @@
 /**
  * A loopback stand-in for Pollen's Reachy Mini daemon (127.0.0.1, a free port) with exactly the
  * routes reachy-mini:daemon uses, shaped as the daemon's source defines them (reachy_mini
- * v1.9.0-78-g70a7c0b12: routers/move.py, state.py, motors.py, daemon.py, media.py; models.py):
+ * v1.9.0-78-g70a7c0b12: routers/move.py, state.py, motors.py, daemon.py, media.py (sounds; release,
+ * acquire and status of its camera and audio); models.py):
  * a goto answers its move's uuid at once and the move shows in /api/move/running until it is done,
  * a request body FastAPI would refuse gets its 422 with `detail` as a list, a route without a
  * running backend its 503. Every request is recorded; a route can be made to fail or to hang.
@@ -30,7 +31,8 @@ export interface FakeDaemon {
   fail(route: string, status: number, detail: string): void;
   /** `METHOD /path` never answers from now on. */
   hang(route: string): void;
-  state: { head: { roll: number; pitch: number; yaw: number }; bodyYaw: number; antennas: [number, number]; mode: string; backendReady: boolean };
+  /** `media`: whether the daemon runs its media server (no `--no-media`) and whether a client released it. */
+  state: { head: { roll: number; pitch: number; yaw: number }; bodyYaw: number; antennas: [number, number]; mode: string; backendReady: boolean; media: { server: boolean; released: boolean } };
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
   const held: ServerResponse[] = [];
   const running = new Map<string, NodeJS.Timeout>();
   const sounds = new Set<string>();
-  const state: FakeDaemon['state'] = { head: { roll: 0, pitch: 0, yaw: 0 }, bodyYaw: 0, antennas: [0, 0], mode: 'enabled', backendReady: true };
+  const state: FakeDaemon['state'] = { head: { roll: 0, pitch: 0, yaw: 0 }, bodyYaw: 0, antennas: [0, 0], mode: 'enabled', backendReady: true, media: { server: true, released: false } };
 
   const backend = (res: ServerResponse): boolean => {
     if (!state.backendReady) send(res, 503, { detail: 'Backend not running' });
@@ -106,7 +108,7 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
       case 'GET /api/daemon/status':
         return send(res, 200, {
           type: 'daemon_status', robot_name: 'reachy_mini', state: state.backendReady ? 'running' : 'stopped', wireless_version: false, desktop_app_daemon: false,
-          simulation_enabled: false, mockup_sim_enabled: true, no_media: true, media_released: false, camera_specs_name: '',
+          simulation_enabled: false, mockup_sim_enabled: true, no_media: !state.media.server, media_released: state.media.released, camera_specs_name: '',
           backend_status: state.backendReady ? { motor_control_mode: state.mode, error: null } : null, error: null, wlan_ip: null, version: options.version ?? '1.9.0', hardware_id: null,
         });
       case 'GET /api/state/full':
@@ -137,6 +139,15 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
         sounds.add(file.filename);
         return send(res, 200, { status: 'ok', path: `/tmp/reachy_mini_sounds/${file.filename}` });
       }
+      // media.py: release and acquire are idempotent, and a no-op without a media server.
+      case 'GET /api/media/status':
+        return send(res, 200, { available: state.media.server && !state.media.released, released: state.media.released, no_media: !state.media.server });
+      case 'POST /api/media/release':
+        if (state.media.server) state.media.released = true;
+        return send(res, 200, { status: 'ok' });
+      case 'POST /api/media/acquire':
+        state.media.released = false;
+        return send(res, 200, { status: 'ok' });
       case 'POST /api/media/play_sound':
         if (typeof (body as { file?: unknown } | null)?.file !== 'string') return invalid(res, ['body', 'file'], 'Field required');
         if (!backend(res)) return;

@@ -135,10 +135,30 @@ describe('reachy-mini:daemon through the built CLI', () => {
     daemon.requests.length = 0;
     const r = await runCli(['run', 'reachy-lookout', '--robot', 'reachy', '--yes', '--no-memory'], { env: home(daemon.url) });
     assert.match(r.stdout, /^reachy-lookout on reachy/m);
-    assert.match(r.stdout, /look_around +looked all round, head level, and came back; no camera on this body yet/);
+    assert.match(r.stdout, /look_around +looked all round, head level, and came back; no camera \(give the robot a camera: setting to see\)/);
     const bodyYaws = daemon.gotos().map((g) => Math.round(((g['body_yaw'] as number) * 180) / Math.PI));
     assert.deepEqual(bodyYaws, [-160, -150, -120, -90, -60, -30, 0, 30, 60, 90, 120, 150, 160, 0]);
     assert.match(r.stdout, /failure — .*saw nothing/);
+  });
+
+  it('with a camera: setting whose device is not there, the sweep ends in one line and the daemon gets its camera back', async () => {
+    daemon.requests.length = 0;
+    const env = home(daemon.url, '    camera:\n      device: /dev/video-quackd-absent\n      deadline_ms: 2000\n');
+    const check = await runCli(['config', 'check'], { env });
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+    // health does not take the camera from the daemon's pipeline (a WebRTC viewer may be on it).
+    const h = await runCli(['health', '--robot', 'reachy'], { env });
+    assert.match(h.stdout, /camera +ok +\/dev\/video-quackd-absent: held by the daemon at http:\/\/127\.0\.0\.1:\d+ \(its media pipeline\)/);
+    assert.equal(daemon.requests.filter((q) => q.path === '/api/media/release').length, 0);
+    daemon.requests.length = 0;
+    const r = await runCli(['run', 'reachy-lookout', '--robot', 'reachy', '--yes', '--no-memory'], { env });
+    oneLine(r.stdout, r.stderr);
+    assert.match(r.stdout, /look_around +.*video-quackd-absent/);
+    const media = daemon.requests.filter((q) => q.path.startsWith('/api/media/') && q.path !== '/api/media/play_sound' && !q.path.startsWith('/api/media/sounds')).map((q) => `${q.method} ${q.path}`);
+    assert.deepEqual(media, ['GET /api/media/status', 'POST /api/media/release', 'POST /api/media/acquire']);
+    assert.equal(daemon.state.media.released, false);
+    daemon.state.bodyYaw = 0;
+    daemon.state.head = { roll: 0, pitch: 0, yaw: 0 };
   });
 });
 

@@ -2,26 +2,33 @@
  * reachy-mini:daemon: a real (or simulated) Reachy Mini driven through Pollen's daemon over HTTP.
  * The same verbs and limits as reachy-mini:mock (limits.ts: a target beyond them is clamped and
  * the result says so), its state read from the daemon, torque through its motor modes. A daemon
- * that is down, silent or answering an error ends the verb with its one line. The daemon's camera
- * (WebRTC, not REST) is not wired yet: look and look_around move the head and say they saw nothing.
+ * that is down, silent or answering an error ends the verb with its one line. With a `camera:`
+ * setting (the robot's own camera, released by the daemon: daemon-camera.ts), look, turn_body and
+ * look_around glance through it and say where the colour detector sees the ball; without one they
+ * move the head and say there is no camera.
  */
-import type { Body, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
+import type { Body, BodyEyes, BodyOptions, Frame, Intent, Metrics, Observation, VerbResult } from '../../body.js';
 import { BodyError } from '../../body.js';
+import { CameraError } from '../../../camera/camera.js';
+import type { CameraSettings } from '../../../camera/settings.js';
+import { cameraEyes } from '../../camera-eyes.js';
 import { deg, rad } from '../../microduck/sim2d/arena.js';
 import { describeBearing } from '../../microduck/sim2d/sim2d-body.js';
 import { torqueResult } from '../../microduck/torque.js';
 import { clampNotes, type Clamped } from '../../room/clamp.js';
-import { pitchWords } from '../../room/lookout-room.js';
+import { describeSightings, mergeSightings, pitchWords } from '../../room/lookout-room.js';
 import { plural } from '../../../text/plural.js';
 import { clampBody, clampHead, LIMITS, type HeadPose } from '../mock/limits.js';
 import { DaemonClient, DaemonError } from './client.js';
+import { DaemonReleasedCamera } from './daemon-camera.js';
+import { headGlance, type Glance } from './head-camera.js';
 import { goto, moveSeconds, stopMoves, type GotoTarget } from './moves.js';
 import { quackWav } from './quack-sound.js';
 import { daemonSettings, type DaemonSettings } from './settings.js';
 import { daemonStatus, fullState, motorStatus, parseAnswer, type FullState, type MotorMode } from './wire.js';
 
-/** Said wherever a camera would have answered. */
-export const NO_CAMERA = "no camera on this body yet (the daemon's camera is a follow-up)";
+/** Said wherever a camera would have answered, on a robot without a `camera:` setting. */
+export const NO_CAMERA = 'no camera (give the robot a camera: setting to see)';
 const SWEEP_STEP = 30;
 const WIGGLE_DEG = 35;
 const WIGGLE_S = 0.25;
@@ -61,6 +68,7 @@ export class ReachyDaemonBody implements Body {
     private readonly client: DaemonClient,
     private readonly settings: DaemonSettings,
     first: Present,
+    readonly eyes?: BodyEyes,
   ) {
     this.now = first;
   }
@@ -82,7 +90,7 @@ export class ReachyDaemonBody implements Body {
 
   async observe(): Promise<Observation> {
     await this.read();
-    return { summary: `${this.poseWords()}; antennas ${Math.round(this.now.antennas[0])}°/${Math.round(this.now.antennas[1])}°; motors ${this.now.mode ?? 'unknown'}; ${NO_CAMERA}`, data: { ...this.poseData(), motors: this.now.mode ?? 'unknown' } };
+    return { summary: `${this.poseWords()}; antennas ${Math.round(this.now.antennas[0])}°/${Math.round(this.now.antennas[1])}°; motors ${this.now.mode ?? 'unknown'}; ${this.eyes === undefined ? NO_CAMERA : `camera ${this.eyes.camera.source} (look to see)`}`, data: { ...this.poseData(), motors: this.now.mode ?? 'unknown' } };
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
@@ -90,6 +98,7 @@ export class ReachyDaemonBody implements Body {
       return await this.dispatch(intent, signal);
     } catch (err) {
       if (err instanceof DaemonError) return { ok: false, summary: err.message, data: { daemon_error: err.kind, ...(err.status !== undefined ? { status: err.status } : {}) } };
+      if (err instanceof CameraError) return { ok: false, summary: err.message, data: { camera_failed: err.kind } };
       throw err;
     }
   }
@@ -107,7 +116,7 @@ export class ReachyDaemonBody implements Body {
       case 'report':
         // Nothing here knows what is really where: the report is taken as said, and counted.
         this.reported += intent.args.sightings.length;
-        return Promise.resolve({ ok: true, summary: `noted ${plural(intent.args.sightings.length, 'thing')}; not checked: ${NO_CAMERA}`, data: { objects_reported: this.reported } });
+        return Promise.resolve({ ok: true, summary: `noted ${plural(intent.args.sightings.length, 'thing')}; not checked: ${this.eyes === undefined ? NO_CAMERA : "the camera's detector knows only the ball"}`, data: { objects_reported: this.reported } });
       case 'quack':
         return this.quack(signal);
       case 'torque':
@@ -129,8 +138,11 @@ export class ReachyDaemonBody implements Body {
     await this.read(signal);
   }
 
-  private moved(clamped: readonly Clamped[], extra: string): VerbResult {
-    return { ok: true, summary: `${this.poseWords()}; ${extra}${clampNotes(clamped)}`, data: { ...this.poseData(), clamped: clamped.some((c) => c.note !== undefined) } };
+  /** Where the head came to and, through the camera where there is one, what it sees from there. */
+  private async movedAndSeen(clamped: readonly Clamped[], signal?: AbortSignal): Promise<VerbResult> {
+    const sightings = this.eyes === undefined ? undefined : (await headGlance(this.eyes, this.now.head, signal)).map((g) => g.sighting);
+    const seen = sightings === undefined ? NO_CAMERA : `camera: ${describeSightings(sightings)}`;
+    return { ok: true, summary: `${this.poseWords()}; ${seen}${clampNotes(clamped)}`, data: { ...this.poseData(), ...(sightings !== undefined ? { sightings } : {}), clamped: clamped.some((c) => c.note !== undefined) } };
   }
 
   private async look(target: HeadPose, signal?: AbortSignal): Promise<VerbResult> {
@@ -138,7 +150,7 @@ export class ReachyDaemonBody implements Body {
     if ('ok' in now) return now;
     const { pose, clamped } = clampHead(target, now.bodyYaw);
     await this.move({ head: pose }, Math.max(Math.abs(pose.yaw - now.head.yaw), Math.abs(pose.pitch - now.head.pitch), Math.abs(pose.roll - now.head.roll)), signal);
-    return this.moved(clamped, NO_CAMERA);
+    return this.movedAndSeen(clamped, signal);
   }
 
   private async turnBody(yaw: number, signal?: AbortSignal): Promise<VerbResult> {
@@ -146,7 +158,7 @@ export class ReachyDaemonBody implements Body {
     if ('ok' in now) return now;
     const { pose, clamped } = clampBody(yaw, now.head);
     await this.move({ bodyYaw: pose.bodyYaw, head: pose.head }, Math.abs(pose.bodyYaw - now.bodyYaw), signal);
-    return this.moved(clamped, NO_CAMERA);
+    return this.movedAndSeen(clamped, signal);
   }
 
   private async setAntennas(left: number, right: number, signal?: AbortSignal): Promise<VerbResult> {
@@ -165,13 +177,18 @@ export class ReachyDaemonBody implements Body {
     const start = await this.beforeMove(signal);
     if ('ok' in start) return start;
     let last = start.bodyYaw;
+    const glances: Glance[][] = [];
     for (let yaw = -LIMITS.yaw; yaw <= LIMITS.yaw && signal?.aborted !== true; yaw += SWEEP_STEP) {
       const body = Math.max(-LIMITS.bodyYaw, Math.min(LIMITS.bodyYaw, yaw));
       await goto(this.client, { bodyYaw: body, head: clampHead({ ...start.head, yaw }, body).pose }, moveSeconds(Math.max(Math.abs(body - last), SWEEP_STEP)), signal);
       last = body;
+      // The glance is from where the head is, read back, not where it was sent.
+      if (this.eyes !== undefined) glances.push(await headGlance(this.eyes, (await this.read(signal)).head, signal));
     }
     await this.move({ bodyYaw: start.bodyYaw, head: start.head }, Math.abs(last - start.bodyYaw), signal);
-    return { ok: true, summary: `looked all round, head ${pitchWords(start.head.pitch)}, and came back; ${NO_CAMERA}`, data: { sightings: [], turned_deg: 360 } };
+    const sightings = mergeSightings(glances);
+    const seen = this.eyes === undefined ? NO_CAMERA : `camera: ${describeSightings(sightings)}`;
+    return { ok: true, summary: `looked all round, head ${pitchWords(start.head.pitch)}, and came back; ${seen}`, data: { sightings, turned_deg: 360 } };
   }
 
   /** The antennas' wiggle, back where they were, with the daemon's sound unless quack_sound is none. */
@@ -193,6 +210,8 @@ export class ReachyDaemonBody implements Body {
   private async playQuack(signal?: AbortSignal): Promise<string> {
     const sound = this.settings.quack_sound;
     if (sound === 'none') return 'no sound (quack_sound: none)';
+    // The daemon's speaker stops with its media pipeline, released while quackd reads its camera.
+    if (this.eyes?.camera instanceof DaemonReleasedCamera && this.eyes.camera.holdsDaemonMedia) return "no sound (the daemon's media is released to quackd's camera)";
     const file = sound === 'quackd' ? QUACK_FILE : sound;
     try {
       if (sound === 'quackd' && !this.uploaded) {
@@ -240,17 +259,24 @@ export class ReachyDaemonBody implements Body {
     }
   }
 
-  close(): Promise<void> {
-    return Promise.resolve();
+  /** Lets the camera go: its process ends and the daemon gets its media back. */
+  async close(): Promise<void> {
+    await this.eyes?.camera.close();
   }
 }
 
 /** The daemon, asked that it runs and where the robot is, before a run starts. */
-export async function createDaemonBody(options: BodyOptions): Promise<ReachyDaemonBody> {
+export async function createDaemonBody(options: BodyOptions, eyes?: BodyEyes): Promise<ReachyDaemonBody> {
   const settings = daemonSettings.parse(options.settings ?? {});
   const client = new DaemonClient(settings.base_url, settings.timeout_s * 1000);
   const status = parseAnswer(daemonStatus, await client.get('/api/daemon/status'), 'GET /api/daemon/status');
   if (status.state !== 'running') throw new BodyError(`the Reachy Mini daemon at ${settings.base_url} is ${status.state}${status.error ? ` (${status.error})` : ''}: start its backend (the dashboard, or POST /api/daemon/start)`);
   const first = present(parseAnswer(fullState, await client.get('/api/state/full'), 'GET /api/state/full'));
-  return new ReachyDaemonBody(client, settings, first);
+  return new ReachyDaemonBody(client, settings, first, eyes ?? (settings.camera === undefined ? undefined : await releasedEyes(settings.camera, client)));
+}
+
+/** The robot's camera, taken from the daemon at the first look (no process starts before). */
+async function releasedEyes(camera: CameraSettings, client: DaemonClient): Promise<BodyEyes> {
+  const eyes = await cameraEyes('reachy-mini:daemon', camera);
+  return { ...eyes, camera: new DaemonReleasedCamera(eyes.camera, client) };
 }

@@ -4,7 +4,23 @@
  */
 import { DaemonClient, DaemonError } from './client.js';
 import { daemonSettings } from './settings.js';
-import { daemonStatus, parseAnswer } from './wire.js';
+import { daemonStatus, mediaStatus, parseAnswer } from './wire.js';
+
+/**
+ * Whether the daemon's media pipeline holds the camera now, in words, so `health` does not take
+ * it from under a WebRTC viewer (a run takes it, and gives it back: daemon-camera.ts). A daemon
+ * that cannot say (down, too old to release media) leaves the camera to be tried as it is.
+ */
+export async function daemonCameraHolder(settings: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<string | undefined> {
+  const s = daemonSettings.parse(settings);
+  try {
+    const media = parseAnswer(mediaStatus, await new DaemonClient(s.base_url, s.timeout_s * 1000).get('/api/media/status', signal), 'GET /api/media/status');
+    return media.available ? `held by the daemon at ${s.base_url} (its media pipeline); a run asks it to release the camera at its first look, and gives it back` : undefined;
+  } catch (err) {
+    if (err instanceof DaemonError) return undefined;
+    throw err;
+  }
+}
 
 export async function checkDaemon(settings: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }> {
   const s = daemonSettings.parse(settings);

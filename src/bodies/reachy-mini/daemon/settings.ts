@@ -3,6 +3,7 @@
  * it performs: apart from the body so the catalog and `config check` read them without loading it.
  */
 import { z } from 'zod';
+import { CameraSettingsSchema } from '../../../camera/settings.js';
 
 export const DEFAULT_DAEMON_URL = 'http://localhost:8000';
 
@@ -20,6 +21,11 @@ export const daemonSettings = z
      * or a path on its machine), or `none` (the antennas' wiggle alone).
      */
     quack_sound: z.string().min(1).default('quackd'),
+    /**
+     * The robot's own camera, read by quackd once the daemon has released it: Lite's USB camera
+     * on the host (/dev/video0), Wireless's on its Pi (rpicam). Without it, looks see nothing.
+     */
+    camera: CameraSettingsSchema.optional(),
   })
   .strict();
 

@@ -61,3 +61,6 @@ export function parseAnswer<T>(schema: z.ZodType<T>, answer: unknown, route: str
   const issue = parsed.error.issues[0];
   throw new DaemonError(`the Reachy Mini daemon answered ${route} in a shape this body does not know (${issue !== undefined ? `${issue.path.join('.') || 'answer'}: ${issue.message}` : 'unreadable'})`, 'http');
 }
+
+/** routers/media.py's media_status: whether the daemon's own pipeline holds the camera now. */
+export const mediaStatus = z.object({ available: z.boolean(), released: z.boolean(), no_media: z.boolean() });
