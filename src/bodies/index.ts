@@ -65,6 +65,9 @@ export interface BodyEntry {
 
 export const DEFAULT_BODY: BodyKey = 'microduck:sim2d';
 
+/** A simulator's settings: `camera: synthetic` gives it eyes that render its room (`snapshot`, and the detector where a verb looks). */
+const SYNTHETIC_CAMERA = z.object({ camera: z.literal('synthetic').optional() }).strict();
+
 /** A kinematic robot of the lookout room: seeded, opened per run, its verbs from its profile. */
 function rover(profile: RoverProfile, description: string): BodyEntry {
   return {
@@ -73,7 +76,7 @@ function rover(profile: RoverProfile, description: string): BodyEntry {
     verbs: roverVerbs(profile),
     metrics: LOOKOUT_METRICS,
     seeded: true,
-    settings: z.object({}).strict(),
+    settings: SYNTHETIC_CAMERA,
     perRun: true,
     load: async (o) => (await import('./room/rover-body.js')).createRoverBody(profile, o),
   };
@@ -103,7 +106,7 @@ const entries: readonly BodyEntry[] = [
     metrics: ['ball_displaced_m', 'quacks', 'tilt_deg', 'torque'],
     seeded: true,
     // `camera: synthetic`: search_scan looks through a rendered camera and the colour detector, as a real duck would.
-    settings: z.object({ camera: z.literal('synthetic').optional() }).strict(),
+    settings: SYNTHETIC_CAMERA,
     perRun: true,
     load: async (o) => (await import('./microduck/sim2d/sim2d-body.js')).createSim2dBody(o),
   },
@@ -143,7 +146,7 @@ const entries: readonly BodyEntry[] = [
     verbs: ['look', 'turn_body', 'antennas', 'look_around', 'report', 'quack'],
     metrics: LOOKOUT_METRICS,
     seeded: true,
-    settings: z.object({}).strict(),
+    settings: SYNTHETIC_CAMERA,
     perRun: true,
     load: async (o) => (await import('./reachy-mini/mock/reachy-body.js')).createReachyMiniBody(o),
   },

@@ -4,7 +4,7 @@
  * quack. Verbs act at once and exactly (kinematic, not physics); results are one line a person
  * and a model can both read, with the sightings as data a scripted pilot reads.
  */
-import type { Body, BodyKey, BodyOptions, Frame, Intent, Observation, VerbResult } from '../body.js';
+import type { Body, BodyEyes, BodyKey, BodyOptions, Frame, Intent, Observation, VerbResult } from '../body.js';
 import { deg, rad, round2, sweepDisc, wrapAngle, type Pose } from '../microduck/sim2d/arena.js';
 import { renderRoom } from '../microduck/sim2d/render.js';
 import { describeBearing, describeTurn } from '../microduck/sim2d/sim2d-body.js';
@@ -14,6 +14,7 @@ import { describeSightings, mergeSightings, pitchWords } from './lookout-room.js
 import { RoomBody } from './room-body.js';
 import { obstaclesOf, roomForSeed, type RoomLayout } from './room.js';
 import { roverVerbs, type RoverProfile } from './rover-profile.js';
+import { roomEyes } from './room-view.js';
 
 /** A sweep turns this far between glances: less than any rover camera's field of view. */
 export const SWEEP_STEP_DEG = 30;
@@ -24,15 +25,19 @@ export class RoverBody extends RoomBody implements Body {
   /** Where the head points from the front, degrees (yaw + left, pitch + down). */
   private head = { yaw: 0, pitch: 0 };
   private readonly verbs: readonly string[];
+  /** With `camera: synthetic`, its camera's picture of the room (`snapshot`). */
+  readonly eyes: BodyEyes | undefined;
 
   constructor(
     private readonly profile: RoverProfile,
     layout: RoomLayout,
+    camera?: 'synthetic',
   ) {
     super(layout.things);
     this.key = profile.key;
     this.robot = layout.robot;
     this.verbs = roverVerbs(profile);
+    this.eyes = camera === 'synthetic' ? roomEyes(profile.camera, () => this.eye(), layout.things) : undefined;
   }
 
   private eye(heading = this.robot.heading): Eye {
@@ -127,5 +132,5 @@ export class RoverBody extends RoomBody implements Body {
 }
 
 export function createRoverBody(profile: RoverProfile, options: BodyOptions): RoverBody {
-  return new RoverBody(profile, roomForSeed(options.seed, profile.radius));
+  return new RoverBody(profile, roomForSeed(options.seed, profile.radius), options.settings?.['camera'] === 'synthetic' ? 'synthetic' : undefined);
 }

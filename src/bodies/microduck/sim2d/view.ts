@@ -1,6 +1,8 @@
 /**
  * What the duck's camera sees in the sim2d room, drawn as an RGB frame: floor, walls and ceiling,
- * the sofa as a box (tall enough to hide the ball behind it), the orange ball as a shaded sphere.
+ * the sofa as a box (tall enough to hide the ball behind it), the orange ball as a shaded sphere,
+ * and whatever else stands on the floor (the lookout room's lamp, plant, chair, box) as upright
+ * cylinders of their own colours. A lens above the sofa's back sees its seat from above.
  * A pinhole ray cast, one ray a pixel, level or pitched down as the lens's mount is; pure, no I/O. It is what the
  * synthetic camera gives the colour detector, so the detector runs on sim2d's room in CI.
  */
@@ -15,7 +17,24 @@ const WALL_HEIGHT = 2.4;
 /** The sofa's back: taller than the camera, so it hides what is behind it, as sim2d's camera says. */
 const SOFA_HEIGHT = 0.8;
 
-type Rgb = readonly [number, number, number];
+export type Rgb = readonly [number, number, number];
+
+/** Something standing on the floor, drawn as an upright cylinder. */
+export interface Standing {
+  readonly at: Vec;
+  readonly radius: number;
+  readonly height: number;
+  readonly colour: Rgb;
+}
+
+/** Where a horizontal ray (cos, sin per metre) from `from` first meets `thing`'s footprint, metres; Infinity if never. */
+function footprintIn(from: Vec, cos: number, sin: number, thing: Standing): number {
+  const along = (thing.at.x - from.x) * cos + (thing.at.y - from.y) * sin;
+  const off2 = (thing.at.x - from.x) ** 2 + (thing.at.y - from.y) ** 2 - along * along;
+  const r2 = thing.radius * thing.radius;
+  if (along <= 0 || off2 >= r2) return Infinity;
+  return along - Math.sqrt(r2 - off2);
+}
 const FLOOR: Rgb = [150, 140, 125];
 const WALL: Rgb = [222, 218, 204];
 const CEILING: Rgb = [240, 240, 238];
@@ -34,7 +53,7 @@ function wallDistance(from: Vec, cos: number, sin: number): number {
  * `eye` metres up (its mount's height unless the simulator knows better) and pitched down by its
  * mount's pitch.
  */
-export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS, eye: number = lens.mount.height_m): { readonly width: number; readonly height: number; readonly rgb: Uint8Array } {
+export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS, eye: number = lens.mount.height_m, standing: readonly Standing[] = []): { readonly width: number; readonly height: number; readonly rgb: Uint8Array } {
   const { width, height } = lens;
   const rgb = new Uint8Array(width * height * 3);
   const put = (o: number, c: Rgb, shade: number): void => {
@@ -47,7 +66,9 @@ export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS, eye: 
   let sin = 0;
   let far = 0;
   let sofaIn = Infinity;
+  let sofaOut = Infinity;
   let ballColumn = false;
+  const things = standing.map(() => Infinity);
   // Level, a column is one vertical plane: its walls, sofa and ball found once; pitched, each pixel's own.
   const [ch, sh] = [Math.cos(pose.heading), Math.sin(pose.heading)];
   const aim = (fwd: number, left: number): void => {
@@ -57,6 +78,8 @@ export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS, eye: 
     far = wallDistance(pose, cos, sin);
     const span = segmentRectSpan(pose, { x: pose.x + cos * far, y: pose.y + sin * far }, SOFA);
     sofaIn = span === undefined ? Infinity : span.t0 * far;
+    sofaOut = span === undefined ? Infinity : span.t1 * far;
+    for (let i = 0; i < standing.length; i++) things[i] = footprintIn(pose, cos, sin, standing[i]!);
     // Does this ray pass over the ball at all (closest approach on the floor plan within its radius)?
     const along = (ball.x - pose.x) * cos + (ball.y - pose.y) * sin;
     const off = Math.abs(-(ball.x - pose.x) * sin + (ball.y - pose.y) * cos);
@@ -83,10 +106,26 @@ export function renderView(pose: Pose, ball: Vec, lens: Lens = SIM2D_LENS, eye: 
         nearest = floor;
         colour = FLOOR;
       }
-      // The lens is below the sofa's back: a ray meets its front or passes over it, never its top.
-      if (sofaIn < nearest && eye + up * sofaIn <= SOFA_HEIGHT) {
-        nearest = sofaIn;
-        colour = SOFA_CLOTH;
+      // A ray meets the sofa's side where it enters the box low enough, or its top on the way down through it.
+      if (sofaIn < nearest) {
+        const top = up < 0 ? (SOFA_HEIGHT - eye) / up : Infinity;
+        const hit = eye + up * sofaIn <= SOFA_HEIGHT ? sofaIn : top >= sofaIn && top <= sofaOut ? top : Infinity;
+        if (hit < nearest) {
+          nearest = hit;
+          colour = SOFA_CLOTH;
+        }
+      }
+      for (let i = 0; i < standing.length; i++) {
+        const t = things[i]!;
+        const thing = standing[i]!;
+        if (t >= nearest) continue;
+        const top = up < 0 ? (thing.height - eye) / up : Infinity;
+        // Its side where the ray enters low enough; its lid when the ray comes down inside its footprint.
+        const hit = eye + up * t <= thing.height ? t : top >= t && top <= t + 2 * thing.radius && Math.hypot(pose.x + cos * top - thing.at.x, pose.y + sin * top - thing.at.y) <= thing.radius ? top : Infinity;
+        if (hit < nearest) {
+          nearest = hit;
+          colour = thing.colour;
+        }
       }
       if (ballColumn) {
         const hit = hitBall(pose, ball, eye, cos, sin, up);

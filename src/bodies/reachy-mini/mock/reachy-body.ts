@@ -4,7 +4,7 @@
  * and its camera says what it looks at. A target beyond the limits is clamped, as the SDK does,
  * and the result says so. Bearings are from the base's front, which never moves.
  */
-import type { Body, BodyOptions, Frame, Intent, Observation, VerbResult } from '../../body.js';
+import type { Body, BodyEyes, BodyOptions, Frame, Intent, Observation, VerbResult } from '../../body.js';
 import { deg, rad, round2, type Pose } from '../../microduck/sim2d/arena.js';
 import { renderRoom } from '../../microduck/sim2d/render.js';
 import { describeBearing } from '../../microduck/sim2d/sim2d-body.js';
@@ -13,6 +13,7 @@ import { clampNotes } from '../../room/clamp.js';
 import { describeSightings, mergeSightings, pitchWords } from '../../room/lookout-room.js';
 import { RoomBody } from '../../room/room-body.js';
 import { roomForSeed, type RoomLayout } from '../../room/room.js';
+import { roomEyes } from '../../room/room-view.js';
 import { clampBody, clampHead, LIMITS, type HeadPose } from './limits.js';
 
 /** A wide-angle head camera, the lens a metre up (a desk, and the robot on it). */
@@ -29,10 +30,13 @@ export class ReachyMiniBody extends RoomBody implements Body {
   private head: HeadPose = { yaw: 0, pitch: 0, roll: 0 };
   private bodyYaw = 0;
   private antennas = { left: 0, right: 0 };
+  /** With `camera: synthetic`, the head camera's picture of the room (`snapshot`). */
+  readonly eyes: BodyEyes | undefined;
 
-  constructor(layout: RoomLayout) {
+  constructor(layout: RoomLayout, camera?: 'synthetic') {
     super(layout.things);
     this.base = layout.robot;
+    this.eyes = camera === 'synthetic' ? roomEyes(REACHY_CAMERA, () => this.eye(), layout.things) : undefined;
   }
 
   private eye(head: HeadPose = this.head): Eye {
@@ -131,5 +135,5 @@ export class ReachyMiniBody extends RoomBody implements Body {
 }
 
 export function createReachyMiniBody(options: BodyOptions): ReachyMiniBody {
-  return new ReachyMiniBody(roomForSeed(options.seed, DESK_RADIUS));
+  return new ReachyMiniBody(roomForSeed(options.seed, DESK_RADIUS), options.settings?.['camera'] === 'synthetic' ? 'synthetic' : undefined);
 }
