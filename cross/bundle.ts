@@ -30,8 +30,8 @@ const SRC = join(REPO, 'src');
 
 /**
  * Loaded from node_modules at run time: native bindings, WebAssembly, a require() by name.
- * i2c-bus is an optional dependency built at install (no prebuilds): the arm bundles, installed
- * for the target with scripts off and from `dependencies` only, do not carry it.
+ * i2c-bus is an optional dependency built at install (no prebuilds): cross/build.sh cross-compiles
+ * it for each arm bundle's own Node.
  */
 export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus', '@foxglove/wasm-zstd'] as const;
 

@@ -2,12 +2,13 @@
  * The proof that a bundle runs on its target, shared by arm64.test.ts and armv7.test.ts: built by
  * cross/build.sh, every binary of the target's architecture, and its own Node under qemu running
  * what a person first runs on a Pi: --version, memory (LMDB's native binding), bridge probe
- * against the host firmware over a pty (serialport's), a sim2d run with the fake pilot, and the
- * MuJoCo duck turning on its ONNX policy (onnxruntime-node on arm64, onnxruntime-web on armv7).
+ * against the host firmware over a pty (serialport's), the BNO055's I²C bus opened through the
+ * cross-built i2c-bus, a sim2d run with the fake pilot, and the MuJoCo duck turning on its ONNX
+ * policy (onnxruntime-node on arm64, onnxruntime-web on armv7).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -115,6 +116,19 @@ export function proveBundle(target: Target, expect: Expect): void {
       const r = await quackd('run', 'hello-world');
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^OK success — I quacked hello\./m);
+    });
+
+    it('carries i2c-bus built for its Node: the IMU health line opens the bus (none here) instead of missing the addon', async () => {
+      assert.ok(existsSync(join(built.dir, 'node_modules/i2c-bus/build/Release/i2c.node')), 'the addon is in the bundle');
+      assert.match(readFileSync(join(built.dir, 'BUNDLE.txt'), 'utf8'), /^i2c-bus \(the BNO055's reads\) built for it\.$/m);
+      writeFileSync(join(home, 'config.yaml'), 'robots:\n  duck:\n    body: microduck:feetech\n    port: /dev/ttyQUACKD-NONE\n    imu:\n      bus: 77\n');
+      try {
+        const r = await quackd('health', '--robot', 'duck', '--timeout', String(EMULATED_TIMEOUT_S));
+        assert.match(r.stdout, /^imu +fail +no BNO055 answers on i2c-77 at 0x28: ENOENT: no such file or directory, open '\/dev\/i2c-77'$/m, r.stdout + r.stderr);
+        assert.doesNotMatch(r.stdout, /i2c-bus addon is not installed/);
+      } finally {
+        rmSync(join(home, 'config.yaml'), { force: true });
+      }
     });
 
     it('health names the ONNX runtime that runs the policies', async () => {
