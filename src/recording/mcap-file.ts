@@ -131,7 +131,7 @@ export class McapFile {
     return file;
   }
 
-  /** Queues one message at `epochMs` (an object for a JSON channel, its bytes for a CDR one); false when it was dropped. Never throws, never waits. */
+  /** Queues one message at `epochMs` (an object for a JSON channel, its bytes for a CDR one); false when it was dropped. Never waits; throws only for a CDR channel given no bytes (a caller's bug). */
   add(channel: ChannelName, epochMs: number, message: unknown): boolean {
     if (this.closing !== undefined || this.failure !== undefined || this.queue.length >= MAX_QUEUED) {
       this.dropped += 1;
