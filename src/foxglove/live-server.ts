@@ -19,7 +19,7 @@ import wsProtocol, { type IWebSocket } from '@foxglove/ws-protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { UsageError } from '../errors.js';
 import { isLoopback } from '../mcp/exposure.js';
-import { CHANNELS, type ChannelName } from '../recording/channels.js';
+import { CHANNELS, encodeMessage, type ChannelName } from '../recording/channels.js';
 import type { ChannelMessage } from '../recording/joint-messages.js';
 import { nanos } from '../recording/time.js';
 import { VERSION } from '../version.js';
@@ -114,7 +114,6 @@ class BoundedSocket implements IWebSocket {
   }
 }
 
-const encoder = new TextEncoder();
 
 export class LiveServer {
   private readonly foxglove = new wsProtocol.FoxgloveServer({ name: `quackd ${VERSION}`, capabilities: [] });
@@ -154,7 +153,7 @@ export class LiveServer {
   publish(robot: string, m: ChannelMessage): void {
     const id = this.channel(robot, m.channel);
     if (!this.subscribed.has(id)) return;
-    this.foxglove.sendMessage(id, nanos(m.epochMs), encoder.encode(JSON.stringify(m.message)));
+    this.foxglove.sendMessage(id, nanos(m.epochMs), encodeMessage(m.channel, m.message));
   }
 
   get clients(): number {
@@ -179,7 +178,7 @@ export class LiveServer {
     const topic = this.options.robots.length > 1 ? `/${robot}${spec.topic}` : spec.topic;
     let id = this.channelIds.get(topic);
     if (id === undefined) {
-      id = this.foxglove.addChannel({ topic, encoding: spec.encoding, schemaName: spec.schemaName, schema: spec.schema, schemaEncoding: 'jsonschema' });
+      id = this.foxglove.addChannel({ topic, encoding: spec.encoding, schemaName: spec.schemaName, schema: spec.schema, schemaEncoding: spec.schemaEncoding });
       this.channelIds.set(topic, id);
     }
     return id;

@@ -14,7 +14,7 @@ import type { IWritable } from '@mcap/core';
 import { ensurePrivateDir } from '../config/paths.js';
 import { logger } from '../log.js';
 import { VERSION } from '../version.js';
-import { CHANNELS, type ChannelName } from './channels.js';
+import { CHANNELS, encodeMessage, type ChannelName } from './channels.js';
 import { McapChunkWriter } from './mcap-writer.js';
 import { nanos } from './time.js';
 
@@ -83,7 +83,7 @@ const encoder = new TextEncoder();
 
 export class McapFile {
   private readonly channelIds = new Map<ChannelName, number>();
-  /** One schema record per schema: the three joint-state channels share foxglove.JointStates. */
+  /** One schema record per schema: the three joint-state channels share sensor_msgs/msg/JointState. */
   private readonly schemaIds = new Map<string, number>();
   private queue: Queued[] = [];
   private pumping: Promise<void> | undefined;
@@ -131,13 +131,13 @@ export class McapFile {
     return file;
   }
 
-  /** Queues one message at `epochMs`; false when it was dropped. Never throws, never waits. */
+  /** Queues one message at `epochMs` (an object for a JSON channel, its bytes for a CDR one); false when it was dropped. Never waits; throws only for a CDR channel given no bytes (a caller's bug). */
   add(channel: ChannelName, epochMs: number, message: unknown): boolean {
     if (this.closing !== undefined || this.failure !== undefined || this.queue.length >= MAX_QUEUED) {
       this.dropped += 1;
       return false;
     }
-    this.queue.push({ channel, logTime: nanos(epochMs), data: encoder.encode(JSON.stringify(message)) });
+    this.queue.push({ channel, logTime: nanos(epochMs), data: encodeMessage(channel, message) });
     this.pumping ??= this.pump();
     return true;
   }
@@ -196,7 +196,7 @@ export class McapFile {
 
   private register(name: ChannelName): number {
     const spec = CHANNELS[name];
-    const schemaId = this.schemaIds.get(spec.schemaName) ?? this.writer.registerSchema({ name: spec.schemaName, encoding: 'jsonschema', data: encoder.encode(spec.schema) });
+    const schemaId = this.schemaIds.get(spec.schemaName) ?? this.writer.registerSchema({ name: spec.schemaName, encoding: spec.schemaEncoding, data: encoder.encode(spec.schema) });
     this.schemaIds.set(spec.schemaName, schemaId);
     const id = this.writer.registerChannel({ topic: spec.topic, schemaId, messageEncoding: spec.encoding, metadata: new Map() });
     this.channelIds.set(name, id);

@@ -19,6 +19,7 @@ import type { FrontDoor } from '../../src/service/front-door.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
 import { childEnv, runCli } from '../helpers/cli.js';
 import { scripted } from '../helpers/scripted-provider.js';
+import { decodeMessage, type JointState } from '../helpers/mcap.js';
 import { waitFor } from '../bridge/rig.js';
 
 interface Watcher {
@@ -40,7 +41,8 @@ async function watch(url: string, subprotocol: string): Promise<Watcher> {
   client.on('advertise', (list) => list.forEach((c) => channels.set(c.topic, c)));
   client.on('message', (m: MessageData) => {
     const topic = topics.get(m.subscriptionId) ?? '?';
-    got.set(topic, [...(got.get(topic) ?? []), JSON.parse(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength).toString('utf8')) as unknown]);
+    const channel = channels.get(topic);
+    got.set(topic, [...(got.get(topic) ?? []), decodeMessage(channel?.encoding ?? '', channel?.schemaName ?? '', new Uint8Array(m.data.buffer, m.data.byteOffset, m.data.byteLength))]);
   });
   await waitFor(`${subprotocol}: the channels advertised`, () => channels.has('/joints/measured'), 10_000);
   return {
@@ -96,7 +98,8 @@ describe('quackd serve --foxglove, a twin walking in the service', () => {
       );
       const [first] = watchers;
       assert.deepEqual([...first!.channels.keys()].sort(), ['/control/tick', '/imu', '/joints/applied', '/joints/measured', '/joints/target', '/log', '/room', '/tf'], "a recording's channels");
-      assert.equal(first!.channels.get('/joints/measured')?.schemaName, 'foxglove.JointStates');
+      assert.equal(first!.channels.get('/joints/measured')?.schemaName, 'sensor_msgs/msg/JointState');
+      assert.deepEqual([first!.channels.get('/joints/measured')?.encoding, first!.channels.get('/joints/measured')?.schemaEncoding], ['cdr', 'ros2msg'], 'sent as it is advertised');
       for (const w of watchers) for (const topic of ['/joints/measured', '/log']) w.subscribe(topic);
       const run = await serving!.service.run('twin', { duck: 'walker', goal: 'walk one metre', gates: 'yes' });
       // While it runs: joint states stream in, each naming the twin's joints.
@@ -104,9 +107,9 @@ describe('quackd serve --foxglove, a twin walking in the service', () => {
       const report = await run.done;
       assert.equal(report.outcome.status, 'success', report.outcome.reason);
       for (const w of watchers) {
-        const joints = w.got.get('/joints/measured') as { joints: { name: string; position: number }[] }[];
-        assert.ok(joints.every((m) => m.joints.length === joints[0]!.joints.length && m.joints.every((j) => Number.isFinite(j.position))));
-        assert.ok(joints[0]!.joints.length >= 10, `${joints[0]!.joints.length} joints`);
+        const joints = w.got.get('/joints/measured') as JointState[];
+        assert.ok(joints.every((m) => m.name.length === joints[0]!.name.length && m.position.length === m.name.length && m.position.every(Number.isFinite)));
+        assert.ok(joints[0]!.name.length >= 10, `${joints[0]!.name.length} joints`);
         await waitFor(`${w.ws.protocol}: the run's last log line`, () => (w.got.get('/log') as { name: string }[] | undefined)?.some((l) => l.name === 'end') === true, 5000);
         const names = (w.got.get('/log') as { name: string }[]).map((l) => l.name);
         assert.ok(names.includes('verb_result'), names.join(' '));

@@ -2,8 +2,10 @@
  * Reads a recording back as Foxglove would: @mcap/core's indexed reader for a file that was
  * closed (its summary says the channels, schemas and counts), its streaming reader for one that
  * was not (a killed run: the chunks written before the kill). zstd chunks decompressed by the
- * same WebAssembly module quackd compresses with.
+ * same WebAssembly module quackd compresses with. JSON messages are parsed; CDR ones are read
+ * field by field as their ros2msg schema lays them out (decodeCdr), so a test sees their values.
  */
+import assert from 'node:assert/strict';
 import { open, readFile } from 'node:fs/promises';
 import { McapIndexedReader, McapStreamReader, type McapTypes } from '@mcap/core';
 import * as zstd from '@foxglove/wasm-zstd';
@@ -11,15 +13,93 @@ import * as zstd from '@foxglove/wasm-zstd';
 export interface ReadBack {
   /** topic → schema name */
   readonly schemas: Map<string, string>;
-  /** topic → messages, each decoded from JSON */
+  /** topic → messages, each decoded from JSON or CDR */
   readonly messages: Map<string, unknown[]>;
 }
 
 const decompressHandlers = { zstd: (data: Uint8Array, size: bigint) => zstd.decompress(data, Number(size)) };
 
-function add(into: ReadBack, topic: string, data: Uint8Array): void {
+/** sensor_msgs/msg/JointState as quackd fills it. */
+export interface JointState {
+  header: { stamp: { sec: number; nanosec: number }; frame_id: string };
+  name: string[];
+  position: number[];
+  velocity: number[];
+  effort: number[];
+}
+
+/** A little-endian CDR reader: alignment counts from after the 4-byte encapsulation header. */
+class Cdr {
+  private at = 4;
+  private readonly view: DataView;
+  constructor(data: Uint8Array) {
+    this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    assert.equal(this.view.getUint16(0, false), 1, 'CDR_LE encapsulation');
+  }
+  private align(n: number): void {
+    this.at += (n - ((this.at - 4) % n)) % n;
+  }
+  uint32(): number {
+    this.align(4);
+    return (this.at += 4), this.view.getUint32(this.at - 4, true);
+  }
+  int32(): number {
+    this.align(4);
+    return (this.at += 4), this.view.getInt32(this.at - 4, true);
+  }
+  float64(): number {
+    this.align(8);
+    return (this.at += 8), this.view.getFloat64(this.at - 8, true);
+  }
+  string(): string {
+    const n = this.uint32();
+    const s = Buffer.from(this.view.buffer, this.view.byteOffset + this.at, n - 1).toString('utf8');
+    this.at += n;
+    return s;
+  }
+  strings(): string[] {
+    return Array.from({ length: this.uint32() }, () => this.string());
+  }
+  float64s(): number[] {
+    return Array.from({ length: this.uint32() }, () => this.float64());
+  }
+  header(): JointState['header'] {
+    return { stamp: { sec: this.int32(), nanosec: this.uint32() }, frame_id: this.string() };
+  }
+  vector3(): { x: number; y: number; z: number } {
+    return { x: this.float64(), y: this.float64(), z: this.float64() };
+  }
+  done(): void {
+    assert.equal(this.at, this.view.byteLength, 'the message read to its end');
+  }
+}
+
+/** The CDR messages quackd writes, by schema name, decoded as their ros2msg definitions say. */
+const CDR: Record<string, (r: Cdr) => unknown> = {
+  'sensor_msgs/msg/JointState': (r) => ({ header: r.header(), name: r.strings(), position: r.float64s(), velocity: r.float64s(), effort: r.float64s() }),
+  'quackd/msg/Imu': (r) => ({ header: r.header(), gyro: r.vector3(), gravity: r.vector3() }),
+  'quackd/msg/ControlTick': (r) => ({ header: r.header(), tick: r.uint32(), late_ms: r.float64(), work_ms: r.float64(), limited: r.strings(), dropped: r.uint32() }),
+};
+
+export function decodeCdr(schemaName: string, data: Uint8Array): unknown {
+  const read = CDR[schemaName];
+  assert.ok(read !== undefined, `no CDR reader for ${schemaName}`);
+  const r = new Cdr(data);
+  const message = read(r);
+  r.done();
+  return message;
+}
+
+/** A message's content, as its channel's encoding says. */
+export function decodeMessage(encoding: string, schemaName: string, data: Uint8Array): unknown {
+  if (encoding === 'cdr') return decodeCdr(schemaName, data);
+  assert.equal(encoding, 'json');
+  return JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as unknown;
+}
+
+function add(into: ReadBack, topic: string, message: unknown): void {
   const list = into.messages.get(topic) ?? [];
-  list.push(JSON.parse(Buffer.from(data).toString('utf8')) as unknown);
+  list.push(message);
   into.messages.set(topic, list);
 }
 
@@ -41,7 +121,10 @@ export async function readIndexed(path: string): Promise<ReadBack & { readonly c
     for (const channel of reader.channelsById.values()) out.schemas.set(channel.topic, reader.schemasById.get(channel.schemaId)?.name ?? '');
     const counts = new Map<string, number>();
     for (const [id, n] of reader.statistics?.channelMessageCounts ?? []) counts.set(reader.channelsById.get(id)?.topic ?? `#${id}`, Number(n));
-    for await (const m of reader.readMessages()) add(out, reader.channelsById.get(m.channelId)?.topic ?? '', m.data);
+    for await (const m of reader.readMessages()) {
+      const channel = reader.channelsById.get(m.channelId);
+      add(out, channel?.topic ?? '', decodeMessage(channel?.messageEncoding ?? '', reader.schemasById.get(channel?.schemaId ?? -1)?.name ?? '', m.data));
+    }
     // Each chunk's compression, in file order ('' for one stored as it is).
     const compressions = reader.chunkIndexes.map((c) => c.compression);
     return { ...out, counts, compressions };
@@ -57,13 +140,16 @@ export async function readStreaming(path: string): Promise<ReadBack & { readonly
   reader.append(await readFile(path));
   const out: ReadBack = { schemas: new Map(), messages: new Map() };
   const schemaNames = new Map<number, string>();
-  const topics = new Map<number, string>();
+  const channels = new Map<number, McapTypes.Channel>();
   for (let record: McapTypes.TypedMcapRecord | undefined; (record = reader.nextRecord()) !== undefined; ) {
     if (record.type === 'Schema') schemaNames.set(record.id, record.name);
     else if (record.type === 'Channel') {
-      topics.set(record.id, record.topic);
+      channels.set(record.id, record);
       out.schemas.set(record.topic, schemaNames.get(record.schemaId) ?? '');
-    } else if (record.type === 'Message') add(out, topics.get(record.channelId) ?? '', record.data);
+    } else if (record.type === 'Message') {
+      const channel = channels.get(record.channelId);
+      add(out, channel?.topic ?? '', decodeMessage(channel?.messageEncoding ?? '', schemaNames.get(channel?.schemaId ?? -1) ?? '', record.data));
+    }
   }
   return { ...out, complete: reader.done() };
 }

@@ -6,13 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunRecorder } from '../../src/recording/run-recorder.js';
-import { readIndexed } from '../helpers/mcap.js';
+import { readIndexed, type JointState } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
 import { skill, startRig } from '../control/rig.js';
-
-interface Joints {
-  joints: { name: string; position: number }[];
-}
 
 test('a verb on the control loop is recorded tick by tick: targets, applied targets, measured joints, IMU, the limited joint marked', async (t) => {
   const rig = await startRig(t, { joints: 3, maxVelocity: 1 }, { mode: 'lockstep' });
@@ -36,17 +32,17 @@ test('a verb on the control loop is recorded tick by tick: targets, applied targ
   assert.equal(back.counts.get('/joints/measured'), ticks);
   assert.equal(back.counts.get('/imu'), ticks);
   assert.equal(back.counts.get('/joints/target'), asks.length, 'a target per tick the skill asked');
-  assert.equal(back.schemas.get('/joints/applied'), 'foxglove.JointStates');
-  const targets = back.messages.get('/joints/target') as Joints[];
+  assert.equal(back.schemas.get('/joints/applied'), 'sensor_msgs/msg/JointState');
+  const targets = back.messages.get('/joints/target') as JointState[];
   assert.deepEqual(
-    targets.map((m) => m.joints.map((j) => j.position)),
+    targets.map((m) => m.position),
     asks,
   );
   const tickMsgs = back.messages.get('/control/tick') as { tick: number; limited: string[]; dropped: number }[];
   const limited = tickMsgs.filter((m) => m.limited.length > 0).map((m) => m.limited);
   assert.deepEqual(limited, [['j0'], ['j0']], 'the cut target marked on the two ticks that asked for the jump');
-  const applied = back.messages.get('/joints/applied') as Joints[];
-  const firstCut = applied.find((m) => Math.abs((m.joints[0]?.position ?? 0) - 0.02) < 1e-9);
+  const applied = back.messages.get('/joints/applied') as JointState[];
+  const firstCut = applied.find((m) => Math.abs((m.position[0] ?? 0) - 0.02) < 1e-9);
   assert.ok(firstCut !== undefined, 'applied: one period of travel, not the jump');
   assert.equal(report.droppedTicks, 0);
   assert.ok(tickMsgs.every((m) => m.dropped === 0));

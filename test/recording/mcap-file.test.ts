@@ -5,11 +5,17 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { jointState } from '../../src/recording/joint-messages.js';
 import { McapFile } from '../../src/recording/mcap-file.js';
-import { readIndexed, readStreaming } from '../helpers/mcap.js';
+import { readIndexed, readStreaming, type JointState } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const joints = (n: number) => ({ timestamp: { sec: 1, nsec: 0 }, joints: Array.from({ length: 14 }, (_, i) => ({ name: `j${i}`, position: Math.sin(n + i) })) });
+const NAMES = Array.from({ length: 14 }, (_, i) => `j${i}`);
+const positions = (n: number) => NAMES.map((_, i) => Math.sin(n + i));
+/** Joint state n as the file takes it (CDR), at 1.5 s past the epoch. */
+const joints = (n: number) => jointState(NAMES, Float64Array.from(positions(n)), 1500)!;
+/** …and as it reads back. */
+const read = (n: number): JointState => ({ header: { stamp: { sec: 1, nanosec: 500_000_000 }, frame_id: '' }, name: NAMES, position: positions(n), velocity: [], effort: [] });
 
 test('messages added read back with the indexed reader: channels, schemas, counts; the file is private', async () => {
   const dir = tempDir();
@@ -22,9 +28,9 @@ test('messages added read back with the indexed reader: channels, schemas, count
   assert.equal(file.dropped, 0);
   assert.equal(file.add('log', t0, {}), false, 'a closed file takes nothing');
   const back = await readIndexed(join(dir, 'run-1.mcap'));
-  assert.deepEqual(Object.fromEntries(back.schemas), { '/joints/measured': 'foxglove.JointStates', '/log': 'foxglove.Log' });
+  assert.deepEqual(Object.fromEntries(back.schemas), { '/joints/measured': 'sensor_msgs/msg/JointState', '/log': 'foxglove.Log' });
   assert.deepEqual(Object.fromEntries(back.counts), { '/joints/measured': 500, '/log': 1 });
-  assert.deepEqual(back.messages.get('/joints/measured')?.[7], joints(7));
+  assert.deepEqual(back.messages.get('/joints/measured')?.[7], read(7));
   assert.equal(statSync(join(dir, 'run-1.mcap')).mode & 0o777, 0o600);
 });
 
@@ -36,7 +42,7 @@ test('a short recording is stored uncompressed; a long one in zstd chunks from t
   await short.close();
   const shortBack = await readIndexed(join(dir, 'short.mcap'));
   assert.deepEqual(shortBack.compressions, ['']);
-  assert.deepEqual(shortBack.messages.get('/joints/measured')?.[3], joints(3));
+  assert.deepEqual(shortBack.messages.get('/joints/measured')?.[3], read(3));
   const long = await McapFile.create(dir, 'long');
   for (let i = 0; i < 1000; i++) long.add('measured', t0 + i * 20, joints(i));
   await long.close();
@@ -44,7 +50,7 @@ test('a short recording is stored uncompressed; a long one in zstd chunks from t
   assert.ok(longBack.compressions.length > 2, `${longBack.compressions.length} chunks`);
   assert.ok(longBack.compressions.every((c) => c === 'zstd'), longBack.compressions.join(' '));
   assert.equal(longBack.counts.get('/joints/measured'), 1000);
-  assert.deepEqual(longBack.messages.get('/joints/measured')?.[999], joints(999));
+  assert.deepEqual(longBack.messages.get('/joints/measured')?.[999], read(999));
 });
 
 test('a second recording of one run id is refused, the first left as it was', async () => {
@@ -63,12 +69,12 @@ test('a writer killed mid-recording leaves a file the streaming reader reads: al
   assert.equal(run.signal, 'SIGKILL', run.stderr);
   const back = await readStreaming(join(dir, 'killed.mcap'));
   assert.equal(back.complete, false, 'no footer: the process never closed it');
-  const measured = (back.messages.get('/joints/measured') ?? []) as { timestamp: { sec: number; nsec: number } }[];
-  assert.equal(back.schemas.get('/joints/measured'), 'foxglove.JointStates');
+  const measured = (back.messages.get('/joints/measured') ?? []) as JointState[];
+  assert.equal(back.schemas.get('/joints/measured'), 'sensor_msgs/msg/JointState');
   // Three seconds at 50 Hz were added; a chunk closes at least once a second, so what is lost is the last second (and the 100 ms the child takes to die).
-  const last = measured.at(-1)?.timestamp;
+  const last = measured.at(-1)?.header.stamp;
   assert.ok(last !== undefined, 'no joint state read back');
-  const lostMs = killedAt - (last.sec * 1000 + last.nsec / 1e6);
+  const lostMs = killedAt - (last.sec * 1000 + last.nanosec / 1e6);
   assert.ok(lostMs < 1500, `the file ends ${lostMs} ms before the kill`);
   assert.ok(measured.length >= 60, `${measured.length} joint states read back`);
 });

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { childEnv, runCli } from '../helpers/cli.js';
-import { readIndexed, readStreaming } from '../helpers/mcap.js';
+import { readIndexed, readStreaming, type JointState } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const home = () => {
@@ -109,8 +109,8 @@ test('a twin walk killed with SIGKILL seconds in leaves a recording the streamin
     'every transcript line older than a second is in the recording',
   );
   const at = (m: unknown) => {
-    const { sec, nsec } = (m as { timestamp: { sec: number; nsec: number } }).timestamp;
-    return sec * 1000 + nsec / 1e6;
+    const { sec, nanosec } = (m as JointState).header.stamp;
+    return sec * 1000 + nanosec / 1e6;
   };
   for (const topic of ['/joints/measured', '/joints/applied', '/control/tick']) {
     const messages = back.messages.get(topic) ?? [];
