@@ -18,7 +18,7 @@ import { DEFAULT_FALL, type FallSettings } from './fall.js';
 import { specProblem, type Json, type ModuleSpec } from './module-spec.js';
 import type { JointSpec } from './plant.js';
 import { SHARED_SLOTS, STOP, TICKS, type FromWorker, type ToWorker, type WorkerInit } from './protocol.js';
-import { keepGcOnOwnThreads, LOOP_PRIORITY } from './realtime.js';
+import { LOOP_PRIORITY } from './realtime.js';
 import type { VerbResult } from './skill.js';
 import { TickRingReader } from './tick-ring.js';
 import type { LoopMode } from './stats.js';
@@ -109,8 +109,6 @@ export class ControlLoop {
   /** Starts the worker and makes the plant in it; resolves once the loop is about to tick (holding, never moving). */
   static async start(options: ControlLoopOptions): Promise<ControlLoop> {
     const init = settings(options);
-    // A loop that asks for real time must not wait on normal-priority GC helpers (realtime.ts).
-    if (init.mode === 'realtime' && init.realtimePriority !== false) keepGcOnOwnThreads();
     const worker = spawnWorker(siblingModule(import.meta.url, 'worker'), { workerData: init });
     const ready = await new Promise<{ joints: readonly JointSpec[]; scheduling: string; ticks: SharedArrayBuffer }>((resolve, reject) => {
       const early = (err: Error) => reject(new ControlError(`the control worker failed to start: ${err.message.split('\n')[0] ?? ''}`, 'plant'));

@@ -13,7 +13,6 @@
  */
 import { execFile } from 'node:child_process';
 import { readlinkSync, writeFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 
 /** The control worker's thread name, as `ps -L`, `top -H` and /proc/<pid>/task/<tid>/comm show it. */
 export const LOOP_THREAD_NAME = 'quackd-loop';
@@ -29,23 +28,6 @@ export function nameThread(name: string): void {
   } catch {
     // An old kernel without /proc/thread-self, or a /proc mounted read-only: the name is a nicety.
   }
-}
-
-let gcOnOwnThreads = false;
-
-/**
- * Each isolate collects its own garbage on its own thread: V8 otherwise hands parts of every
- * scavenge and mark to the process's platform threads, which run at normal priority, and the
- * loop's SCHED_FIFO thread then sleeps until they get a CPU. On a saturated machine that is a
- * priority inversion: a tick's work was seen taking 60 ms (8 missed in 30,000) while the loop's
- * thread waited runnable for 0.09 s in all. Process-wide (V8 has no per-isolate switch), set
- * before the loop's worker starts; the main thread's collections lose their helpers too, which
- * on a 2-core board hardly helped it.
- */
-export function keepGcOnOwnThreads(): void {
-  if (gcOnOwnThreads) return;
-  gcOnOwnThreads = true;
-  setFlagsFromString('--single-threaded-gc');
 }
 
 /** The loop's SCHED_FIFO priority unless told otherwise: below the kernel's interrupt threads (50). */
