@@ -46,6 +46,7 @@ const STARTED_BY_URL = [
   'bodies/microduck/servo-bus/control-plant',
   'memory/writer-worker',
   'memory/deep-check',
+  'vision/picture-worker',
 ] as const;
 
 /** The entry's file in lib/: `control/worker` → `control.worker`. */

@@ -150,7 +150,7 @@ export const configCommand: Command = {
     const kept = report.transcriptsKept.value;
     row('runs kept', `newest ${kept.keepRuns} per robot and the last ${kept.keepDays} day${kept.keepDays === 1 ? '' : 's'}`, report.transcriptsKept.from);
     const rec = report.recordings.value;
-    row('recording', rec.record ? `every run (--no-record skips one), newest ${rec.maxBytes / 1_000_000} MB kept per robot` : 'off (recordings.record: false)', report.recordings.from);
+    row('recording', rec.record ? `every run (--no-record skips one), newest ${rec.maxBytes / 1_000_000} MB kept per robot; camera ${rec.cameraFps > 0 ? `${rec.cameraFps} frame${rec.cameraFps === 1 ? '' : 's'} a second` : 'snapshots only'}` : 'off (recordings.record: false)', report.recordings.from);
     const fg = report.foxglove;
     row('foxglove', fg.value, fg.from);
     if (fg.problem !== undefined) say(`  ${io.yellow(printable(fg.problem))}`, 2);

@@ -25,7 +25,7 @@ import { nanos } from '../recording/time.js';
 import { VERSION } from '../version.js';
 
 /** A recording's channels but /camera: a snapshot's picture is the run's, taken for its pilot, and never on the bus this server hears. */
-const LIVE_CHANNELS = (Object.keys(CHANNELS) as ChannelName[]).filter((name) => name !== 'camera');
+const LIVE_CHANNELS = (Object.keys(CHANNELS) as ChannelName[]).filter((name) => name !== 'camera' && name !== 'film');
 
 /** The protocol's names, the current first. */
 export const SUBPROTOCOLS = ['foxglove.sdk.v1', 'foxglove.websocket.v1'] as const;

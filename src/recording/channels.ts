@@ -68,6 +68,8 @@ export const CHANNELS = {
   room: json('/room', 'foxglove.SceneUpdate', SceneUpdate),
   /** Each picture a run's camera took (a `snapshot`), the JPEG the pilot was sent. */
   camera: json('/camera', 'foxglove.CompressedImage', CompressedImage),
+  /** The camera between snapshots, at `recordings.camera_fps` (camera-film.ts). */
+  film: json('/camera/film', 'foxglove.CompressedImage', CompressedImage),
 } as const satisfies Record<string, ChannelSpec>;
 
 export type ChannelName = keyof typeof CHANNELS;

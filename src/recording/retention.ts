@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { listTranscriptIds, summarize } from '../transcript/reader.js';
 
-export const RECORDING_DEFAULTS = { record: true, max_mb: 2000 } as const;
+export const RECORDING_DEFAULTS = { record: true, max_mb: 2000, camera_fps: 1 } as const;
 
 /** The config file's `recordings:` section. */
 export const RecordingsSectionSchema = z
@@ -18,6 +18,8 @@ export const RecordingsSectionSchema = z
     record: z.boolean().optional(),
     /** Megabytes of recordings kept per robot, the newest first. */
     max_mb: z.number().min(0.01).max(10_000_000).optional(),
+    /** Camera frames a second recorded while a run has a camera, beside its snapshots (0: snapshots only). */
+    camera_fps: z.number().min(0).max(10).optional(),
   })
   .strict();
 
@@ -26,10 +28,11 @@ export type RecordingsSection = z.infer<typeof RecordingsSectionSchema>;
 export interface RecordingPolicy {
   readonly record: boolean;
   readonly maxBytes: number;
+  readonly cameraFps: number;
 }
 
 export function recordingPolicy(section: RecordingsSection | undefined): RecordingPolicy {
-  return { record: section?.record ?? RECORDING_DEFAULTS.record, maxBytes: (section?.max_mb ?? RECORDING_DEFAULTS.max_mb) * 1_000_000 };
+  return { record: section?.record ?? RECORDING_DEFAULTS.record, maxBytes: (section?.max_mb ?? RECORDING_DEFAULTS.max_mb) * 1_000_000, cameraFps: section?.camera_fps ?? RECORDING_DEFAULTS.camera_fps };
 }
 
 export interface Recording {
@@ -63,7 +66,7 @@ export function listRecordings(dir: string, transcriptsDir: string): Recording[]
  * robot's budget. Then the transcripts, read to learn each recording's robot (every line of each),
  * are not read: quackd run prunes after every run.
  */
-function allFit(dir: string, transcriptsDir: string, policy: RecordingPolicy): boolean {
+function allFit(dir: string, transcriptsDir: string, policy: Pick<RecordingPolicy, 'maxBytes'>): boolean {
   if (!existsSync(dir)) return true;
   const transcripts = new Set(existsSync(transcriptsDir) ? readdirSync(transcriptsDir, { withFileTypes: true }).flatMap((e) => (e.isFile() && e.name.endsWith('.jsonl') ? [basename(e.name, '.jsonl')] : [])) : []);
   let total = 0;
@@ -83,7 +86,7 @@ function sizeOf(path: string): number {
 }
 
 /** The recordings `policy` lets go, oldest first; with `apply`, deleted. */
-export function pruneRecordings(dir: string, transcriptsDir: string, policy: RecordingPolicy, options: { apply: boolean }): Recording[] {
+export function pruneRecordings(dir: string, transcriptsDir: string, policy: Pick<RecordingPolicy, 'maxBytes'>, options: { apply: boolean }): Recording[] {
   if (allFit(dir, transcriptsDir, policy)) return [];
   const used = new Map<string, number>();
   const gone: Recording[] = [];

@@ -7,6 +7,7 @@
  */
 import type { EventBus } from '../runtime/events.js';
 import { logger } from '../log.js';
+import type { FilmCounts } from './camera-film.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { tickMessages } from './joint-messages.js';
 import { McapFile } from './mcap-file.js';
@@ -23,6 +24,7 @@ export interface RecordingReport {
 
 export class RunRecorder {
   private droppedTicks = 0;
+  private film: FilmCounts | undefined;
   private readonly unlisten: () => void;
   private closing: Promise<RecordingReport> | undefined;
 
@@ -63,11 +65,21 @@ export class RunRecorder {
     this.file.add('camera', epochMs, { timestamp: foxgloveTime(epochMs), frame_id: 'camera', data: Buffer.from(jpeg).toString('base64'), format: 'jpeg' });
   }
 
+  /** A frame of the camera film (camera-film.ts), on its own topic: /camera stays what the pilot was shown. */
+  filmFrame(jpeg: Uint8Array, epochMs: number): void {
+    this.file.add('film', epochMs, { timestamp: foxgloveTime(epochMs), frame_id: 'camera', data: Buffer.from(jpeg).toString('base64'), format: 'jpeg' });
+  }
+
+  /** What the camera film recorded and missed, for the summary. */
+  filmed(counts: FilmCounts): void {
+    this.film = counts;
+  }
+
   /** Stops listening, writes the summary and closes the file. Idempotent. */
   close(): Promise<RecordingReport> {
     this.closing ??= (async () => {
       this.unlisten();
-      await this.file.close({ dropped_ticks: this.droppedTicks });
+      await this.file.close({ dropped_ticks: this.droppedTicks, ...this.film });
       if (this.droppedTicks > 0 || this.file.dropped > 0) logger('recording').warn({ path: this.file.path, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped }, 'the recording lost samples');
       return { path: this.file.path, messages: this.file.written, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped };
     })();

@@ -21,6 +21,7 @@ import type { Gate } from '../safety/gate.js';
 import type { Outcome, TranscriptEvent } from '../transcript/events.js';
 import { TranscriptWriter, runIdFor } from '../transcript/writer.js';
 import { withholdSecretNotes } from './withhold-secrets.js';
+import { CameraFilm } from '../recording/camera-film.js';
 import { RunRecorder } from '../recording/run-recorder.js';
 import { RunSnapshots } from './run-snapshots.js';
 import { defaultVerbs } from '../verbs/registry.js';
@@ -41,6 +42,8 @@ export interface RunRequest {
   readonly transcriptsDir: string;
   /** Where the run's recording goes (`<dir>/<run id>.mcap`, src/recording); none without it. */
   readonly recordingsDir?: string;
+  /** Camera frames a second the recording keeps beside the snapshots, while the body has a camera (0 or none: snapshots only). */
+  readonly recordingCameraFps?: number;
   /** The bus the body's control loop publishes its ticks on (a recording listens); a run without a runtime makes its own. */
   readonly events?: EventBus;
   readonly signal: AbortSignal;
@@ -107,6 +110,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
   let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let pictures: PicturesSent = { shown: 0, bytes: 0 };
   let lease: Lease | undefined;
+  let film: CameraFilm | undefined;
   try {
     emit({
       type: 'start',
@@ -130,6 +134,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     if (link !== undefined) emit({ type: 'body_link', device: link.device, firmware: link.firmware, board: link.board, boot: link.boot });
     const registry = defaultVerbs.with(req.memory?.verbs ?? []);
     const eyes = body.eyes;
+    if (recorder !== undefined && eyes !== undefined && (req.recordingCameraFps ?? 0) > 0) film = new CameraFilm(eyes.camera, req.recordingCameraFps ?? 0, (jpeg, at) => recorder.filmFrame(jpeg, at));
     const snapshots = eyes === undefined ? undefined : new RunSnapshots({ eyes, transcriptsDir: req.transcriptsDir, runId: transcript.runId, ...(req.provider.pictureWidth !== undefined ? { width: req.provider.pictureWidth } : {}), ...(recorder !== undefined ? { onPicture: (jpeg: Uint8Array, at: number) => recorder.picture(jpeg, at) } : {}) });
     const executor = new Executor({ duck: req.duck, registry, body, gate: req.gate, budgets, dryRun: req.dryRun, runId: transcript.runId, emit, ...(req.memory ? { memory: req.memory } : {}), ...(snapshots ? { snapshots } : {}) });
     const loop = await runPilot({ duck: req.duck, provider: req.provider, executor, sensors: body, budgets, registry, memoryBlock: req.memory?.promptBlock ?? '', dryRun: req.dryRun, emit, signal: AbortSignal.any([req.signal, unrecorded.signal]) });
@@ -144,6 +149,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
     emit({ type: 'error', message });
     outcome = { status: 'error', reason: message };
   } finally {
+    if (film !== undefined) recorder?.filmed(await film.stop());
     await settle(lease, emit, req.keepTorque !== true || outcome.status !== 'success');
   }
   // A run that never reached the body (provider unreachable, port missing, stopped before its

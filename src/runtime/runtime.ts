@@ -136,7 +136,7 @@ export class Runtime {
         bodySettings: robot.settings,
         by,
         transcriptsDir: this.config.transcriptsDir,
-        ...(this.config.recordingsDir !== undefined && noRecord !== true ? { recordingsDir: this.config.recordingsDir } : {}),
+        ...(this.config.recordingsDir !== undefined && noRecord !== true ? { recordingsDir: this.config.recordingsDir, recordingCameraFps: this.config.recordingRetention?.cameraFps ?? 0 } : {}),
         events: this.events,
         ...(memory !== undefined ? { memory } : {}),
         lease: () => claim.open(req.seed),

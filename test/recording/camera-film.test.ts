@@ -1,0 +1,75 @@
+/**
+ * The recording's camera film as a user gets it: the built CLI flies a duck on microduck:sim2d with
+ * `camera: synthetic` against a loopback model that thinks 600 ms a request, with
+ * `recordings.camera_fps` set. The run ends as it would without the film (its last line printed,
+ * exit 0: a film frame being encoded when the run ends must not end the process early, which it
+ * once did), /camera/film holds frames at about the rate over the run, /camera still holds only
+ * what the pilot was shown, and camera_fps 0 records no film.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { openaiToolCalls, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { readIndexed } from '../helpers/mcap.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'quackd-local-Key-5e1f0c3a9b72d4';
+const DUCK = `---
+robot: microduck:sim2d
+verbs: [snapshot, turn]
+budgets: { steps: 4, llm_calls: 4, seconds: 60 }
+---
+# Look
+
+## Strategy
+1. snapshot, then turn 30 degrees
+2. declare success
+`;
+
+describe('the recording films the camera between snapshots', () => {
+  let server: LlmServer;
+  before(async () => {
+    server = await startLlmServer({ apiKey: KEY, delayMs: () => 600 });
+  });
+  after(async () => server.close());
+
+  async function fly(fps: number): Promise<{ home: string; stdout: string; code: number | null; seconds: number }> {
+    server.reply(
+      openaiToolCalls([{ name: 'snapshot', arguments: '{}' }]),
+      openaiToolCalls([{ name: 'turn', arguments: '{"degrees":30}' }]),
+      openaiToolCalls([{ name: 'declare_success', arguments: '{"reason":"looked and turned"}' }]),
+    );
+    const home = tempDir('quackd-film-');
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  den:\n    body: microduck:sim2d\n    camera: synthetic\nrecordings:\n  camera_fps: ${fps}\n`);
+    writeFileSync(join(home, 'look.duck'), DUCK);
+    const started = Date.now();
+    const r = await runCli(['run', join(home, 'look.duck'), '--robot', 'den', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--no-memory'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY }, timeoutMs: 60_000 });
+    return { home, stdout: r.stdout + r.stderr, code: r.code, seconds: (Date.now() - started) / 1000 };
+  }
+
+  it('camera_fps 5: frames on /camera/film over the run, the snapshot alone on /camera, the run ends whole', async () => {
+    const r = await fly(5);
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /^OK success — looked and turned/m);
+    const [file] = readdirSync(join(r.home, 'recordings'));
+    assert.ok(file !== undefined);
+    const recording = await readIndexed(join(r.home, 'recordings', file));
+    assert.equal(recording.schemas.get('/camera/film'), 'foxglove.CompressedImage');
+    const film = (recording.messages.get('/camera/film') ?? []) as { format: string; data: string }[];
+    // Three requests of 600 ms each: about 1.8 s of run at 5 a second (a frame skipped while one is made).
+    assert.ok(film.length >= 3 && film.length <= Math.ceil(r.seconds * 5) + 1, `${film.length} frames in ${r.seconds} s`);
+    assert.ok(film.every((f) => f.format === 'jpeg' && Buffer.from(f.data, 'base64').subarray(0, 2).toString('hex') === 'ffd8'), 'each a JPEG');
+    assert.equal(recording.messages.get('/camera')?.length, 1, 'the one snapshot the pilot was shown');
+  });
+
+  it('camera_fps 0: no film, the snapshot still recorded', async () => {
+    const r = await fly(0);
+    assert.equal(r.code, 0, r.stdout);
+    const [file] = readdirSync(join(r.home, 'recordings'));
+    const recording = await readIndexed(join(r.home, 'recordings', file ?? ''));
+    assert.equal(recording.messages.get('/camera/film'), undefined);
+    assert.equal(recording.messages.get('/camera')?.length, 1);
+  });
+});
