@@ -68,7 +68,9 @@ interface Figures {
 /** One case, in this process: N busy processes, the twin walking for SECONDS; its figures as one JSON line. */
 async function measure(): Promise<Figures> {
   // stdio 'ignore' is /dev/null: `yes > /dev/null`, at the same (normal) priority as everything else.
-  const busy: ChildProcess[] = Array.from({ length: BUSY }, () => spawn('yes', [], { stdio: 'ignore' }));
+  // Each dies with this process (PR_SET_PDEATHSIG), even when it dies abnormally: four `yes` left by a
+  // case that V8 aborted once loaded the machine for an hour after.
+  const busy: ChildProcess[] = Array.from({ length: BUSY }, () => spawn('setpriv', ['--pdeathsig', 'KILL', 'yes'], { stdio: 'ignore' }));
   const home = mkdtempSync(join(tmpdir(), 'quackd-bench-control-load-'));
   const runtime = createRuntime({ robots: { [ROBOT]: { body: 'microduck:mujoco', pace: 'realtime' } }, memoryDir: join(home, 'memory'), transcriptsDir: join(home, 'transcripts') });
   const loops: Loop[] = [];
