@@ -21,20 +21,11 @@ import { startRun } from '../src/run/start-run.js';
 import { noTtyGate } from '../src/safety/gate.js';
 import type { TranscriptEvent } from '../src/transcript/events.js';
 import { fmt, median, percentile } from './_stats.js';
+import { seedList } from './_seeds.js';
 
 const BODIES: Readonly<Record<string, BodyKey>> = { sim2d: 'microduck:sim2d', mujoco: 'microduck:mujoco' };
 
 const { values } = parseArgs({ options: { body: { type: 'string', multiple: true }, seeds: { type: 'string', default: '1-200' }, verbose: { type: 'boolean', default: false }, camera: { type: 'boolean', default: false } } });
-
-/** `1-60,140-200,7` as a list of seeds. */
-function seedList(spec: string): number[] {
-  return spec.split(',').flatMap((part) => {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
-    if (m === null) throw new Error(`--seeds: "${part}" is not a seed or a range like 1-200`);
-    const [from, to] = [Number(m[1]), Number(m[2] ?? m[1])];
-    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-  });
-}
 
 type VerbResult = Extract<TranscriptEvent, { type: 'verb_result' }>;
 

@@ -6,11 +6,15 @@
  * that never answers the read-back). Also the tilt hook (tilt.h): what the simulated IMU reads
  * as a scheduled or signalled fall tips the trunk, and the --tilt-at steps it parses.
  */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../hal/host/host.h"
+#include "../hal/host/plant.h"
 #include "../hal/host/sim.h"
 #include "../hal/host/tilt.h"
 #include "../src/hal.h"
@@ -324,6 +328,69 @@ static void signalled_steps_wait_for_the_signal(void) {
   CHECK(near(tilt_now_deg(), 0.0f), "a signal with no step left moved the trunk");
 }
 
+/* Writes one state record as the physics side does; `torn` makes its trailing seq differ. */
+static void plant_state(int fd, uint32_t seq, float base, bool torn) {
+  uint8_t rec[4 + sizeof(plant_state_t) + 4];
+  plant_state_t st;
+  for (int i = 0; i < DUCK_JOINTS; i++) {
+    st.pos[i] = base + 0.01f * (float)i;
+    st.vel[i] = -0.5f;
+  }
+  const float gyro[3] = {0.0f, 0.0f, 0.5f}, accel[3] = {0.0f, 1.0f, 9.75f};
+  memcpy(st.gyro, gyro, sizeof gyro);
+  memcpy(st.accel, accel, sizeof accel);
+  uint32_t tail = torn ? seq + 1u : seq;
+  memcpy(rec, &seq, 4);
+  memcpy(rec + 4, &st, sizeof st);
+  memcpy(rec + 4 + sizeof st, &tail, 4);
+  CHECK(pwrite(fd, rec, sizeof rec, PLANT_STATE_AT) == (ssize_t)sizeof rec, "could not write the plant's state");
+}
+
+/* Last: once a plant is open the HAL stays on it. Joints and IMU come from the shared file, goals and torque go to it. */
+static void a_plant_steps_the_joints(void) {
+  char path[] = "/tmp/quackd-sim-plant-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && ftruncate(fd, PLANT_FILE_BYTES) == 0, "could not make the plant file");
+  CHECK(plant_open(path), "plant_open failed");
+  sim_init(&(sim_config_t){8.2f, 0.0f, 0.0f});
+  clock_ms = 1;
+  run_to(5);
+  hal_state_t st;
+  hal_read_state(&st);
+  CHECK(fabsf(st.accel[2] - 9.81f) < 1e-3f && st.gyro[2] == 0.0f, "before the physics steps the trunk reads level and still");
+  plant_state(fd, 1, 0.2f, false);
+  run_to(10);
+  hal_read_state(&st);
+  CHECK(fabsf(st.pos[3] - 0.23f) < 1e-6f && st.vel[0] == -0.5f, "the joints are not the plant's");
+  CHECK(st.gyro[2] == 0.5f && st.accel[1] == 1.0f && st.accel[2] == 9.75f, "the IMU is not the plant's");
+  plant_state(fd, 2, 0.4f, true);
+  run_to(15);
+  hal_read_state(&st);
+  CHECK(fabsf(st.pos[3] - 0.23f) < 1e-6f, "a torn record was taken");
+
+  float goal[DUCK_JOINTS];
+  for (int i = 0; i < DUCK_JOINTS; i++) goal[i] = -0.1f * (float)i;
+  hal_set_torque(true);
+  hal_set_targets(goal);
+  uint8_t rec[4 + 4 + 4 * DUCK_JOINTS + 4];
+  CHECK(pread(fd, rec, sizeof rec, PLANT_GOALS_AT) == (ssize_t)sizeof rec, "no goals record");
+  uint32_t head, mask, tail;
+  float got[DUCK_JOINTS];
+  memcpy(&head, rec, 4);
+  memcpy(&mask, rec + 4, 4);
+  memcpy(got, rec + 8, sizeof got);
+  memcpy(&tail, rec + 8 + sizeof got, 4);
+  CHECK(head != 0 && head == tail, "the goals record is not whole");
+  CHECK(mask == DUCK_ALL_JOINTS, "torque on did not reach the plant");
+  CHECK(memcmp(got, goal, sizeof got) == 0, "the goals are not the targets");
+  hal_set_torque(false);
+  CHECK(pread(fd, rec, sizeof rec, PLANT_GOALS_AT) == (ssize_t)sizeof rec, "no goals record");
+  memcpy(&mask, rec + 4, 4);
+  CHECK(mask == 0, "torque off did not reach the plant");
+  close(fd);
+  unlink(path);
+}
+
 int main(void) {
   boot_confirms_torque_off();
   torque_off_confirmed_first_time();
@@ -336,6 +403,7 @@ int main(void) {
   tilt_steps_parse();
   a_scheduled_fall_tips_the_imu();
   signalled_steps_wait_for_the_signal();
+  a_plant_steps_the_joints();
   printf("sim-test: %s\n", failures == 0 ? "OK" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -6,7 +6,7 @@
  * with its result. A camera that fails ends the scan with its one line.
  */
 import { CameraError, type Camera } from '../camera/camera.js';
-import { describePlace, detectBall, type BallLook, type BallSighting } from '../vision/ball.js';
+import { describePlace, describeSighting, detectBall, type BallLook, type BallSighting } from '../vision/ball.js';
 import type { VerbResult } from './body.js';
 
 export const SCAN_STEP_DEG = 30;
@@ -17,6 +17,22 @@ const round2 = (n: number): number => Math.round(n * 100) / 100;
 /** What a sighting tells the pilot, in the same fields as a simulator's own answer. */
 export function sightingData(seen: BallSighting): Record<string, unknown> {
   return { ball_visible: true, ball_bearing_deg: Math.round(seen.bearing_deg), ball_distance_m: round2(seen.distance_m), ball_pixels: seen.pixels, measured_by: 'camera' };
+}
+
+/**
+ * What the camera sees now, for an observation: a body with a camera and no simulator behind it
+ * tells the pilot the ball as its detector finds it in a fresh frame (looking moves nothing). A
+ * camera that fails is said in the summary, never thrown: an observation always comes back.
+ */
+export async function cameraGlance(camera: Camera, look: BallLook): Promise<{ readonly summary: string; readonly data: Record<string, unknown>; readonly seen?: BallSighting }> {
+  try {
+    const seen = detectBall(await camera.grab(), look);
+    if (seen === undefined) return { summary: `camera: ${describeSighting(seen)}`, data: { ball_visible: false, measured_by: 'camera' } };
+    return { summary: `camera: ${describeSighting(seen)}`, data: sightingData(seen), seen };
+  } catch (error) {
+    if (error instanceof CameraError) return { summary: `camera: ${error.message}`, data: { ball_visible: false, camera_failed: error.kind } };
+    throw error;
+  }
 }
 
 export interface CameraScan {

@@ -1,7 +1,8 @@
 /**
- * A V4L2 camera (a USB webcam, /dev/video0) through Debian's ffmpeg: ffmpeg opens the device,
- * scales to the configured size, caps the rate, and writes raw rgb24 frames to its stdout.
- * The input is a list of ffmpeg arguments, so a test (or a demo) can give it a synthetic source.
+ * A V4L2 camera (a USB webcam, /dev/video0) or a network camera's stream (http:// MJPEG,
+ * rtsp://) through Debian's ffmpeg: ffmpeg opens it, scales to the configured size, caps the
+ * rate, and writes raw rgb24 frames to its stdout. The input is a list of ffmpeg arguments, so a
+ * test (or a demo) can give it a synthetic source.
  */
 import { PipeCamera } from './pipe-camera.js';
 import type { CameraSettings } from './settings.js';
@@ -11,6 +12,33 @@ export function v4l2Input(device: string, width: number, height: number): string
   return ['-f', 'v4l2', '-video_size', `${width}x${height}`, '-i', device];
 }
 
+/** A URL names a network camera's stream; anything else is a device. */
+export function isStreamUrl(device: string): boolean {
+  return /^(https?|rtsp):\/\//.test(device);
+}
+
+/**
+ * ffmpeg's arguments to read a network stream: stamped by the wall clock as frames arrive (an
+ * MJPEG stream carries no times, so the rate cap would otherwise guess), over TCP for RTSP (UDP
+ * loses frames on Wi-Fi), and given up after the deadline when the camera stops answering.
+ */
+export function streamInput(url: string, deadlineMs: number): string[] {
+  const rtsp = url.startsWith('rtsp://') ? ['-rtsp_transport', 'tcp'] : [];
+  return [...rtsp, '-rw_timeout', String(deadlineMs * 1000), '-use_wallclock_as_timestamps', '1', '-i', url];
+}
+
+/** What a line may show of a camera: a stream's address without its password. */
+export function cameraLabel(device: string): string {
+  if (!isStreamUrl(device)) return device;
+  try {
+    const url = new URL(device);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return device;
+  }
+}
+
 /** The whole ffmpeg command line after `ffmpeg`: input, then scaled, rate-capped rgb24 frames on stdout. */
 export function ffmpegArgs(input: readonly string[], width: number, height: number, fps: number): string[] {
   return ['-hide_banner', '-loglevel', 'error', '-nostdin', ...input, '-an', '-vf', `scale=${width}:${height}`, '-r', String(fps), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
@@ -18,10 +46,14 @@ export function ffmpegArgs(input: readonly string[], width: number, height: numb
 
 type FfmpegSettings = Pick<CameraSettings, 'device' | 'width' | 'height' | 'fps' | 'deadline_ms'>;
 
-export function ffmpegCamera(settings: FfmpegSettings, input: readonly string[] = v4l2Input(settings.device, settings.width, settings.height)): PipeCamera {
+function defaultInput(settings: FfmpegSettings): string[] {
+  return isStreamUrl(settings.device) ? streamInput(settings.device, settings.deadline_ms) : v4l2Input(settings.device, settings.width, settings.height);
+}
+
+export function ffmpegCamera(settings: FfmpegSettings, input: readonly string[] = defaultInput(settings)): PipeCamera {
   const { width, height } = settings;
   return new PipeCamera({
-    source: settings.device,
+    source: cameraLabel(settings.device),
     command: 'ffmpeg',
     args: ffmpegArgs(input, width, height, settings.fps),
     install: 'apt install ffmpeg',

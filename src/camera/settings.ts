@@ -16,12 +16,16 @@ export const CameraMountSchema = z
   })
   .strict();
 
-/** `/dev/video0` (V4L2 through ffmpeg), `rpicam` or `rpicam:1` (rpicam-vid), `synthetic` (a simulator's). */
-const DEVICE = /^(\/dev\/\S+|rpicam(:\d+)?|synthetic)$/;
+/**
+ * `/dev/video0` (V4L2 through ffmpeg), `rpicam` or `rpicam:1` (rpicam-vid), a network camera's
+ * stream (`http://…` MJPEG as an ESP32-CAM or an IP camera serves it, `rtsp://…`, through
+ * ffmpeg), `synthetic` (a simulator's).
+ */
+const DEVICE = /^(\/dev\/\S+|rpicam(:\d+)?|(https?|rtsp):\/\/\S+|synthetic)$/;
 
 export const CameraSettingsSchema = z
   .object({
-    device: z.string().regex(DEVICE, 'a V4L2 device (/dev/video0), rpicam (or rpicam:1), or synthetic'),
+    device: z.string().regex(DEVICE, 'a V4L2 device (/dev/video0), rpicam (or rpicam:1), a stream (http://… or rtsp://…), or synthetic'),
     width: z.number().int().min(16).max(4096).default(640),
     height: z.number().int().min(16).max(4096).default(480),
     fov_deg: z.number().gt(10).lt(180).default(62),

@@ -52,7 +52,8 @@ function keyStatus(provider: string, keyFile: string | undefined, fromFlag: bool
 /** A robot setting on one line: a map (policies: walk → folder) as `walk=/path, kick_left=/path`. */
 function settingText(value: unknown): string {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}=${settingText(v)}`).join(' ');
-  return Array.isArray(value) ? value.map(settingText).join(',') : String(value);
+  // A camera stream's address may carry a login (http://user:password@…): the password is never shown.
+  return Array.isArray(value) ? value.map(settingText).join(',') : String(value).replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)[^@/\s]+@/i, '$1***@');
 }
 
 function robotReport(fleet: Fleet, robot: Robot): { name: string; body: string; missing?: string; settings: Record<string, { value: unknown; from: string }> } {

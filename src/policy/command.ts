@@ -70,3 +70,16 @@ const MADE_GOOD = 0.25;
 export function timeLimitMs(amount: number, c: Commanded): number {
   return (Math.abs(amount) / (Math.abs(c.value) * MADE_GOOD)) * 1000 + 2000;
 }
+
+/**
+ * A walk with no odometry (a servo bus, the serial bridge) ends on its time: `metres` at the
+ * speed the policy makes good (its manifest's `made_good`: the bundled walk makes 0.13 m/s when
+ * sent 0.3), else at the commanded speed. `estimate` is how far a walk that ran `s` seconds is
+ * reckoned to have gone (signed, never measured), `about` what a summary says of it.
+ */
+export function timedWalk(c: Commanded, metres: number): { readonly ms: number; readonly estimate: (s: number) => number; readonly about: (s: number) => string } {
+  const goes = Math.abs(c.value) * (c.madeGood ?? 1);
+  const at = c.madeGood !== undefined ? ` at the ${goes.toFixed(2)} m/s its manifest says it makes good` : '';
+  const estimate = (s: number): number => Math.round(Math.sign(metres) * s * goes * 100) / 100;
+  return { ms: (Math.abs(metres) / goes) * 1000, estimate, about: (s) => `about ${Math.abs(estimate(s)).toFixed(2)} m${at}` };
+}

@@ -53,7 +53,7 @@ describe('quackd do and the script pilot on microduck:jsonrpc', { skip: missingT
   it('plays patrol with --provider script: walk, turn round on the gyro, walk back', async () => {
     const r = await quackd(['run', 'patrol', '--provider', 'script', '--no-memory', ...on()], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 90_000 });
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /^ {2}1 {2}walk 0\.50 +walked 1\.7 s/m);
+    assert.match(r.stdout, /^ {2}1 {2}walk 0\.50 +walked 3\.[7-9] s at 0\.30 m\/s \(no odometry on the bridge: about 0\.[45]\d m/m);
     assert.match(r.stdout, /^ {2}2 {2}turn 180 +turned 1[89]\d° left \(gyro\), commanded vyaw [\d.]+ rad\/s \(the policy.s nominal\)$/m);
     assert.match(r.stdout, /^ {2}3 {2}walk 0\.50 +walked/m);
     assert.match(r.stdout, /success — played the 3 lines of the script \(tilt_deg 0 ≤ 30\) · 3 steps, 4 calls/);

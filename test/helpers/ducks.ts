@@ -17,3 +17,8 @@ export function writeDuck(dir: string, name: string, frontMatter: string, body?:
 export function duck(frontMatter: string, name = 'test'): Duck {
   return parseDuck(duckText(frontMatter), `${name}.duck`, name);
 }
+
+/** A sim2d duck that snapshots (and may turn), with these strategy lines: the picture tests' duck. */
+export function lookDuck(...strategy: readonly string[]): string {
+  return duckText('robot: microduck:sim2d\nverbs: [snapshot, turn]\nbudgets: { steps: 4, llm_calls: 4, seconds: 60 }', `# Look\n\n## Strategy\n${strategy.map((line, i) => `${i + 1}. ${line}`).join('\n')}\n`);
+}

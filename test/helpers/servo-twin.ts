@@ -16,6 +16,7 @@ import { SimImuWriter } from '../../src/bodies/microduck/servo-bus/sim-imu.js';
 import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../src/servo-bus/packet.js';
 import { runThisProcessAsHardware } from './hardware-priority.js';
+import { TwinRig } from './twin-rig.js';
 import { PtyPair } from './pty-pair.js';
 import { ServoSim } from './servo-sim.js';
 
@@ -30,12 +31,8 @@ export interface ServoTwinOptions {
 }
 
 const MODEL: Record<ProtocolName, string> = { feetech: 'STS3215', dynamixel: 'XL330-M288' };
-const PERIOD_S = 0.02;
 
-export class ServoTwin {
-  private timer: NodeJS.Timeout | undefined;
-  private due: number | undefined;
-  private readonly goals: Float64Array;
+export class ServoTwin extends TwinRig {
   private readonly dir: string;
   readonly imuPath: string;
   /** What the simulated BNO055 fails with from now on (unplugImu), told through the file. */
@@ -50,13 +47,13 @@ export class ServoTwin {
   private constructor(
     readonly pty: PtyPair,
     readonly sim: ServoSim,
-    readonly plant: MujocoPlant,
+    plant: MujocoPlant,
     readonly joints: readonly JointRow[],
     private readonly model: ServoModel,
     goals: Float64Array,
     private readonly written: { goals: number },
   ) {
-    this.goals = goals;
+    super(plant, goals);
     this.dir = mkdtempSync(join(tmpdir(), 'quackd-twin-imu-'));
     this.imuPath = join(this.dir, 'imu.bin');
     this.imu = new SimImuWriter(this.imuPath);
@@ -88,8 +85,7 @@ export class ServoTwin {
       },
     });
     const twin = new ServoTwin(pty, sim, plant, joints, model, goals, written);
-    twin.publish();
-    twin.timer = setInterval(() => twin.step(), (PERIOD_S * 1000) / 4);
+    twin.run();
     return twin;
   }
 
@@ -98,33 +94,14 @@ export class ServoTwin {
     return this.pty.near;
   }
 
-  /** Where the twin's trunk is now. */
-  trunk(): ReturnType<MujocoPlant['trunk']> {
-    return this.plant.trunk();
-  }
-
   /** The IMU's wire comes loose: a body reading the simulated BNO055 (`imu` with `sim_imu`) sees every transfer fail. */
   unplugImu(reason = 'EREMOTEIO: remote I/O error'): void {
     this.imuError = reason;
   }
 
-  /** The twin's time keeps to the wall clock, as the real duck's does: a late timer catches up (a few periods at most). */
-  private step(): void {
-    const now = performance.now();
-    this.due ??= now;
-    let periods = 0;
-    while (this.due <= now && periods < 5) {
-      this.plant.send(this.goals);
-      this.plant.advance(PERIOD_S);
-      this.due += PERIOD_S * 1000;
-      periods++;
-    }
-    if (this.due <= now) this.due = now;
-    if (periods > 0) this.publish();
-  }
 
   /** The twin's joints into the servos' registers, its trunk's IMU into the file. */
-  private publish(): void {
+  protected publish(): void {
     const f = this.plant.read();
     if (f === undefined) return;
     const r = this.model.registers;
@@ -140,7 +117,7 @@ export class ServoTwin {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopClock();
     this.sim.close();
     this.plant.close();
     await this.pty.close();

@@ -13,20 +13,11 @@ import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { openaiToolCalls, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { readIndexed } from '../helpers/mcap.js';
+import { lookDuck } from '../helpers/ducks.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const KEY = 'quackd-local-Key-5e1f0c3a9b72d4';
-const DUCK = `---
-robot: microduck:sim2d
-verbs: [snapshot, turn]
-budgets: { steps: 4, llm_calls: 4, seconds: 60 }
----
-# Look
-
-## Strategy
-1. snapshot, then turn 30 degrees
-2. declare success
-`;
+const DUCK = lookDuck('snapshot, then turn 30 degrees', 'declare success');
 
 describe('the recording films the camera between snapshots', () => {
   let server: LlmServer;

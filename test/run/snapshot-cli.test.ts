@@ -15,21 +15,12 @@ import type { TranscriptLine } from '../../src/transcript/events.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { readIndexed } from '../helpers/mcap.js';
 import { anthropicMessage, openaiToolCalls, startLlmServer, toolUse, type LlmServer } from '../helpers/llm-server.js';
+import { lookDuck } from '../helpers/ducks.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const KEY = 'quackd-local-Key-5e1f0c3a9b72d4';
 
-const DUCK = `---
-robot: microduck:sim2d
-verbs: [snapshot, turn]
-budgets: { steps: 4, llm_calls: 4, seconds: 60 }
----
-# Look
-
-## Strategy
-1. snapshot, to see what is in front of you
-2. declare success and say what you saw
-`;
+const DUCK = lookDuck('snapshot, to see what is in front of you', 'declare success and say what you saw');
 
 interface Run extends CliResult {
   readonly home: string;

@@ -7,6 +7,9 @@
  * still unless tilt.h's schedule tips the trunk; with a yaw rate (--yaw-rate) the trunk turns left
  * at that rate while any joint moves, a stand-in for a duck stepping round, so a `turn` that ends on
  * the gyro can end here (the host has no legs on a floor: any stepping, a walk's too, turns it).
+ * With a plant (--plant, plant.h) the joints and the IMU are another process's physics instead:
+ * goals and torque go out to it, positions, velocities, gyro and accelerometer come back, and the
+ * servos' torque registers, read-back and faults stay here as before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include "../../src/duck.h"
 #include "../../src/hal.h"
 #include "host.h"
+#include "plant.h"
 #include "sim.h"
 #include "tilt.h"
 
@@ -34,6 +38,8 @@ static float battery_v;
 static sim_config_t sim;
 static uint32_t last_step;
 static int stepped;
+static plant_state_t plant; /* the physics' last whole state, while a plant steps the joints */
+static bool plant_seen;
 
 static uint8_t tx[TX_RING_BYTES];
 static size_t tx_head, tx_len;
@@ -50,7 +56,30 @@ void sim_init(const sim_config_t *cfg) {
   readback_off = readback_answered = 0;
   torque_writes = torque_queries = target_writes = 0;
   stepped = 0;
+  plant_seen = false;
   tilt_reset();
+}
+
+static uint32_t torque_mask(void) {
+  uint32_t mask = 0;
+  for (int i = 0; i < DUCK_JOINTS; i++) mask |= servo_on[i] ? 1u << i : 0u;
+  return mask;
+}
+
+/* What the servos are told, to the physics (a plant's) as it changes. */
+static void tell_plant(void) { plant_send(target, torque_mask()); }
+
+/* The joints as the physics left them; the battery drains as ever. */
+static void step_plant(float dt) {
+  plant_state_t s;
+  if (plant_read(&s)) {
+    plant = s;
+    plant_seen = true;
+    memcpy(pos, s.pos, sizeof pos);
+    memcpy(vel, s.vel, sizeof vel);
+  }
+  battery_v -= sim.drain_v_per_s * dt * (torque_mask() != 0 ? 2.0f : 1.0f);
+  if (battery_v < BATTERY_MIN_V) battery_v = BATTERY_MIN_V;
 }
 
 void sim_drop_torque_off_writes(unsigned n) { drop_writes = n; }
@@ -72,6 +101,10 @@ void sim_step(uint32_t now_ms) {
   float dt = (float)(uint32_t)(now_ms - last_step) / 1000.0f;
   if (dt <= 0.0f) return;
   last_step = now_ms;
+  if (plant_active()) {
+    step_plant(dt);
+    return;
+  }
   float alpha = 1.0f - expf(-dt / SERVO_TAU_S);
   int holding = 0;
   for (int i = 0; i < DUCK_JOINTS; i++) {
@@ -118,6 +151,7 @@ void hal_set_torque(bool on) {
     return;
   }
   for (int i = 0; i < DUCK_JOINTS; i++) servo_on[i] = on;
+  tell_plant();
 }
 
 void hal_torque_query(void) {
@@ -137,13 +171,27 @@ bool hal_torque_readback(uint32_t *off) {
 void hal_set_targets(const float p[DUCK_JOINTS]) {
   target_writes++;
   memcpy(target, p, sizeof target);
+  tell_plant();
 }
 
-void hal_hold(void) { memcpy(target, pos, sizeof target); }
+void hal_hold(void) {
+  memcpy(target, pos, sizeof target);
+  tell_plant();
+}
 
 void hal_read_state(hal_state_t *out) {
   memcpy(out->pos, pos, sizeof pos);
   memcpy(out->vel, vel, sizeof vel);
+  if (plant_active()) {
+    /* Until the physics has stepped once the trunk reads level and still. */
+    static const float level[3] = {0.0f, 0.0f, 9.81f};
+    memcpy(out->accel, plant_seen ? plant.accel : level, sizeof out->accel);
+    memset(out->gyro, 0, sizeof out->gyro);
+    if (plant_seen) memcpy(out->gyro, plant.gyro, sizeof out->gyro);
+    out->contact[0] = out->contact[1] = true;
+    out->battery_v = battery_v;
+    return;
+  }
   tilt_imu(out->accel, out->gyro); /* level and still unless a test tips it (tilt.h) */
   for (int i = 0; i < DUCK_JOINTS && sim.yaw_rate_deg_s != 0.0f; i++) {
     if (fabsf(vel[i]) > MOVING_RAD_S) {

@@ -7,7 +7,7 @@
  *                  [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]
  *                  [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]
  *                  [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]
- *                  [--yaw-rate DEG_S]
+ *                  [--yaw-rate DEG_S] [--plant PATH]
  *
  * The loop wakes at every millisecond boundary (not 1 ms after it last slept), so the core sees
  * each millisecond of the clock and its watchdog trips in the millisecond it is due.
@@ -15,7 +15,8 @@
  * step); --reopen keeps running when the link hangs up (or a write to it fails) and opens --port
  * again once it is back, as a duck's microcontroller on its own battery does while its USB cable
  * is out; --yaw-rate turns the trunk left at DEG_S while a joint moves, so a `turn` ends on the
- * gyro (hal-host.c).
+ * gyro (hal-host.c); --plant takes the joints and the IMU from another process's physics through
+ * a shared file (plant.h), so a physics simulator's duck walks on this firmware's servo bus.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +34,7 @@
 #include "../../src/hal.h"
 #include "../../src/proto.h"
 #include "host.h"
+#include "plant.h"
 #include "sim.h"
 #include "tilt.h"
 
@@ -58,7 +60,7 @@ static int usage(const char *why) {
         "                      [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]\n"
         "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n"
         "                      [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]\n"
-        "                      [--yaw-rate DEG_S]\n",
+        "                      [--yaw-rate DEG_S] [--plant PATH]\n",
         stderr);
   return 2;
 }
@@ -130,7 +132,7 @@ static int flush_tx(int fd) {
 }
 
 int main(int argc, char **argv) {
-  const char *port = NULL;
+  const char *port = NULL, *plant_path = NULL;
   double baud = 1000000, state_hz = 50, watchdog = PROTO_WATCHDOG_MS, battery = 8.2, drain = 0.002;
   double noise_ms = 0, seed = (double)(now_ms() ^ (uint32_t)getpid());
   double max_vel = PROTO_MAX_VEL, tick_ms = PROTO_TICK_MS, attempts = PROTO_TORQUE_ATTEMPTS;
@@ -165,6 +167,11 @@ int main(int argc, char **argv) {
       known = 1;
       bad = v == NULL;
     }
+    if (strcmp(a, "--plant") == 0) {
+      plant_path = v;
+      known = 1;
+      bad = v == NULL;
+    }
     if (strcmp(a, "--tilt-at") == 0) {
       known = 1;
       if (ntilts >= TILT_MAX_STEPS) return usage("too many --tilt-at steps (at most 8)");
@@ -182,6 +189,10 @@ int main(int argc, char **argv) {
     i++;
   }
   if (port == NULL) return usage("--port is required");
+  if (plant_path != NULL && !plant_open(plant_path)) {
+    fprintf(stderr, "quackd-fw-host: cannot open the plant %s: %s\n", plant_path, strerror(errno));
+    return 3;
+  }
 
   int fd = open_link(port, baud);
   if (fd < 0) {

@@ -134,15 +134,20 @@ export class BallGame {
         this.pose.heading = wrap(this.pose.heading + rad(turned));
       } else if (verb === 'walk') {
         if (data?.['walked_m'] === undefined && (num(this.asked?.args as Facts, 'metres') ?? 0) < 0) this.noBackStep = true;
-        const walked = num(data, 'walked_m') ?? 0;
+        // Measured where the body can (walked_m), else the distance it reckons from the walk's time (estimated_m: no odometry).
+        const walked = num(data, 'walked_m') ?? num(data, 'estimated_m') ?? 0;
         // A body that says how much its gait veered (the twin): the walk went, on average, half way between.
         const veer = rad(num(data, 'turned_deg') ?? 0);
         this.pose.x += walked * Math.cos(this.pose.heading + veer / 2);
         this.pose.y += walked * Math.sin(this.pose.heading + veer / 2);
         this.pose.heading = wrap(this.pose.heading + veer);
-      } else if (verb === 'kick' && (num(data, 'ball_moved_m') ?? 0) > 0) {
-        this.ball = undefined; // it rolled off somewhere: only the camera can say where
-        this.nearBall = undefined;
+      } else if (verb === 'kick') {
+        // A body that looked round for the ball after its kick says how far it turned.
+        this.pose.heading = wrap(this.pose.heading + rad(num(data, 'turned_deg') ?? 0));
+        if ((num(data, 'ball_moved_m') ?? 0) > 0) {
+          this.ball = undefined; // it rolled off somewhere: only the camera can say where
+          this.nearBall = undefined;
+        }
       }
     }
     const seen = ctx.observation.data;

@@ -40,7 +40,7 @@ import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
 import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
+import { commandFor, timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
@@ -55,7 +55,10 @@ import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import { logger } from '../../../log.js';
 import { cameraEyes } from '../../camera-eyes.js';
-import { cameraScan } from '../../camera-scan.js';
+import { cameraGlance, cameraScan } from '../../camera-scan.js';
+import { KICK_SETTLE_MS, settleAfterGait, standAfter } from '../gait-settle.js';
+import { BallReckoning } from '../ball-reckoning.js';
+import { ballAfterKick, ballMoved } from './kick-look.js';
 import { CameraError } from '../../../camera/camera.js';
 import { detectBall, type BallSighting } from '../../../vision/ball.js';
 
@@ -113,6 +116,8 @@ export class JsonRpcBody implements Body {
 
   /** A motion verb is under way (from before torque on to its last tick): trouble and stop() end it. */
   private driving: AbortController | undefined;
+  /** Where the ball is reckoned from the last sighting (a camera's duck only). */
+  private readonly reckoning: BallReckoning | undefined;
 
   constructor(
     private readonly client: BridgeLink,
@@ -123,6 +128,7 @@ export class JsonRpcBody implements Body {
     /** The duck's camera (its `camera:` setting), for `snapshot`; none without the setting. */
     readonly eyes?: BodyEyes,
   ) {
+    this.reckoning = eyes === undefined ? undefined : new BallReckoning();
     client.on('detached', (reason) => {
       if (this.closed || this.lost !== undefined) return;
       this.lost = reason;
@@ -149,9 +155,18 @@ export class JsonRpcBody implements Body {
     };
   }
 
+  /**
+   * The firmware's state, and with a camera what it sees now (the pilot's only way to know where
+   * the ball is), the kicks' reach, and whether the reckoning puts the ball at a foot.
+   */
   async observe(): Promise<Observation> {
     const state = await this.freshState();
-    return { summary: describeState(state), data: { ...state } };
+    if (this.eyes === undefined || this.reckoning === undefined) return { summary: describeState(state), data: { ...state } };
+    const glance = await cameraGlance(this.eyes.camera, this.eyes.ball);
+    const reckoned = this.reckoning.data(glance.seen !== undefined ? this.reckoning.saw(glance.seen) : undefined);
+    const foot = reckoned['ball_in_reach'];
+    const atFoot = foot === 'left' || foot === 'right' ? `; reckoned at the ${foot} foot` : '';
+    return { summary: `${describeState(state)}; ${glance.summary}${atFoot}`, data: { ...state, ...glance.data, ...reckoned } };
   }
 
   async perform(intent: Intent, signal?: AbortSignal): Promise<VerbResult> {
@@ -191,15 +206,14 @@ export class JsonRpcBody implements Body {
    * a fall or a stop ends the scan.
    */
   private searchScan(eyes: BodyEyes, signal?: AbortSignal): Promise<VerbResult> {
-    return cameraScan({
-      camera: eyes.camera,
-      look: eyes.ball,
-      turn: async (degrees) => {
-        if (signal?.aborted === true) return { ok: false, summary: 'stopped', data: { stopped: true } };
-        const step = await this.turn(degrees, undefined, signal);
-        return step.data?.['fell'] === true || step.data?.['stopped'] === true || step.data?.['turned_deg'] === undefined ? step : undefined;
-      },
-    });
+    return cameraScan({ camera: eyes.camera, look: eyes.ball, turn: (degrees) => this.scanTurn(degrees, signal) });
+  }
+
+  /** One step of a camera scan: nothing when it turned, else the result that ends the scan. */
+  private async scanTurn(degrees: number, signal?: AbortSignal): Promise<VerbResult | undefined> {
+    if (signal?.aborted === true) return { ok: false, summary: 'stopped', data: { stopped: true } };
+    const step = await this.turn(degrees, undefined, signal);
+    return step.data?.['fell'] === true || step.data?.['stopped'] === true || step.data?.['turned_deg'] === undefined ? step : undefined;
   }
 
   /** The yaw the plant has integrated from the gyro since the body opened (radians, left +), when it says. */
@@ -241,6 +255,9 @@ export class JsonRpcBody implements Body {
       if (!state.torque && !down && !halt.signal.aborted) await this.client.torque(true);
       before = await this.facts(loop);
       result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs), halt.signal);
+      result = await settleAfterGait(loop, control.policies('stand'), slot, result, halt.signal);
+      // A camera's duck stands while the ball rolls on, so the look after a kick sees where it stopped.
+      if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, control.policies('stand'), KICK_SETTLE_MS, result, halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
@@ -295,20 +312,28 @@ export class JsonRpcBody implements Body {
     return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
   }
 
-  /** The bridge carries no odometry: a walk ends on its time (distance ÷ the commanded speed) and says so. */
+  /**
+   * The bridge carries no odometry: a walk ends on its time (timedWalk: at the speed the policy
+   * makes good, not the one it is sent: timed by 0.3 m/s the duck on the twin-backed firmware
+   * went 0.43 m of 1.0) and says so.
+   */
   private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
     const c = this.command('walk', 'vx', metres, speed);
     if (!('axis' in c)) return c;
-    const timeoutMs = (Math.abs(metres) / Math.abs(c.value)) * 1000;
-    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
+    const timed = timedWalk(c, metres);
+    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timed.ms, signal);
     if (!('result' in r)) return r;
     // The time the policy ran, not the time planned: a stopped walk says how far it got.
     const ran = ranSeconds(r.result);
+    const veerRad = r.before !== undefined && r.after !== undefined ? r.after.yaw_rad - r.before.yaw_rad : 0;
+    this.reckoning?.walked(timed.estimate(ran), veerRad);
     const what = `walked ${ran.toFixed(1)} s`;
     const whatAt = `${what} at ${Math.abs(c.value).toFixed(2)} m/s`;
     const failed = (await this.failed(r, `walk ${metres.toFixed(2)} m`, whatAt)) ?? this.unsent(r, whatAt);
     if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vx: c.value } };
-    return { ok: true, summary: `${what}, ${c.text}; ${metres.toFixed(2)} m asked, no odometry on the bridge, distance not measured`, data: { walked_s: ran, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
+    // How far is reckoned, not measured; the yaw the gyro felt is how much the gait veered, so a pilot's reckoning can follow.
+    const veer = r.before !== undefined && r.after !== undefined ? { turned_deg: turnedDeg(r.before.yaw_rad, r.after.yaw_rad, 0) } : {};
+    return { ok: true, summary: `${whatAt} (no odometry on the bridge: ${timed.about(ran)}), ${c.text}`, data: { walked_s: ran, estimated_m: timed.estimate(ran), ...veer, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
   }
 
   /** Ends on the yaw the plant integrates from the gyro, or on its time limit; `rate` in degrees per second. */
@@ -318,6 +343,7 @@ export class JsonRpcBody implements Body {
     if (!('axis' in c)) return c;
     const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c), signal);
     if (!('result' in r)) return r;
+    if (r.before !== undefined && r.after !== undefined) this.reckoning?.turned(r.after.yaw_rad - r.before.yaw_rad);
     const turned = r.before !== undefined && r.after !== undefined ? turnedDeg(r.before.yaw_rad, r.after.yaw_rad, rad) : undefined;
     const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
     const failed = (await this.failed(r, `turn ${degrees}°`, what)) ?? this.unsent(r, what);
@@ -327,28 +353,36 @@ export class JsonRpcBody implements Body {
   }
 
   /**
-   * The kick policy for its duration. With a camera, the ball is looked for just before and just
-   * after, and how far it moved between the two sightings (turned back by the yaw the gyro says
-   * the kick turned) is the kick's `ball_moved_m` and the run's `ball_displaced_m`; without one,
-   * or with the ball out of view either time, whether it moved is not measured, and said.
+   * The kick policy for its duration. With a camera, the ball is looked for just before and, once
+   * it has stopped rolling, just after; how far it moved between the two (the after turned back by
+   * the yaw the gyro says the kick turned) is the kick's `ball_moved_m` and the run's
+   * `ball_displaced_m`. A ball at the feet is under a head camera: before the kick it is where
+   * the reckoning put it (from the last sighting through the walks and turns since), and the
+   * result says so. Without a camera, or with the ball nowhere either time, whether it moved is
+   * not measured, and said.
    */
   private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
     const seenBefore = this.eyes === undefined ? undefined : await this.sighting(this.eyes);
+    const reckoned = this.reckoning?.reckoned();
     const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
     if (!('result' in r)) return r;
+    this.reckoning?.forget();
     const what = `kicked ${foot}`;
     const failed = (await this.failed(r, `kick ${foot}`, what)) ?? this.unsent(r, what);
     if (failed !== undefined) return failed;
-    if (this.eyes === undefined) return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
-    const seenAfter = await this.sighting(this.eyes);
-    if (typeof seenBefore === 'string' || typeof seenAfter === 'string' || seenBefore === undefined || seenAfter === undefined) {
-      const why = typeof seenBefore === 'string' ? seenBefore : typeof seenAfter === 'string' ? seenAfter : `the camera did not see the ball ${seenBefore === undefined ? 'before' : 'after'} it`;
+    if (this.eyes === undefined || this.reckoning === undefined) return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
+    const before = typeof seenBefore === 'object' ? this.reckoning.fromTrunk(seenBefore) : reckoned;
+    const eyes = this.eyes;
+    const looking = { sighting: () => this.sighting(eyes), scan: () => cameraScan({ camera: eyes.camera, look: eyes.ball, turn: (degrees) => this.scanTurn(degrees, signal) }), yaw: () => this.yawRad() };
+    const after = typeof seenBefore === 'string' || before === undefined ? undefined : await ballAfterKick(looking, this.reckoning, r.before?.yaw_rad);
+    if (typeof seenBefore === 'string' || typeof after === 'string' || before === undefined || after === undefined) {
+      const why = typeof seenBefore === 'string' ? seenBefore : typeof after === 'string' ? after : `the camera did not see the ball ${before === undefined ? 'before' : 'after'} it`;
       return { ok: true, summary: `${what} (${why}: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
     }
-    const turned = r.before !== undefined && r.after !== undefined ? r.after.yaw_rad - r.before.yaw_rad : 0;
-    const moved = ballMoved(seenBefore, seenAfter, turned);
+    const moved = ballMoved(before, after.spot, after.turned);
     this.displaced = Math.round(moved * 100) / 100;
-    return { ok: true, summary: `ball moved ${moved.toFixed(2)} m (camera, before and after)`, data: { ball_moved_m: this.displaced, ball_displaced_m: this.displaced, measured_by: 'camera', ...this.sentData(r.before, r.after) } };
+    const how = `${seenBefore === undefined ? 'camera after; before, where the reckoning put it' : 'camera, before and after'}${after.scanned ? '; found after it by a scan' : ''}`;
+    return { ok: true, summary: `ball moved ${moved.toFixed(2)} m (${how})`, data: { ball_moved_m: this.displaced, ball_displaced_m: this.displaced, measured_by: seenBefore === undefined ? 'camera and reckoning' : 'camera', ...(after.scanned ? { turned_deg: Math.round((after.turned * 180) / Math.PI) } : {}), ...this.sentData(r.before, r.after) } };
   }
 
   /** The ball as the camera sees it now, nothing when it is out of view, or the camera's one line when it failed. */
@@ -375,6 +409,7 @@ export class JsonRpcBody implements Body {
   async beginRun(): Promise<void> {
     this.quacks = 0;
     this.displaced = undefined;
+    this.reckoning?.forget();
     const lost = this.lost;
     if (this.greeted && lost === undefined) {
       this.greeted = false;
@@ -520,16 +555,6 @@ export class JsonRpcBody implements Body {
 /** How long a verb's policy ran, in seconds to a tenth: its ticks on the loop's grid. */
 function ranSeconds(result: LoopResult): number {
   return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
-}
-
-/** How far apart two sightings put the ball, the second turned back by the duck's turn between them (radians, left +). */
-export function ballMoved(before: BallSighting, after: BallSighting, turned: number): number {
-  const at = (s: BallSighting, yaw: number): readonly [number, number] => {
-    const a = (s.bearing_deg * Math.PI) / 180 + yaw;
-    return [s.distance_m * Math.cos(a), s.distance_m * Math.sin(a)];
-  };
-  const [a, b] = [at(before, 0), at(after, turned)];
-  return Math.hypot(b[0] - a[0], b[1] - a[1]);
 }
 
 /** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */

@@ -34,6 +34,7 @@ import { detectBall } from '../../../vision/ball.js';
 import { cameraScan, SCAN_STEP_DEG } from '../../camera-scan.js';
 import { lookFrom, renderTwinView, sightedFromTrunk, twinSees, TWIN_BALL_LOOK } from './twin-camera.js';
 import { modelJson, userModel } from './user-model.js';
+import { footFor, reachData } from '../kick-reach.js';
 
 const KEY = 'microduck:mujoco' as const;
 /** How long the duck stands after a kick while the ball rolls on. */
@@ -61,16 +62,6 @@ const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 const tilt = (w: TwinWorld): number => trunkTilt(w.trunk);
 
-/**
- * Where a kick reaches, measured in the twin with the bundled kicks from a duck standing (as it
- * does after every walk and turn): the ball's centre 0.075–0.15 m ahead of the trunk and up to
- * 12 cm to the kicking side moves 0.3–0.9 m; at 0.165 m ahead 0–0.3 m, past 0.18 m nothing. So
- * close, the head camera has lost it; the feet would feel it. The camera distance to stop at for a kick.
- */
-const KICK_FROM_M = 0.04;
-/** The middle of that reach, in the duck's own frame: where a pilot lines the ball up for a kick. */
-const KICK_SPOT = { ahead_m: 0.115, side_m: 0.07 } as const;
-
 /** The ball on the floor in the duck's own frame: metres ahead of the trunk and to its left. */
 function ballFromTrunk(w: TwinWorld): { readonly forward: number; readonly left: number } {
   const [dx, dy] = [w.ball.x - w.trunk.x, w.ball.y - w.trunk.y];
@@ -90,8 +81,7 @@ const IDLE_LIMIT_MS = 86_400_000;
 
 function ballInReach(w: TwinWorld): 'left' | 'right' | undefined {
   const { forward, left } = ballFromTrunk(w);
-  const inReach = forward >= 0.075 && forward <= 0.15 && Math.abs(left) <= 0.12;
-  return inReach ? (left >= 0 ? 'left' : 'right') : undefined;
+  return footFor(forward, left);
 }
 
 /**
@@ -104,7 +94,7 @@ function kickData(w: TwinWorld, byCamera: boolean): Record<string, unknown> {
   const reach = ballInReach(w);
   const ball = w.sees === null ? undefined : byCamera ? sightedFromTrunk(w, w.sees) : ballFromTrunk(w);
   const seen = ball === undefined ? {} : { ball_ahead_m: round2(ball.forward), ball_left_m: round2(ball.left), ...(byCamera ? { measured_by: 'camera' } : {}) };
-  return { ...seen, kick_from_m: KICK_FROM_M, kick_ahead_m: KICK_SPOT.ahead_m, kick_side_m: KICK_SPOT.side_m, ball_in_reach: reach ?? 'none' };
+  return { ...seen, ...reachData(reach) };
 }
 
 export class MujocoBody implements Body {

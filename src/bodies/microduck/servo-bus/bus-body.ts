@@ -25,9 +25,10 @@ import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
 import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
+import { commandFor, timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
+import { settleAfterGait } from '../gait-settle.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyKey, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
@@ -42,11 +43,6 @@ const PERIOD_MS = 20;
 /** How often a running verb looks at the bus for a fault. */
 const WATCH_MS = 50;
 const TORQUE_TIMEOUT_MS = 3000;
-/**
- * How long the duck stands after a walk or a turn (the twin's body does the same): a gait
- * stopped mid-stride holds one foot in the air, and a duck left so tips over.
- */
-const GAIT_SETTLE_MS = 500;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
@@ -152,10 +148,7 @@ export class BusBody implements Body {
     let result: LoopResult;
     try {
       result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs), halt.signal);
-      if (result.outcome === 'done' && (slot === 'walk' || slot === 'turn')) {
-        const settle = await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, GAIT_SETTLE_MS), halt.signal);
-        if (settle.outcome !== 'done') result = { ...settle, ticks: result.ticks + settle.ticks };
-      }
+      result = await settleAfterGait(this.loop, this.policies('stand'), slot, result, halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
@@ -181,24 +174,18 @@ export class BusBody implements Body {
     return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
-  /**
-   * The bus carries no odometry: a walk ends on its time and says so. The time is the distance at
-   * the speed the policy makes good (its manifest's `made_good`: the bundled walk makes 0.13 m/s
-   * when sent 0.3), else at the commanded speed.
-   */
+  /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */
   private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
     const c = this.command('walk', 'vx', metres, speed);
     if (!('axis' in c)) return c;
-    const goes = Math.abs(c.value) * (c.madeGood ?? 1);
-    const timeoutMs = (Math.abs(metres) / goes) * 1000;
-    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timeoutMs, signal);
+    const timed = timedWalk(c, metres);
+    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timed.ms, signal);
     if (!('outcome' in r)) return r;
     const what = `walked ${ranSeconds(r).toFixed(1)} s`;
     const failed = this.failed(r, what);
     if (failed !== undefined) return failed;
     // A walk with no odometry ends on its time limit: that is how it ends as asked here.
-    const madeGood = c.madeGood !== undefined ? ` at the ${goes.toFixed(2)} m/s its manifest says it makes good` : '';
-    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: about ${(ranSeconds(r) * goes).toFixed(2)} m${madeGood}), ${c.text}`, data: { ran_s: ranSeconds(r), commanded_vx: round2(c.value) } };
+    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: ${timed.about(ranSeconds(r))}), ${c.text}`, data: { ran_s: ranSeconds(r), commanded_vx: round2(c.value) } };
   }
 
   private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {

@@ -1,0 +1,28 @@
+/**
+ * A real duck stands after a walk or a turn before anything else: a gait stopped mid-stride holds
+ * one foot in the air and its trunk twisted over it, and a duck left so tips over, or starts its
+ * next verb from that stride (the twin's body found it first: a walk started right after a turn
+ * fell; on the host firmware standing on the twin the same walk fell 0.9 s in). The servo-bus and
+ * bridge ducks both run their stand policy this long after a gait that ended as asked.
+ */
+import type { ControlLoop } from '../../control/control-loop.js';
+import type { VerbResult as LoopResult } from '../../control/skill.js';
+import { policySkill } from '../../control/skills/specs.js';
+import type { Slot } from '../../policy/slots.js';
+
+export const GAIT_SETTLE_MS = 500;
+
+/** How long a duck with a camera stands after a kick while the ball rolls on, so the look after it sees where it stopped (the twin's body waits as long). */
+export const KICK_SETTLE_MS = 1500;
+
+/** `result`, with the stand policy run `ms` after it when it ended as asked (a stand that did not end well is the result). */
+export async function standAfter(loop: ControlLoop, stand: string, ms: number, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+  if (result.outcome !== 'done') return result;
+  const settle = await loop.run(policySkill(stand, { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, ms), halt);
+  return settle.outcome === 'done' ? result : { ...settle, ticks: result.ticks + settle.ticks };
+}
+
+/** `result` of a slot, with the stand after it when it is a gait's (walk, turn). */
+export function settleAfterGait(loop: ControlLoop, stand: string, slot: Slot, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+  return slot === 'walk' || slot === 'turn' ? standAfter(loop, stand, GAIT_SETTLE_MS, result, halt) : Promise.resolve(result);
+}
