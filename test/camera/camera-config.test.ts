@@ -31,7 +31,7 @@ describe('camera: in a robot\'s config', () => {
   it('a bad device, a field of view past 180° and an unknown key are refused on their lines', async () => {
     const h = home('robots:\n  bench:\n    body: microduck:jsonrpc\n    port: /dev/ttyACM0\n    camera:\n      device: video0\n      fov_deg: 200\n      zoom: 2\n');
     await assert.rejects(loadConfigFile({ QUACKD_HOME: h }), (err: Error) => {
-      assert.match(err.message, /config\.yaml:6: robots\.bench\.camera\.device: a V4L2 device \(\/dev\/video0\), rpicam \(or rpicam:1\), or synthetic/);
+      assert.match(err.message, /config\.yaml:6: robots\.bench\.camera\.device: a V4L2 device \(\/dev\/video0\), rpicam \(or rpicam:1\), a stream \(http:\/\/… or rtsp:\/\/…\), or synthetic/);
       assert.match(err.message, /config\.yaml:7: robots\.bench\.camera\.fov_deg: /);
       assert.match(err.message, /robots\.bench\.camera.*zoom/);
       return true;
