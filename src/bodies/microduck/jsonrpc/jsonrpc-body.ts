@@ -373,7 +373,7 @@ export class JsonRpcBody implements Body {
     if (this.eyes === undefined || this.reckoning === undefined) return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
     const before = typeof seenBefore === 'object' ? this.reckoning.fromTrunk(seenBefore) : reckoned;
     const eyes = this.eyes;
-    const looking = { sighting: () => this.sighting(eyes), scan: () => cameraScan({ camera: eyes.camera, look: eyes.ball, turn: (degrees) => this.scanTurn(degrees, signal) }), yaw: () => this.yawRad() };
+    const looking = { sighting: () => this.sighting(eyes), scan: () => this.searchScan(eyes, signal), yaw: () => this.yawRad() };
     const after = typeof seenBefore === 'string' || before === undefined ? undefined : await ballAfterKick(looking, this.reckoning, r.before?.yaw_rad);
     if (typeof seenBefore === 'string' || typeof after === 'string' || before === undefined || after === undefined) {
       const why = typeof seenBefore === 'string' ? seenBefore : typeof after === 'string' ? after : `the camera did not see the ball ${before === undefined ? 'before' : 'after'} it`;
