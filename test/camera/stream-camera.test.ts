@@ -75,15 +75,21 @@ describe('a network camera (MJPEG over HTTP) through ffmpeg', { skip }, () => {
   it('a stream that stops sending fails the grab in one line by its deadline; one that is gone says so', async () => {
     const frozen = await MjpegCamera.start(halves, 10);
     const url = frozen.url;
-    const camera = await openCamera(CameraSettingsSchema.parse({ device: url, width: 80, height: 60, deadline_ms: 1500 }));
+    const camera = await openCamera(CameraSettingsSchema.parse({ device: url, width: 80, height: 60, deadline_ms: 3000 }));
     try {
       await camera.grab();
       frozen.stall();
-      const t0 = performance.now();
-      const stalled = await camera.grab().then(() => undefined, (e: unknown) => e);
+      // A frame already on its way (sent, or held by ffmpeg) may still come: seen under load. Then nothing does.
+      let stalled: unknown;
+      let waited = 0;
+      for (let i = 0; i < 3 && !(stalled instanceof CameraError); i++) {
+        const t0 = performance.now();
+        stalled = await camera.grab().then(() => undefined, (e: unknown) => e);
+        waited = performance.now() - t0;
+      }
       assert.ok(stalled instanceof CameraError, `stalled: ${String(stalled)}`);
       assert.equal(stalled.message.split('\n').length, 1);
-      assert.ok(performance.now() - t0 < 4000, 'within about its deadline');
+      assert.ok(waited < 6000, `failed after ${Math.round(waited)} ms: within about its deadline (3 s)`);
       await frozen.close();
       // ffmpeg may still hand over a frame it held when the stream ended; then it fails, and does again.
       let gone: unknown;
