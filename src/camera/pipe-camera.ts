@@ -21,12 +21,19 @@ export interface PipeCameraOptions {
   readonly frameBytes: number;
   /** The raw frame to packed RGB (identity for rgb24). */
   readonly toRgb?: (raw: Uint8Array, width: number, height: number) => Uint8Array;
-  /** How long a grab waits for its frame (the first one includes the process's start). */
+  /** How long a grab waits for its frame (the first one, which includes the process's start, twice this). */
   readonly deadlineMs: number;
 }
 
 /** How long a stopped camera's process has to end before it is killed. */
 const KILL_GRACE_MS = 500;
+
+/**
+ * The first frame of a freshly started process gets this many deadlines: ffmpeg probing a network
+ * stream, or a sensor's exposure settling, takes time the steady stream never does (a loaded CI
+ * run saw ffmpeg's first frame of an MJPEG stream after more than 3 s).
+ */
+const FIRST_FRAME_DEADLINES = 2;
 
 interface Waiter {
   readonly resolve: (frame: CameraFrame) => void;
@@ -47,6 +54,8 @@ export class PipeCamera implements Camera {
   private stderr = '';
   private waiters: Waiter[] = [];
   private closed = false;
+  /** Whether the running process has delivered a whole frame yet (its first gets the start allowance). */
+  private streaming = false;
 
   constructor(private readonly options: PipeCameraOptions) {
     this.source = options.source;
@@ -76,7 +85,9 @@ export class PipeCamera implements Camera {
           reject(error);
         },
       };
-      const timer = setTimeout(() => waiter.reject(new CameraError('timeout', `camera ${this.source}: no frame within ${this.options.deadlineMs} ms`)), this.options.deadlineMs);
+      const wait = this.streaming ? this.options.deadlineMs : this.options.deadlineMs * FIRST_FRAME_DEADLINES;
+      const what = this.streaming ? `no frame within ${wait} ms` : `no first frame within ${wait} ms of starting`;
+      const timer = setTimeout(() => waiter.reject(new CameraError('timeout', `camera ${this.source}: ${what}`)), wait);
       const onAbort = (): void => waiter.reject(new CameraError('timeout', `camera ${this.source}: grab stopped`));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
@@ -105,6 +116,7 @@ export class PipeCamera implements Camera {
     this.pending = [];
     this.pendingBytes = 0;
     this.stderr = '';
+    this.streaming = false;
     const child = spawn(this.options.command, [...this.options.args], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stdout?.on('data', (chunk: Buffer) => this.take(chunk));
@@ -146,6 +158,7 @@ export class PipeCamera implements Camera {
       const rest = all.subarray(size);
       this.pending = rest.length > 0 ? [rest] : [];
       this.pendingBytes = rest.length;
+      this.streaming = true;
       if (this.waiters.length > 0) this.deliver(raw);
     }
   }
