@@ -12,6 +12,9 @@
  *            status also through the untarred folder's bin/quackd (a shell script)
  *   dist     package.json's bin, dist/quackd.cjs (`npm run build`: the same bundle, with source
  *            maps), as node_modules/.bin/quackd and `npm install -g` link it
+ * Beside them, the floor of the chosen parts (bench/startup-parts.ts: zod, yaml and lmdb loaded as
+ * the bundle loads them and used once, nothing of quackd), bundled with the rest: what no `run`
+ * can start under, so the goals read against it too.
  * On a Pi Zero 2 W every 100 ms here is about a second there. This machine is shared: the figures
  * move with its load (uptime's load average is printed).
  *
@@ -35,6 +38,10 @@ const DIST = join(ROOT, 'dist/quackd.cjs');
 /** The goals, by command (the issue's). */
 const GOALS: Readonly<Record<string, number>> = { '--version': 1.5, status: 1.5, 'memory show': 2, 'run hello-world': 2.5 };
 
+/** The chosen parts a command cannot start without (bench/startup-parts.ts), by command. */
+const PARTS: Readonly<Record<string, readonly string[]>> = { 'memory show': ['lmdb'], 'run hello-world': ['zod', 'yaml', 'lmdb'] };
+const partsCase = (parts: readonly string[]) => `parts: ${parts.join(', ')}`;
+
 interface Case {
   readonly name: string;
   readonly file: string;
@@ -46,10 +53,11 @@ interface Case {
 const dir = mkdtempSync(join(tmpdir(), 'quackd-bench-startup-'));
 const binDir = mkdtempSync(join(tmpdir(), 'quackd-bench-usr-local-bin-'));
 try {
-  await bundle(dir);
+  await bundle(dir, [{ in: join(ROOT, 'bench/startup-parts.ts'), out: 'startup-parts' }]);
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'empty.mjs'), '');
   const home = join(dir, 'home');
+  mkdirSync(home);
   // How a robot runs it: /usr/local/bin/quackd as systemd/install.sh writes it (node by its #!
   // line, requiring the launcher), and bin/quackd, the untarred folder's shell script. This
   // machine's node stands in for the bundle's own.
@@ -72,6 +80,7 @@ try {
     node('node -e ""', '-e', ''),
     // An empty ES module: what node's ES module loader costs before the first line of quackd.
     node('node empty.mjs', join(dir, 'empty.mjs')),
+    ...[...new Set(Object.values(PARTS))].map((parts) => node(partsCase(parts), join(dir, 'lib/startup-parts.js'), home, ...parts)),
     ...commands.map((c) => of('bundle', installed, c)),
     ...commands.slice(0, 2).map((c) => of('bin/quackd', join(dir, 'bin/quackd'), c)),
     // node_modules/.bin/quackd links to it; its #! line is `/usr/bin/env node`, the same node.
@@ -96,7 +105,10 @@ try {
     const ratio = median(s) / floor;
     // The goals are for quackd as installed; the folder's shell script is there for comparison.
     const goal = c.command !== undefined && !c.name.startsWith('bin/') ? GOALS[c.command] : undefined;
-    const verdict = goal !== undefined ? `  (goal ≤ ${goal}×: ${ratio <= goal ? 'met' : 'MISSED'})` : '';
+    const parts = c.command !== undefined ? PARTS[c.command] : undefined;
+    const partsFloor = parts !== undefined ? median(samples.get(partsCase(parts)) ?? []) : Number.NaN;
+    const overParts = parts !== undefined && goal !== undefined ? `; its parts alone ${fmt(partsFloor / floor, 2)}×, it ${fmt(median(s) / partsFloor, 2)}× them` : '';
+    const verdict = goal !== undefined ? `  (goal ≤ ${goal}×: ${ratio <= goal ? 'met' : 'MISSED'}${overParts})` : '';
     console.log(`  ${c.name.padEnd(26)} median ${fmt(median(s)).padStart(6)}  p90 ${fmt(percentile(s, 90)).padStart(6)}  ${fmt(ratio, 2)}× node${verdict}`);
   }
   if (!existsSync(DIST)) console.log('  (dist/ not built: npm run build adds it)');
