@@ -39,6 +39,7 @@ type Push =
   | { readonly kind: 'error'; readonly id: number; readonly error: ErrorFacts }
   | { readonly kind: 'state'; readonly state: BridgeState; readonly at: number; readonly counters: ClientCounters }
   | { readonly kind: 'fault'; readonly fault: Fault; readonly counters: ClientCounters }
+  | { readonly kind: 'torque'; readonly on: boolean }
   | { readonly kind: 'attached' }
   | { readonly kind: 'detached'; readonly error: ErrorFacts };
 
@@ -114,6 +115,8 @@ export function serveBridge(client: BridgeClient, name: string, close: () => Pro
     push({ kind: 'state', state, at: Date.now(), counters: client.counters() });
   });
   client.on('fault', (fault) => push({ kind: 'fault', fault, counters: client.counters() }));
+  // Pushed ahead of the torque call's reply, so the main thread knows before the caller resumes.
+  client.on('torque', (on) => push({ kind: 'torque', on }));
   client.on('attached', () => push({ kind: 'attached' }));
   client.on('detached', (reason) => push({ kind: 'detached', error: facts(reason) }));
   return stop;
@@ -224,6 +227,8 @@ export class RemoteBridge extends EventEmitter<BridgeClientEvents> implements Br
     } else if (m.kind === 'fault') {
       this.counted = m.counters;
       this.emit('fault', m.fault);
+    } else if (m.kind === 'torque') {
+      this.emit('torque', m.on);
     } else if (m.kind === 'attached') {
       this.up = true;
       this.emit('attached');

@@ -28,6 +28,8 @@ import {
 
 export interface BridgeClientEvents {
   state: [state: BridgeState];
+  /** The firmware's answer to a torque call: its read-back, a state period before a state says it. */
+  torque: [on: boolean];
   fault: [fault: Fault];
   attached: [];
   detached: [reason: Error];
@@ -185,8 +187,11 @@ export class BridgeClient extends EventEmitter<BridgeClientEvents> {
     return this.request('set_targets', strict ? { pos: [...pos], strict } : { pos: [...pos] });
   }
 
-  torque(on: boolean): Promise<MethodResult<'torque'>> {
-    return this.request('torque', { on });
+  async torque(on: boolean): Promise<MethodResult<'torque'>> {
+    const answer = await this.request('torque', { on });
+    // Said before the caller resumes: whoever shows torque knows it as soon as the caller does.
+    this.emit('torque', answer.torque);
+    return answer;
   }
 
   quack(): Promise<MethodResult<'quack'>> {

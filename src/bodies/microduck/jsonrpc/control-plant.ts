@@ -159,12 +159,9 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   };
   const stopServing = serveBridge(client, o.channel, shutdown);
   // The body switches torque through the channel; the plant must know at once, not a state later.
-  const torqueOf = client.torque.bind(client);
-  client.torque = async (on: boolean) => {
-    const r = await torqueOf(on);
-    torque = r.torque;
-    return r;
-  };
+  client.on('torque', (on) => {
+    torque = on;
+  });
   // A hello after a loss says whether this loop may drive what answers now.
   const helloOf = client.hello.bind(client);
   client.hello = async (timeoutMs?: number) => {

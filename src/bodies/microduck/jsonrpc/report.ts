@@ -2,7 +2,8 @@
  * What a held Microduck says of itself on the runtime's bus (`body:report`), for the service's
  * status board and a dashboard: its battery (volts and charge), whether torque is on, whether the link to its
  * firmware is up. Said when it changes (the battery by a twentieth of a volt), never per state,
- * so a 50 Hz state stream is a handful of events a minute. Once the link is lost, torque is
+ * so a 50 Hz state stream is a handful of events a minute; torque also from the firmware's answer to
+ * a torque call. Once the link is lost, torque is
  * unknown (null) until the firmware says again: its watchdog cuts torque when the heartbeats
  * stop, but nothing reaches quackd to say so, and `torque on` would be a guess.
  */
@@ -33,6 +34,14 @@ export function reportBody(link: BridgeLink, body: Body, robot: string, events: 
     if (battery === undefined || Math.abs(state.battery_v - battery) >= BATTERY_STEP_V) changed.battery_v = battery = Math.round(state.battery_v * 100) / 100;
     if (torque !== state.torque) changed.torque = torque = state.torque;
     if (Object.keys(changed).length > 0) say(changed);
+  });
+  // The firmware's read-back of a torque call, a state period sooner than a state says it: a run
+  // that ends with torque off confirmed is shown off by the time it has ended.
+  link.on('torque', (on) => {
+    linked(true);
+    if (torque === on) return;
+    torque = on;
+    say({ torque });
   });
   link.on('attached', () => linked(true));
   link.on('detached', () => linked(false));
