@@ -32,10 +32,23 @@ export function specProblem(spec: ModuleSpec): string | undefined {
 
 const specifier = (module: string) => (isAbsolute(module) ? pathToFileURL(module).href : module);
 
-async function factory(spec: ModuleSpec, fallback: string): Promise<(...args: unknown[]) => unknown> {
-  const mod: unknown = await import(specifier(spec.module));
+async function importModule(module: string): Promise<Record<string, unknown>> {
+  const mod: unknown = await import(specifier(module));
+  return typeof mod === 'object' && mod !== null ? (mod as Record<string, unknown>) : {};
+}
+
+/** The skill modules this worker has imported, for settleSkills. */
+const skillModules = new Set<Record<string, unknown>>();
+
+async function importSkillModule(module: string): Promise<Record<string, unknown>> {
+  const mod = await importModule(module);
+  skillModules.add(mod);
+  return mod;
+}
+
+function factory(mod: Record<string, unknown>, spec: ModuleSpec, fallback: string): (...args: unknown[]) => unknown {
   const name = spec.export ?? fallback;
-  const f = typeof mod === 'object' && mod !== null ? (mod as Record<string, unknown>)[name] : undefined;
+  const f = mod[name];
   if (typeof f !== 'function') throw new Error(`${spec.module} has no ${name}() export`);
   return (...args: unknown[]): unknown => Reflect.apply(f, undefined, args);
 }
@@ -52,7 +65,7 @@ function isSkill(x: unknown): x is Skill {
 }
 
 export async function loadPlant(spec: ModuleSpec): Promise<Plant> {
-  const plant = await (await factory(spec, 'createPlant'))(spec.options);
+  const plant = await factory(await importModule(spec.module), spec, 'createPlant')(spec.options);
   if (!isPlant(plant)) throw new Error(`${spec.module}: its factory did not return a plant (joints, read, send)`);
   return plant;
 }
@@ -63,13 +76,24 @@ export async function loadPlant(spec: ModuleSpec): Promise<Plant> {
  * blocks the thread: onnxruntime-node's native binding 20–30 ms, its first session as much again.
  */
 export async function warmSkill(spec: ModuleSpec): Promise<void> {
-  const mod: unknown = await import(specifier(spec.module));
-  const warm = typeof mod === 'object' && mod !== null ? (mod as Record<string, unknown>)['warm'] : undefined;
+  const warm = (await importSkillModule(spec.module))['warm'];
   if (typeof warm === 'function') await (Reflect.apply(warm, undefined, [spec.options]) as Promise<void> | undefined);
 }
 
 export async function loadSkill(spec: ModuleSpec, context: SkillContext): Promise<Skill> {
-  const skill = await (await factory(spec, 'createSkill'))(spec.options, context);
+  const skill = await factory(await importSkillModule(spec.module), spec, 'createSkill')(spec.options, context);
   if (!isSkill(skill)) throw new Error(`${spec.module}: its factory did not return a skill (tick)`);
   return skill;
+}
+
+/**
+ * Awaits each imported skill module's `settle()` export, if it has one: the work its skills left
+ * running when their ticks were abandoned (a stop, a close), which must end before the thread
+ * does. A policy's ONNX run is such work: the thread ending under it aborts the process.
+ */
+export async function settleSkills(): Promise<void> {
+  for (const mod of skillModules) {
+    const settle = mod['settle'];
+    if (typeof settle === 'function') await (Reflect.apply(settle, undefined, []) as Promise<void> | undefined);
+  }
 }

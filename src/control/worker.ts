@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ControlCore, type CoreHooks } from './core.js';
-import { loadPlant, loadSkill, warmSkill, type Json, type ModuleSpec } from './module-spec.js';
+import { loadPlant, loadSkill, settleSkills, warmSkill, type Json, type ModuleSpec } from './module-spec.js';
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
@@ -102,13 +102,16 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       for (const id of loading) post({ type: 'verb', id, result: { outcome: 'stopped', ticks: 0, endTick: -1 } });
       loading.clear();
       core.close();
-      void driver.stop().then(() => {
+      void driver.stop().then(async () => {
         publish();
         try {
           plant.close?.();
         } catch (err) {
           post({ type: 'warn', message: `plant close failed: ${errorText(err)}` });
         }
+        // The plant is closed first (a stop lands at once); the thread then ends only once no
+        // skill's work is out on the pool (an abandoned ONNX run would abort the process).
+        await settleSkills().catch((err: unknown) => post({ type: 'warn', message: `a skill did not settle: ${errorText(err)}` }));
         post({ type: 'closed' });
         // Not close(): that may drop messages still queued (the last verb result, the final stats).
         port.unref();

@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InferenceSession } from 'onnxruntime-node';
 import { PolicyError } from './errors.js';
+import { inFlight } from './in-flight.js';
 import { parseManifest, resolveManifest, type ModelShape } from './manifest.js';
 import type { Policy } from './policy.js';
 import { loadRuntime, type RuntimeChoice } from './runtime.js';
@@ -72,7 +73,7 @@ export async function loadPolicy(dir: string, opts: LoadOptions = {}): Promise<P
   const { runtime, ort, options } = await loadRuntime(opts.runtime);
   let session: InferenceSession;
   try {
-    session = await ort.InferenceSession.create(files.model, options);
+    session = await inFlight(ort.InferenceSession.create(files.model, options));
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
     throw new PolicyError('model', files.modelFile, `${files.modelFile}: not a model ${runtime} can load (${why})`);
@@ -88,18 +89,18 @@ export async function loadPolicy(dir: string, opts: LoadOptions = {}): Promise<P
       runtime,
       async run(obs: Float32Array): Promise<Float32Array> {
         if (obs.length !== manifest.obs_len) throw new RangeError(`policy ${dir}: observation has ${obs.length} values, expected ${manifest.obs_len}`);
-        const result = await session.run({ [input]: new ort.Tensor('float32', obs, inputDims) });
+        const result = await inFlight(session.run({ [input]: new ort.Tensor('float32', obs, inputDims) }));
         const data = result[output]?.data;
         if (!(data instanceof Float32Array) || data.length !== manifest.action_len) throw new Error(`policy ${dir}: ${output} is not ${manifest.action_len} float32 values`);
         return data;
       },
       close(): Promise<void> {
-        closed ??= session.release();
+        closed ??= inFlight(session.release());
         return closed;
       },
     };
   } catch (err) {
-    await session.release();
+    await inFlight(session.release());
     throw err;
   }
 }

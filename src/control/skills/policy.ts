@@ -15,6 +15,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { runtimeSettled } from '../../policy/in-flight.js';
 import { loadPolicy } from '../../policy/load.js';
 import { loadRuntime } from '../../policy/runtime.js';
 import { buildObservation } from '../../policy/observation.js';
@@ -112,6 +113,9 @@ export async function warm(options: Json | undefined): Promise<void> {
   await loadRuntime(o.runtime);
   for (const dir of o.dirs) await policyFor(dir, o.runtime).catch(() => undefined);
 }
+
+/** Before the worker ends (settleSkills): every session being made and every run still out. */
+export const settle = (): Promise<void> => runtimeSettled();
 
 export async function createSkill(options: Json | undefined): Promise<Skill> {
   const o = Options.parse(options);
