@@ -246,6 +246,6 @@ try {
   console.log(`cpu pressure after: ${cpuPressure()}`);
 } finally {
   await runtime.stop();
-  twin?.stop();
+  await twin?.stop();
   rmSync(home, { recursive: true, force: true });
 }

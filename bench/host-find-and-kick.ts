@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FirmwareTwin, twinCameraSetting } from '../test/bridge/firmware-twin.js';
-import { quackd } from '../test/helpers/quackd.js';
+import { runCli } from '../test/helpers/cli.js';
 import { fmt, median } from './_stats.js';
 import { seedList } from './_seeds.js';
 
@@ -34,7 +34,7 @@ async function runSeed(seed: number): Promise<Outcome> {
   try {
     writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:jsonrpc, port: ${JSON.stringify(twin.port)}, camera: ${twinCameraSetting(twin.cameraUrl)} }\n`);
     const start = twin.ball();
-    const r = await quackd(['run', 'find-and-kick', '--robot', 'duck', '--no-memory', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 200_000 });
+    const r = await runCli(['run', 'find-and-kick', '--robot', 'duck', '--no-memory', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 200_000 });
     const end = twin.ball();
     const out = JSON.parse(r.stdout) as { outcome: string; reason: string; seconds: number; transcript: string };
     const kicks = readFileSync(out.transcript, 'utf8')

@@ -336,7 +336,7 @@ try {
   console.log(`cpu pressure after: ${cpuPressure()}`);
 } finally {
   await rig?.cleanup();
-  servoTwin?.stop();
+  await servoTwin?.stop();
   await llm.close();
   CHILD.remove();
 }

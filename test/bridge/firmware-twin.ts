@@ -82,8 +82,10 @@ export class FirmwareTwin extends TwinRig {
   }
 
   static async start(options: FirmwareTwinOptions): Promise<FirmwareTwin> {
-    runThisProcessAsHardware();
     const plant = await openMujocoPlant({ seed: options.seed });
+    // After MuJoCo's start (its WebAssembly is compiled by threads main waits for: under SCHED_FIFO
+    // beside busy processes that wait spun for minutes), before the camera's thread, which stays normal.
+    runThisProcessAsHardware();
     const dir = mkdtempSync(join(tmpdir(), 'quackd-fw-twin-'));
     const file = join(dir, 'plant.bin');
     const fd = openSync(file, 'w+');

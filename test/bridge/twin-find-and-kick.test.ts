@@ -5,7 +5,9 @@
  * ffmpeg, the ball found by colour). Nothing tells quackd where the ball is or how far it walked:
  * the scripted pilot reads the verbs' results and the observations, the walk is timed, the ball
  * at the feet is reckoned, the kick measured by the camera. What is checked is where the twin went.
- * The rate over seeds is the bench's (bench/host-find-and-kick.ts).
+ * The rate over seeds is the bench's (bench/host-find-and-kick.ts). quackd runs as the built CLI
+ * in a process of its own at normal priority, as a user's does: this process is the rig, under
+ * SCHED_FIFO (hardware-priority.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { onPath } from '../helpers/pty-pair.js';
-import { quackd } from '../helpers/quackd.js';
+import { runCli } from '../helpers/cli.js';
 import { FirmwareTwin, twinCameraSetting } from './firmware-twin.js';
 import { missingTools } from './rig.js';
 
@@ -39,7 +41,7 @@ for (const [seed, what] of [
     if (seed === 1) {
       it(what, async () => {
         const start = twin.trunk();
-        const r = await quackd(['do', 'walk', '1.0', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+        const r = await runCli(['do', 'walk', '1.0', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
         assert.equal(r.code, 0, r.stdout + r.stderr);
         assert.match(r.stdout, /walk 1\.00 +walked \d+\.\d s at 0\.30 m\/s \(no odometry on the bridge: about 1\.00 m at the 0\.13 m\/s its manifest says it makes good\)/);
         const end = twin.trunk();
@@ -51,7 +53,7 @@ for (const [seed, what] of [
     } else {
       it(what, async () => {
         const ball = twin.ball();
-        const r = await quackd(['run', 'find-and-kick', '--robot', 'duck', '--no-memory', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 200_000 });
+        const r = await runCli(['run', 'find-and-kick', '--robot', 'duck', '--no-memory', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 200_000 });
         assert.equal(r.code, 0, r.stdout + r.stderr);
         const out = JSON.parse(r.stdout) as { outcome: string; reason: string };
         assert.equal(out.outcome, 'success', out.reason);

@@ -1,12 +1,20 @@
 /**
- * The twin-backed servo simulator (servo-twin.ts) in a process of its own, for a bench: its
- * pacing busy-waits and the twin's physics must not run on the thread being measured.
+ * The twin-backed servo simulator (servo-twin.ts) in a process of its own, as the servos' own
+ * chips are: started by servo-twin-process.ts for the tests and the bench.
  *
  *   node --import tsx test/helpers/servo-twin-main.ts '{"protocol":"feetech","baud":1000000}'
  *
- * Prints one JSON line `{"port":…,"imuPath":…}` when it answers; exits when its stdin closes
- * (its parent went) or on SIGTERM.
+ * Once the twin answers, every thread of this process goes under SCHED_FIFO (hardware-priority.ts)
+ * and it prints one JSON line `{"port":…,"imuPath":…}`. It then answers one JSON request per line
+ * on stdin (`{"id":1,"method":"trunk","args":[]}` → `{"id":1,"result":…}` or `{"id":1,"error":…}`),
+ * and exits when its stdin closes (its parent went) or on SIGTERM.
+ *
+ * The priority comes after the set-up on purpose: MuJoCo's WebAssembly is compiled by threads
+ * that main waits for, and under SCHED_FIFO beside a loaded machine's normal-priority work a
+ * main thread spinning on them held two test files in `wasm-instantiate` for ten minutes.
  */
+import { createInterface } from 'node:readline';
+import { runThisProcessAsHardware } from './hardware-priority.js';
 import { ServoTwin, type ServoTwinOptions } from './servo-twin.js';
 
 const [json] = process.argv.slice(2);
@@ -15,9 +23,41 @@ if (json === undefined) {
   process.exit(2);
 }
 const twin = await ServoTwin.start(JSON.parse(json) as ServoTwinOptions);
+runThisProcessAsHardware();
+
+/** What the parent may ask; each answer is plain JSON. */
+const methods: Record<string, (...args: number[]) => unknown> = {
+  trunk: () => twin.trunk(),
+  goalWrites: () => twin.goalWrites,
+  table: (id) => Array.from(twin.sim.table(id as number)),
+  received: () => twin.sim.received,
+  writes: () => twin.sim.writes(),
+  silence: (id) => twin.sim.silence(id as number),
+  raise: (id, bits) => twin.sim.raise(id as number, bits as number),
+  garble: (id, count) => twin.sim.garble(id as number, count),
+  unplugImu: () => twin.unplugImu(),
+  unplug: () => twin.pty.unplug(),
+};
+
+let closing = false;
 const stop = (): void => {
+  if (closing) return;
+  closing = true;
   void twin.close().finally(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
-process.stdin.on('end', stop).resume();
+const requests = createInterface({ input: process.stdin });
+requests.on('close', stop);
+requests.on('line', (line) => {
+  let id: unknown;
+  void (async () => {
+    const request = JSON.parse(line) as { id: number; method: string; args?: number[] };
+    id = request.id;
+    const method = methods[request.method];
+    if (method === undefined) throw new Error(`the servo twin has no ${request.method}`);
+    return { id, result: (await method(...(request.args ?? []))) ?? null };
+  })()
+    .catch((err: unknown) => ({ id, error: err instanceof Error ? err.message : String(err) }))
+    .then((answer) => process.stdout.write(`${JSON.stringify(answer)}\n`));
+});
 process.stdout.write(`${JSON.stringify({ port: twin.port, imuPath: twin.imuPath })}\n`);

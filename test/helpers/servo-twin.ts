@@ -4,8 +4,9 @@
  * (ServoSim's onWrite) drive the twin's position servos; every 20 ms the twin steps one control
  * period and its joints' positions and velocities go back into the servos' registers, and its
  * trunk's gyro and gravity into the simulated IMU file the body reads (`sim_imu`; with an `imu`
- * block too, through a simulated BNO055's registers, which unplugImu makes fail). Tests read
- * where the twin went (trunk()).
+ * block too, through a simulated BNO055's registers, which unplugImu makes fail). It runs in a
+ * process of its own (servo-twin-main.ts), which tests and benches reach through
+ * servo-twin-process.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,6 @@ import { OPEN_DUCK_MINI_V2, jointAngle, servoAngle, type JointRow } from '../../
 import { SimImuWriter } from '../../src/bodies/microduck/servo-bus/sim-imu.js';
 import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../src/servo-bus/packet.js';
-import { runThisProcessAsHardware } from './hardware-priority.js';
 import { TwinRig } from './twin-rig.js';
 import { PtyPair } from './pty-pair.js';
 import { ServoSim } from './servo-sim.js';
@@ -60,7 +60,6 @@ export class ServoTwin extends TwinRig {
   }
 
   static async start(options: ServoTwinOptions): Promise<ServoTwin> {
-    runThisProcessAsHardware();
     const joints = options.joints ?? OPEN_DUCK_MINI_V2;
     const model = modelByName(MODEL[options.protocol]) as ServoModel;
     const plant = await openMujocoPlant({ seed: options.seed ?? 1 });

@@ -8,17 +8,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createBusBody } from '../../../src/bodies/microduck/servo-bus/bus-body.js';
 import type { Body } from '../../../src/bodies/body.js';
-import { onPath, waitFor } from '../../helpers/pty-pair.js';
-import { ServoTwin } from '../../helpers/servo-twin.js';
+import { onPath } from '../../helpers/pty-pair.js';
+import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
 type Intent = Parameters<Body['perform']>[0];
 const walk = (metres: number): Intent => ({ verb: 'walk', args: { metres } }) as Intent;
 
 describe('microduck:feetech with a BNO055', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
-  let twin: ServoTwin;
+  let twin: ServoTwinProcess;
   let body: Body | undefined;
   before(async () => {
-    twin = await ServoTwin.start({ protocol: 'feetech' });
+    twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   });
   after(async () => {
     await body?.close();
@@ -29,16 +29,16 @@ describe('microduck:feetech with a BNO055', { skip: onPath('socat') ? undefined 
     body = await createBusBody('feetech', { seed: 1, settings: { port: twin.port, sim_imu: twin.imuPath, imu: {}, bus_timeout_ms: 100 } });
     const seen = await body.observe();
     assert.equal(seen.data?.['imu'], true, seen.summary);
-    const start = twin.trunk();
+    const start = await twin.trunk();
     const r = await body.perform(walk(0.5));
     assert.equal(r.ok, true, r.summary);
-    const end = twin.trunk();
+    const end = await twin.trunk();
     assert.ok(Math.hypot(end.x - start.x, end.y - start.y) > 0.05, `the twin moved (${start.x},${start.y} → ${end.x},${end.y})`);
     assert.ok(Math.abs(end.roll) < 0.5 && Math.abs(end.pitch) < 0.5, 'and is standing');
 
     const walking = body.perform(walk(3));
-    await waitFor('the walk to be under way', () => twin.goalWrites > 25, 30_000);
-    twin.unplugImu();
+    await twin.untilGoalWrites(25);
+    await twin.unplugImu();
     await assert.rejects(walking, (err: unknown) => {
       assert.ok(err instanceof Error);
       assert.match(err.message, /^walk on \S+: the BNO055 on i2c-1 at 0x28 stopped answering: EREMOTEIO: remote I\/O error; torque off: read back from every servo$/);

@@ -9,15 +9,15 @@ import { after, before, describe, it } from 'node:test';
 import { createBusBody } from '../../../src/bodies/microduck/servo-bus/bus-body.js';
 import type { Body } from '../../../src/bodies/body.js';
 import { modelByName } from '../../../src/servo-bus/models.js';
-import { onPath, waitFor } from '../../helpers/pty-pair.js';
-import { ServoTwin } from '../../helpers/servo-twin.js';
+import { onPath } from '../../helpers/pty-pair.js';
+import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
 describe('the microduck:feetech body', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
-  let twin: ServoTwin;
+  let twin: ServoTwinProcess;
   let body: Body;
   const torqueAt = modelByName('STS3215')!.registers.torqueEnable.address;
   before(async () => {
-    twin = await ServoTwin.start({ protocol: 'feetech' });
+    twin = await ServoTwinProcess.start({ protocol: 'feetech' });
     body = await createBusBody('feetech', { seed: 1, settings: { port: twin.port, sim_imu: twin.imuPath, bus_timeout_ms: 100 } });
   });
   after(async () => {
@@ -25,15 +25,15 @@ describe('the microduck:feetech body', { skip: onPath('socat') ? undefined : 'ne
     await twin?.close();
   });
 
-  it('opens without writing to any servo', () => {
-    assert.deepEqual(twin.sim.writes(), []);
-    assert.ok(twin.sim.received.some((r) => r.instruction === 'sync read'), 'it reads the joints');
+  it('opens without writing to any servo', async () => {
+    assert.deepEqual(await twin.writes(), []);
+    assert.ok((await twin.received()).some((r) => r.instruction === 'sync read'), 'it reads the joints');
   });
 
   it('a stop mid-walk ends the verb at once, saying it was stopped', async () => {
     const halt = new AbortController();
     const walking = body.perform({ verb: 'walk', args: { metres: 3 } } as Parameters<Body['perform']>[0], halt.signal);
-    await waitFor('the walk to reach the servos', () => twin.goalWrites > 25, 30_000);
+    await twin.untilGoalWrites(25);
     const at = performance.now();
     halt.abort();
     const r = await walking;
@@ -43,8 +43,8 @@ describe('the microduck:feetech body', { skip: onPath('socat') ? undefined : 'ne
   });
 
   it('close turns torque off on every servo', async () => {
-    assert.ok(twin.joints.every((j) => twin.sim.table(j.id)[torqueAt] === 1), 'torque was on after the walk');
+    for (const j of twin.joints) assert.equal((await twin.table(j.id))[torqueAt], 1, `${j.name}'s torque was on after the walk`);
     await body.close();
-    for (const j of twin.joints) assert.equal(twin.sim.table(j.id)[torqueAt], 0, `${j.name}'s torque`);
+    for (const j of twin.joints) assert.equal((await twin.table(j.id))[torqueAt], 0, `${j.name}'s torque`);
   });
 });

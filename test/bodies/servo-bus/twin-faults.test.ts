@@ -10,18 +10,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { onPath, waitFor } from '../../helpers/pty-pair.js';
+import { onPath } from '../../helpers/pty-pair.js';
 import { quackd } from '../../helpers/quackd.js';
-import { ServoTwin } from '../../helpers/servo-twin.js';
+import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
-async function walkWith(fault: (twin: ServoTwin) => void | Promise<void>): Promise<Awaited<ReturnType<typeof quackd>>> {
-  const twin = await ServoTwin.start({ protocol: 'feetech' });
+async function walkWith(fault: (twin: ServoTwinProcess) => Promise<void>): Promise<Awaited<ReturnType<typeof quackd>>> {
+  const twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   const home = mkdtempSync(join(tmpdir(), 'quackd-servo-fault-'));
   try {
     writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\n`);
     const running = quackd(['do', 'walk', '2.0', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
     // Mid-walk: once the policy's goals are reaching the servos.
-    await waitFor('the walk to reach the servos', () => twin.goalWrites > 25, 30_000);
+    await twin.untilGoalWrites(25);
     await fault(twin);
     const r = await running;
     return r;
@@ -33,7 +33,7 @@ async function walkWith(fault: (twin: ServoTwin) => void | Promise<void>): Promi
 
 describe('torque read back on microduck:feetech', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
   it('torque off names a servo that stays on, and the verb fails', async () => {
-    const twin = await ServoTwin.start({ protocol: 'feetech', torqueStuckOn: [23] });
+    const twin = await ServoTwinProcess.start({ protocol: 'feetech', torqueStuckOn: [23] });
     const home = mkdtempSync(join(tmpdir(), 'quackd-servo-torque-'));
     try {
       writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, bus_timeout_ms: 100 }\n`);
@@ -44,7 +44,7 @@ describe('torque read back on microduck:feetech', { skip: onPath('socat') ? unde
       const walk = await quackd(['do', 'walk', '0.3', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
       assert.equal(walk.code, 1, walk.stdout + walk.stderr);
       assert.match(walk.stdout, /walk needs the trunk's IMU, and microduck:feetech reads none: none is configured \(an imu: block in the robot's settings\)/);
-      assert.equal(twin.goalWrites, 0);
+      assert.equal(await twin.goalWrites(), 0);
     } finally {
       await twin.close();
       rmSync(home, { recursive: true, force: true });
@@ -54,25 +54,25 @@ describe('torque read back on microduck:feetech', { skip: onPath('socat') ? unde
 
 describe('bus faults on microduck:feetech', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
   it('a servo that stops answering ends the run (exit 3) naming it; torque off is tried and said', async () => {
-    const r = await walkWith((twin) => twin.sim.silence(22));
+    const r = await walkWith((twin) => twin.silence(22));
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /walk on .*: left_hip_pitch \(servo 22\) did not answer; torque off not confirmed: left_hip_pitch \(servo 22\) did not answer/);
   });
 
   it('an overload bit ends the run naming the servo and the alarm; the others read back off', async () => {
-    const r = await walkWith((twin) => twin.sim.raise(13, 0x20));
+    const r = await walkWith((twin) => twin.raise(13, 0x20));
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /right_knee \(servo 13\) raised overload; torque off: read back from every servo/);
   });
 
   it('replies garbled past their retry end the run naming the servo', async () => {
-    const r = await walkWith((twin) => twin.sim.garble(31, 1000));
+    const r = await walkWith((twin) => twin.garble(31, 1000));
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /servo 31.* garbled/);
   });
 
   it('a pulled adapter ends the run with one line; nothing crashes', async () => {
-    const r = await walkWith((twin) => twin.pty.unplug());
+    const r = await walkWith((twin) => twin.unplug());
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /the bus adapter on .* was lost .*; torque off not sent: the adapter is gone: the servos hold their last goal until their power is cut/);
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
