@@ -11,7 +11,7 @@
  *
  * The priority comes after the set-up on purpose: MuJoCo's WebAssembly is compiled by threads
  * that main waits for, and under SCHED_FIFO beside a loaded machine's normal-priority work a
- * main thread spinning on them held two test files in `wasm-instantiate` for ten minutes.
+ * main thread spinning on them held two test files in `wasm-instantiate` for over half an hour.
  */
 import { createInterface } from 'node:readline';
 import { runThisProcessAsHardware } from './hardware-priority.js';
@@ -29,12 +29,12 @@ runThisProcessAsHardware();
 const methods: Record<string, (...args: number[]) => unknown> = {
   trunk: () => twin.trunk(),
   goalWrites: () => twin.goalWrites,
-  table: (id) => Array.from(twin.sim.table(id as number)),
+  table: (id) => Array.from(twin.sim.table(id)),
   received: () => twin.sim.received,
   writes: () => twin.sim.writes(),
-  silence: (id) => twin.sim.silence(id as number),
-  raise: (id, bits) => twin.sim.raise(id as number, bits as number),
-  garble: (id, count) => twin.sim.garble(id as number, count),
+  silence: (id) => twin.sim.silence(id),
+  raise: (id, bits) => twin.sim.raise(id, bits),
+  garble: (id, count) => twin.sim.garble(id, count),
   unplugImu: () => twin.unplugImu(),
   unplug: () => twin.pty.unplug(),
 };

@@ -5,7 +5,7 @@
  * machine's load. Kept in the test process with every thread under SCHED_FIFO, the twin had
  * quackd's main thread at SCHED_FIFO too: beside busy processes a patrol's turn made good a third
  * less (142° and 153° of 180° in its time), a `quackd do` went silent for 60 s, and two test
- * files spun in MuJoCo's start for ten minutes.
+ * files spun in MuJoCo's start for over half an hour.
  *
  * The same questions as the in-process twin, answered over the child's stdin and stdout.
  */
