@@ -168,6 +168,11 @@ class LmdbMemoryStore implements LmdbStore {
   /** The id of the write transaction in progress. */
   private txnId: number | undefined;
   /**
+   * Whether the transaction in progress changed anything. LMDB does not use up the id of a write
+   * transaction that changed nothing: the next commit, maybe another process's, takes it.
+   */
+  private changed = false;
+  /**
    * A body's entries as of LMDB transaction `txn`, so back-to-back writes by one process skip
    * re-reading all of them. LMDB transaction ids rise by one per commit across all processes: a
    * write transaction numbered txn + 1 proves nobody committed in between; otherwise it re-reads.
@@ -239,7 +244,7 @@ class LmdbMemoryStore implements LmdbStore {
   }
 
   metaPut(key: string, value: unknown): void {
-    this.write(() => this.meta?.putSync(key, value));
+    this.write(() => this.changedBy(this.meta?.putSync(key, value)));
   }
 
   async close(): Promise<void> {
@@ -296,6 +301,7 @@ class LmdbMemoryStore implements LmdbStore {
     // lmdb-js turns a nested transactionSync into an async child transaction; join the outer one.
     if (this.inWrite) return work();
     this.inWrite = true;
+    this.changed = false;
     let committed = false;
     try {
       const result = this.root.transactionSync(() => {
@@ -308,14 +314,23 @@ class LmdbMemoryStore implements LmdbStore {
       if (err instanceof MemoryRefusal) throw err;
       throw new StoreError(describe(err));
     } finally {
-      // After our commit the cache is the state as of our txn id; after an abort it is void.
+      // After a commit that changed something the cache is the state as of our txn id; after one
+      // that changed nothing it is still the state before it (that id is not used up); after an
+      // abort it is void.
+      const txn = this.txnId ?? 0;
       for (const [body, c] of this.cache) {
-        if (committed && c.txn === (this.txnId ?? 0) - 1) c.txn = this.txnId ?? -1;
+        if (committed && c.txn === txn - 1) c.txn = this.changed ? txn : txn - 1;
         else this.cache.delete(body);
       }
       this.inWrite = false;
       this.txnId = undefined;
     }
+  }
+
+  /** Notes what lmdb-js said of a put or a remove: true, the database changed (a put always does). */
+  private changedBy<T>(result: T): T {
+    if (result === true) this.changed = true;
+    return result;
   }
 
   newest(body: string, kind: Entry['kind'], limit: number): { entries: Entry[]; total: number } {
@@ -336,7 +351,7 @@ class LmdbMemoryStore implements LmdbStore {
     const key = entryKey(entry.body, entry.id);
     const old = decode(this.db?.get(key));
     if (old !== undefined) this.order?.removeSync(orderKey(old));
-    this.db?.putSync(key, JSON.stringify(entry));
+    this.changedBy(this.db?.putSync(key, JSON.stringify(entry)));
     this.order?.putSync(orderKey(entry), entry.id);
     this.cache.get(entry.body)?.entries.set(entry.id, entry);
   }
@@ -344,10 +359,10 @@ class LmdbMemoryStore implements LmdbStore {
   removeEntry(body: string, id: string): boolean {
     const key = entryKey(body, id);
     const old = decode(this.db?.get(key));
-    if (old !== undefined) this.order?.removeSync(orderKey(old));
+    if (old !== undefined) this.changedBy(this.order?.removeSync(orderKey(old)));
     this.cache.get(body)?.entries.delete(id);
-    this.vectorDb?.removeSync(key);
-    return this.db?.removeSync(key) ?? false;
+    this.changedBy(this.vectorDb?.removeSync(key));
+    return this.changedBy(this.db?.removeSync(key) ?? false);
   }
 
   /** `body`'s vectors by entry id; a damaged one is skipped (it is embedded again). */
@@ -363,7 +378,7 @@ class LmdbMemoryStore implements LmdbStore {
     const key = entryKey(body, id);
     // An entry forgotten while its text was with the embedding server gets no orphan vector.
     if (this.db?.get(key) === undefined) return false;
-    this.vectorDb?.putSync(key, vector);
+    this.changedBy(this.vectorDb?.putSync(key, vector));
     return true;
   }
 
@@ -371,9 +386,9 @@ class LmdbMemoryStore implements LmdbStore {
   removeBody(body: string): number {
     const range = { start: bodyPrefix(body), end: `${body}\u0001` };
     const keys = [...(this.db?.getKeys(range) ?? [])];
-    for (const key of keys) this.db?.removeSync(key);
-    for (const key of [...(this.order?.getKeys(range) ?? [])]) this.order?.removeSync(key);
-    for (const key of [...(this.vectorDb?.getKeys(range) ?? [])]) this.vectorDb?.removeSync(key);
+    for (const key of keys) this.changedBy(this.db?.removeSync(key));
+    for (const key of [...(this.order?.getKeys(range) ?? [])]) this.changedBy(this.order?.removeSync(key));
+    for (const key of [...(this.vectorDb?.getKeys(range) ?? [])]) this.changedBy(this.vectorDb?.removeSync(key));
     this.cache.delete(body);
     return keys.length;
   }

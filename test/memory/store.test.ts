@@ -94,6 +94,24 @@ for (const writes of ['worker', 'inline'] as const) {
         await other.close();
         await store.close();
       });
+
+      it('sees another handle’s commit made right after a write of its own that changed nothing', async () => {
+        // LMDB does not use up the id of a write transaction that changed nothing: the other
+        // handle's next commit takes it. A fleet merge that finds nothing new does exactly that.
+        const { dir, store } = await fresh(writes);
+        const other = await openMemoryStore(dir, { writes: writes === 'inline' ? 'worker' : 'inline' });
+        const a = store.body('microduck:sim2d');
+        const b = other.body('microduck:sim2d');
+        await a.remember({ text: 'the ball is at spot 0', topic: 'ball', source: 'human' });
+        assert.equal(await a.forget('n-absent'), undefined);
+        await b.remember({ text: 'the ball is at spot 1', topic: 'ball', source: 'human' });
+        const plan = await a.remember({ text: 'the ball is at spot 1', source: 'human' });
+        assert.equal(plan.action, 'refreshed');
+        assert.deepEqual(a.entries().map((e) => e.text), ['the ball is at spot 1']);
+        assert.deepEqual(store.invalid(), []);
+        await other.close();
+        await store.close();
+      });
     });
   });
 }
