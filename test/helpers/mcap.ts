@@ -104,7 +104,9 @@ function add(into: ReadBack, topic: string, message: unknown): void {
 }
 
 /** The indexed reader over a closed file: throws when the file has no summary. */
-export async function readIndexed(path: string): Promise<ReadBack & { readonly counts: Map<string, number>; readonly compressions: readonly string[] }> {
+export async function readIndexed(
+  path: string,
+): Promise<ReadBack & { readonly counts: Map<string, number>; readonly compressions: readonly string[]; readonly metadata: Map<string, Map<string, string>> }> {
   await zstd.isLoaded;
   const handle = await open(path, 'r');
   try {
@@ -127,7 +129,10 @@ export async function readIndexed(path: string): Promise<ReadBack & { readonly c
     }
     // Each chunk's compression, in file order ('' for one stored as it is).
     const compressions = reader.chunkIndexes.map((c) => c.compression);
-    return { ...out, counts, compressions };
+    // The metadata records by name, as Foxglove's metadata panel lists them.
+    const metadata = new Map<string, Map<string, string>>();
+    for await (const m of reader.readMetadata()) metadata.set(m.name, m.metadata);
+    return { ...out, counts, compressions, metadata };
   } finally {
     await handle.close();
   }
