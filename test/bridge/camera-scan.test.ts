@@ -117,7 +117,56 @@ describe('microduck:jsonrpc search_scan through a camera', { skip: missingTools(
       assert.match(r.summary, /^ball moved \d\.\d\d m \(camera, before and after\)$/);
       assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / truth - 1) <= 0.15, `${r.summary}; truth ${truth.toFixed(2)} m, the duck turned ${deg((await body.yawRad()) ?? 0).toFixed(0)}° (the rig's yaw)`);
       assert.equal(body.metrics()['ball_displaced_m'], r.data?.['ball_moved_m']);
-      assert.equal(camera.grabs, 2);
+      // One look before, two after: the second finds the ball where the first did, at rest.
+      assert.equal(camera.grabs, 3);
+    } finally {
+      await body.close();
+    }
+  });
+
+  it('a ball still rolling after the kick is watched until it lies still, and measured there', async () => {
+    // Before: at the left foot. After: rolling 0.15 m a look for three looks, then at rest 0.9 m on.
+    const at = { x: 1.75, y: 2.06 };
+    const rest = { x: 2.6, y: 2.35 };
+    const rolling = (f: number) => ({ x: at.x + (rest.x - at.x) * f, y: at.y + (rest.y - at.y) * f });
+    const camera = new RigCamera(undefined, (grab) => (grab === 1 ? at : grab <= 4 ? rolling(0.25 * (grab - 1)) : rest), TWIN_LENS);
+    const body = await open(camera, TWIN_BALL_LOOK);
+    try {
+      const r = await body.perform({ verb: 'kick', args: { foot: 'left' } });
+      const truth = dist(at, rest);
+      assert.equal(r.ok, true, r.summary);
+      assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / truth - 1) <= 0.15, `${r.summary}; at rest ${truth.toFixed(2)} m on (the first look after saw ${dist(at, rolling(0.25)).toFixed(2)} m)`);
+      assert.equal(camera.grabs, 6, 'one look before; after, three rolling, then two at rest');
+    } finally {
+      await body.close();
+    }
+  });
+
+  it('a stop while the ball is watched ends the kick at once, measured where the ball was last seen', async () => {
+    const at = { x: 1.75, y: 2.06 };
+    const stop = new AbortController();
+    let stoppedAt = 0;
+    // A ball that never settles: 0.1 m further on at every look; the stop comes with the second look after the kick.
+    const camera = new RigCamera(
+      undefined,
+      (grab) => {
+        if (grab === 3) {
+          stoppedAt = Date.now();
+          stop.abort();
+        }
+        return grab === 1 ? at : { x: at.x + 0.1 * grab, y: at.y };
+      },
+      TWIN_LENS,
+    );
+    const body = await open(camera, TWIN_BALL_LOOK);
+    try {
+      const r = await body.perform({ verb: 'kick', args: { foot: 'left' } }, stop.signal);
+      const late = Date.now() - stoppedAt;
+      assert.equal(r.ok, true, r.summary);
+      assert.match(r.summary, /^ball moved \d\.\d\d m \(camera, before and after\)$/);
+      assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / 0.3 - 1) <= 0.15, `${r.summary}; last seen 0.30 m on`);
+      assert.equal(camera.grabs, 3);
+      assert.ok(late < 200, `the kick ended ${late} ms after the stop`);
     } finally {
       await body.close();
     }

@@ -374,7 +374,7 @@ export class JsonRpcBody implements Body {
     const before = typeof seenBefore === 'object' ? this.reckoning.fromTrunk(seenBefore) : reckoned;
     const eyes = this.eyes;
     const looking = { sighting: () => this.sighting(eyes), scan: () => this.searchScan(eyes, signal), yaw: () => this.yawRad() };
-    const after = typeof seenBefore === 'string' || before === undefined ? undefined : await ballAfterKick(looking, this.reckoning, r.before?.yaw_rad);
+    const after = typeof seenBefore === 'string' || before === undefined ? undefined : await ballAfterKick(looking, this.reckoning, r.before?.yaw_rad, signal);
     if (typeof seenBefore === 'string' || typeof after === 'string' || before === undefined || after === undefined) {
       const why = typeof seenBefore === 'string' ? seenBefore : typeof after === 'string' ? after : `the camera did not see the ball ${before === undefined ? 'before' : 'after'} it`;
       return { ok: true, summary: `${what} (${why}: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
