@@ -24,26 +24,20 @@ export interface KickLooking {
  * old: on the twin (a 2 fps camera) kicks measured 0.34-0.40 m where the ball came to rest
  * 0.72-0.91 m on, and a 2.14 m roll once read 0.23 m.
  */
-export interface KickWatch {
-  readonly everyMs: number;
-  readonly withinMs: number;
-  readonly metres: number;
-  readonly share: number;
-}
-export const KICK_WATCH: KickWatch = { everyMs: 250, withinMs: 4000, metres: 0.03, share: 0.05 };
+const KICK_WATCH = { everyMs: 250, withinMs: 4000, metres: 0.03, share: 0.05 };
 
 /** The ball once it lies still, or the last look within the watch; undefined once it is out of view, or the camera's one line. */
-async function restingSighting(looking: KickLooking, reckoning: BallReckoning, watch: KickWatch, signal?: AbortSignal): Promise<BallSighting | undefined | string> {
-  const until = Date.now() + watch.withinMs;
+async function restingSighting(looking: KickLooking, reckoning: BallReckoning, signal?: AbortSignal): Promise<BallSighting | undefined | string> {
+  const until = Date.now() + KICK_WATCH.withinMs;
   let last = await looking.sighting();
   while (typeof last === 'object' && Date.now() < until) {
     // A stop ends the watch at once: the ball is measured where it was last seen.
-    const stopped = await sleep(watch.everyMs, false, { signal }).catch(() => true);
+    const stopped = await sleep(KICK_WATCH.everyMs, false, { signal }).catch(() => true);
     if (stopped) return last;
     const next = await looking.sighting();
     if (typeof next !== 'object') return next;
     const [a, b] = [reckoning.fromTrunk(last), reckoning.fromTrunk(next)];
-    if (Math.hypot(a.ahead - b.ahead, a.left - b.left) <= Math.max(watch.metres, watch.share * next.distance_m)) return next;
+    if (Math.hypot(a.ahead - b.ahead, a.left - b.left) <= Math.max(KICK_WATCH.metres, KICK_WATCH.share * next.distance_m)) return next;
     last = next;
   }
   return last;
@@ -58,9 +52,8 @@ export async function ballAfterKick(
   reckoning: BallReckoning,
   yawBefore: number | undefined,
   signal?: AbortSignal,
-  watch: KickWatch = KICK_WATCH,
 ): Promise<{ readonly spot: Spot; readonly turned: number; readonly scanned: boolean } | undefined | string> {
-  const now = await restingSighting(looking, reckoning, watch, signal);
+  const now = await restingSighting(looking, reckoning, signal);
   if (typeof now === 'string') return now;
   let seen: Pick<BallSighting, 'bearing_deg' | 'distance_m'> | undefined = now;
   if (seen === undefined) {
