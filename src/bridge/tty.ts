@@ -5,7 +5,8 @@
  * raw mode and the baud rate, a node:tty stream writes it, and reads are polled: the loop that
  * owns the link calls poll() at each tick (read, compute, write in one wake-up, where an event
  * per state frame would wake the thread 50 more times a second), and a fallback timer polls
- * whenever nobody has for FALLBACK_POLL_MS (the greeting before the loop starts, a loop gone).
+ * whenever nobody has for FALLBACK_POLL_MS (the greeting before the loop starts, a loop gone), or
+ * the `idlePollMs` its owner gives (a servo bus, whose own transactions read the link).
  * It keeps the promises serial.ts keeps on the main thread: the port is locked as serialport
  * locks it (port-lock.ts), so a second opener is refused with the same words; and when the device
  * vanishes (unplugged: the read side ends with EIO) the client is detached, its waiting requests
@@ -37,6 +38,8 @@ export interface TtyLinkOptions {
   readonly reconnect?: boolean;
   /** How often to look for the port while it is gone (default 200 ms). */
   readonly retryMs?: number;
+  /** How long the link may go unread before its own timer reads it (default FALLBACK_POLL_MS). */
+  readonly idlePollMs?: number;
 }
 
 export interface TtyLinkEvents {
@@ -139,6 +142,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
     baud: number,
     private readonly reconnect: boolean,
     retryMs: number,
+    private readonly idlePollMs: number,
   ) {
     super();
     /*
@@ -158,7 +162,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
       const ports = portsHere();
       throw new PortError(`serial port ${path} not found`, ports.length > 0 ? `ports here: ${ports.slice(0, 4).join(', ')}` : 'no serial ports found: is the duck plugged in?');
     }
-    const link = new TtyLink(client, path, baud, options.reconnect ?? true, options.retryMs ?? 200);
+    const link = new TtyLink(client, path, baud, options.reconnect ?? true, options.retryMs ?? 200, options.idlePollMs ?? FALLBACK_POLL_MS);
     link.use(await openTty(path, baud));
     return link;
   }
@@ -213,7 +217,7 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
     tty.output.on('error', () => this.lost(tty));
     stream.on('error', () => undefined);
     this.client.attach(stream, () => this.poll());
-    this.fallback ??= setInterval(() => this.poll(), FALLBACK_POLL_MS);
+    this.fallback ??= setInterval(() => this.poll(), this.idlePollMs);
   }
 
   private lost(tty: Tty): void {

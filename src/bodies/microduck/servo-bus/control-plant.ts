@@ -46,11 +46,20 @@ const Options = z
   .strict();
 
 /**
- * A tick that sends nothing new (the duck holding its pose) reads the joints at most this often:
- * a held duck's bus cycle at 50 Hz was most of its idle CPU, and nothing moves them but a push,
- * which the IMU (read each tick) sees first. A verb's first targets start a cycle at once.
+ * A tick that sends nothing new (the duck holding its pose) reads the joints and the trunk at most
+ * this often: at 50 Hz the bus cycle and the IMU read (a transfer on the I²C bus, decoded; in the
+ * twin, a file read and a simulated chip) were most of a held duck's idle CPU, and a push that
+ * topples it takes several hundred ms, so the fall is seen at most this much later. A verb's
+ * first targets start a cycle and a trunk read at once; while targets change, both come each tick.
  */
 const HOLD_READ_MS = 100;
+
+/**
+ * The bus's transactions read the link while their replies are due; between them (holding, every
+ * HOLD_READ_MS) nothing is asked and nothing should come. The link's own read then only notices a
+ * lost adapter with no transaction to notice it (a bus at fault), and stray bytes.
+ */
+const IDLE_POLL_MS = 250;
 
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
@@ -90,7 +99,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const bus = new ServoBus({ protocol: protocolNamed(o.protocol), baud: o.baud, timeoutMs: o.timeoutMs, retries: 1, patient: true });
   let link: TtyLink;
   try {
-    link = await TtyLink.open(bus, { path: o.port, baud: o.baud });
+    link = await TtyLink.open(bus, { path: o.port, baud: o.baud, idlePollMs: IDLE_POLL_MS });
   } catch (err) {
     bus.close();
     const e = err instanceof BridgeError ? err : new BridgeError(String(err));
@@ -119,6 +128,10 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let cycleAt = Number.NEGATIVE_INFINITY;
   let yaw = 0;
   let lastTick: number | undefined;
+  let imu: ReturnType<TrunkImu['latest']>;
+  let imuAt = Number.NEGATIVE_INFINITY;
+  /** The last tick sent targets that differ from the ones before (a skill is moving the duck). */
+  let moving = false;
   const c = { cycles: 0, sent: 0 };
 
   const why = (err: unknown): string => {
@@ -229,19 +242,27 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     joints,
     read(): SensorFrame | undefined {
       // No link.poll() here: the bus reads the port while a reply is due, and the link's own
-      // timer between (a lost adapter is told within its 50 ms); a read each tick mostly found
-      // nothing, and "nothing yet" is an exception thrown.
+      // timer between (IDLE_POLL_MS); a read each tick mostly found nothing, and "nothing yet"
+      // is an exception thrown.
       const now = performance.now();
-      trunkImu?.tick();
+      // Holding (no new targets since the last tick), the trunk is read every HOLD_READ_MS.
+      if (moving || now - imuAt >= HOLD_READ_MS) {
+        imuAt = now;
+        trunkImu?.tick();
+        imu = trunkImu?.latest();
+      }
       const imuFault = trunkImu?.fault();
       // The IMU failing mid-run is the bus's fault too: a policy fed a stale trunk is not walking.
-      if (imuFault !== undefined) fault ??= imuFault;
-      const imu = trunkImu?.latest();
+      if (imuFault !== undefined) {
+        fault ??= imuFault;
+        imu = undefined;
+      }
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
       // A tick whose targets did not change starts no cycle in send(): its reading is read here (holding, every HOLD_READ_MS).
       if (!sentSinceRead && !busy && fault === undefined && bus.attached && now - cycleAt >= HOLD_READ_MS) void cycle();
       sentSinceRead = false;
+      moving = false;
       if (fault !== undefined || frame === undefined) return undefined;
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.
       const gyro = imu?.gyro ?? [0, 0, 0];
@@ -254,6 +275,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (goals !== undefined && goals.every((g, i) => g === targets[i])) return;
       goals = targets.slice();
       goalsDirty = true;
+      moving = true;
       // Written at once, and the joints read right after: the next tick reads where they went.
       if (!busy && fault === undefined && bus.attached) {
         sentSinceRead = true;
