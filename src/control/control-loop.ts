@@ -102,6 +102,8 @@ export class ControlLoop {
 
   /** The ticks the worker wrote since the last drain, as one `control:ticks` event. */
   private drainTicks(): void {
+    // Nobody listening (no run recording, no Foxglove door): a held duck's main thread decodes nothing.
+    if (this.events?.listened('control:ticks') !== true) return this.ticks.skip();
     const ticks = this.ticks.drain();
     if (ticks.length > 0) this.events?.emit('control:ticks', { robot: this.robot, joints: this.joints.map((j) => j.name), ticks, dropped: this.ticks.dropped });
   }

@@ -53,6 +53,11 @@ export class EventBus {
     return () => set.delete(listener as (event: never) => void);
   }
 
+  /** Whether anyone listens to `name`: an emitter whose event costs work to make skips it when not. */
+  listened(name: keyof RuntimeEvents): boolean {
+    return (this.listeners.get(name)?.size ?? 0) > 0;
+  }
+
   emit<K extends keyof RuntimeEvents>(name: K, event: RuntimeEvents[K]): void {
     for (const listener of this.listeners.get(name) ?? []) {
       try {
