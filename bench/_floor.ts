@@ -7,11 +7,13 @@
  *   bare loop   node with one worker that only paces a 50 Hz loop the way the control loop does
  *               (a timer for the coarse wait, Atomics.wait for the last 2 ms) and does no work:
  *               the CPU of the wake-ups alone.
- * Each is a process of its own, watched from outside like the service.
+ * Each is a process of its own, watched from outside like the service, under the environment
+ * systemd/quackd.service gives the service (bench/_unit-env.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { unitEnvironment } from './_unit-env.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WALK = fileURLToPath(new URL('../src/policy/bundled/walk/policy.onnx', import.meta.url));
@@ -54,7 +56,8 @@ export interface Floor {
 }
 
 async function start(worker: string): Promise<Floor> {
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', parentOf(worker)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Under the unit's environment, as the service it is set against runs.
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', parentOf(worker)], { cwd: ROOT, env: { ...process.env, ...unitEnvironment() }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (s: string) => (err += s));
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 /**
  * Bench: `quackd serve` as a Pi would run it (issue 11). Every service here is a process of its
- * own, from dist/ (the bundle, as a robot's), with a temp QUACKD_HOME and config; the bench only watches it from
+ * own, from dist/ (the bundle, as a robot's), with a temp QUACKD_HOME and config, under the
+ * environment systemd/quackd.service gives it (bench/_unit-env.ts); the bench only watches it from
  * outside (/proc/<pid>, the control socket through the CLI, an MQTT subscriber process).
  *   rss     VmRSS (and the peak, VmHWM) once it says ready, and again after a walk, for
  *           (a) a simulated fleet (sim2d robots), (b) the real duck: microduck:jsonrpc on the host
@@ -10,7 +11,8 @@
  *           MQTT front door (the embedded aedes) added, the composition serve is to have; (d) an
  *           Open Duck Mini v2 (microduck:feetech) against the twin behind the servo simulator paced
  *           at 1 Mbaud on a pty (bench/_servo-twin.ts, a process of its own), its BNO055 simulated.
- *   idle    CPU (utime+stime of every thread, /proc/<pid>/stat) over S seconds ÷ S, for (a) and
+ *   idle    CPU (utime+stime of every thread, /proc/<pid>/stat) over S seconds ÷ S, and the
+ *           wake-ups a second (context switches: what an idle thread's CPU mostly is), for (a) and
  *           (b) with MQTT, (b) after its walk (its loop holds the pose at 50 Hz), each once the
  *           service has settled for T seconds (V8 shrinks a fresh heap in its first seconds: that
  *           is start-up, not idling), and the RSS again after the window (RSS idle).
@@ -46,6 +48,7 @@ import { bundle } from '../cross/bundle.js';
 import { bareLoop, onnxFloor, rssMb, type Floor } from './_floor.js';
 import { servoTwinProcess } from './_servo-twin.js';
 import { cpuPressure } from './_machine.js';
+import { unitEnvironment } from './_unit-env.js';
 import { fmt } from './_stats.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, walk: { type: 'string', default: '30' }, settle: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,d' } } });
@@ -93,7 +96,7 @@ function exited(child: ChildProcess): Promise<void> {
 async function serve(kind: Kind, config: string): Promise<Served> {
   const home = mkdtempSync(join(tmpdir(), 'quackd-bench-service-'));
   writeFileSync(join(home, 'config.yaml'), config);
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: home };
+  const env = { ...unitEnvironment(), PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: home };
   const args = kind === 'serve' ? [MAIN, 'serve'] : [CHILD.script];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stats: Served['stats'] = [];
@@ -167,16 +170,28 @@ function threadName(pid: number, tid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3] === '1' ? 'control (FIFO)' : `thread ${tid - pid}`;
 }
 
-/** The service's CPU share over `seconds` of doing nothing, percent of one CPU, and its busiest threads'. */
-async function idleCpu(pid: number, seconds: number): Promise<{ total: number; busiest: string }> {
+/** Times a thread was switched out (it slept, or was preempted): its wake-ups, which an idle thread's CPU mostly is. */
+function wakeUps(pid: number, tid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+    return ['voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches'].reduce((n, f) => n + Number(new RegExp(`^${f}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** The service's CPU share over `seconds` of doing nothing, percent of one CPU, and its busiest threads' (with their wake-ups a second). */
+async function idleCpu(pid: number, seconds: number): Promise<{ total: number; busiest: string; wakeUps: number }> {
   const tids = threads(pid);
-  const before = new Map(tids.map((t) => [t, cpuSeconds(pid, t)]));
+  const before = new Map(tids.map((t) => [t, { cpu: cpuSeconds(pid, t), woke: wakeUps(pid, t) }]));
   const [c0, t0] = [cpuSeconds(pid), performance.now()];
   await sleep(seconds * 1000);
   const wall = (performance.now() - t0) / 1000;
-  const share = tids.map((t) => ({ name: threadName(pid, t), pct: ((cpuSeconds(pid, t) - (before.get(t) ?? 0)) / wall) * 100 })).sort((a, b) => b.pct - a.pct);
-  const busiest = share.filter((t) => t.pct >= 0.05).slice(0, 3).map((t) => `${t.name} ${fmt(t.pct, 2)} %`).join(', ');
-  return { total: ((cpuSeconds(pid) - c0) / wall) * 100, busiest };
+  const share = tids
+    .map((t) => ({ name: threadName(pid, t), pct: ((cpuSeconds(pid, t) - (before.get(t)?.cpu ?? 0)) / wall) * 100, woke: (wakeUps(pid, t) - (before.get(t)?.woke ?? 0)) / wall }))
+    .sort((a, b) => b.pct - a.pct);
+  const busiest = share.filter((t) => t.pct >= 0.05).slice(0, 3).map((t) => `${t.name} ${fmt(t.pct, 2)} % ${fmt(t.woke, 0)}/s`).join(', ');
+  return { total: ((cpuSeconds(pid) - c0) / wall) * 100, busiest, wakeUps: share.reduce((n, t) => n + t.woke, 0) };
 }
 
 /** The pilot of every walk: walk, turn, walk, … 50 ms after each question, until the run's seconds run out. */
@@ -222,8 +237,9 @@ async function measured<T>(floor: Promise<Floor>, measure: (f: Floor) => Promise
   }
 }
 const floorRss = await measured(onnxFloor(), async (f) => (await sleep(1000), rssMb(f.pid)));
-const loopCpu = await measured(bareLoop(), async (f) => (await sleep(SETTLE_S * 1000), (await idleCpu(f.pid, SECONDS)).total));
-console.log(`floors: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU`);
+const bare = await measured(bareLoop(), async (f) => (await sleep(SETTLE_S * 1000), await idleCpu(f.pid, SECONDS)));
+const loopCpu = bare.total;
+console.log(`floors: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU (${bare.busiest}; ${fmt(bare.wakeUps, 0)} wake-ups/s in all)`);
 if (rig === undefined) console.log(`jsonrpc cases skipped: ${tools ?? ''}`);
 try {
   const mqttPort = await closedPort();
@@ -251,7 +267,7 @@ try {
           await sleep(1000);
           walked = MB(memory(served.pid).rss);
         }
-        let cpu: { total: number; busiest: string } | undefined;
+        let cpu: { total: number; busiest: string; wakeUps: number } | undefined;
         let settled = '-';
         if (c.idle && kind === 'serve+mqtt') {
           await sleep(SETTLE_S * 1000);
@@ -260,7 +276,7 @@ try {
           settled = MB(rss);
           if (c.walks) held.set(c.name.slice(0, 3), { rss, cpu: cpu.total });
         }
-        const idle = cpu !== undefined ? `${fmt(cpu.total, 2)} % over ${SECONDS} s (${cpu.busiest || 'no thread ≥ 0.05 %'})` : '-';
+        const idle = cpu !== undefined ? `${fmt(cpu.total, 2)} % over ${SECONDS} s, ${fmt(cpu.wakeUps, 0)} wake-ups/s (${cpu.busiest || 'no thread ≥ 0.05 %'})` : '-';
         const doors = kind === 'serve' ? 'socket' : 'socket, mqtt';
         say(`${c.name.padEnd(20)}${doors.padEnd(16)}${MB(ready.rss).padEnd(12)}${walked.padEnd(13)}${settled.padEnd(11)}${MB(memory(served.pid).peak).padEnd(11)}${idle}`);
       } finally {
