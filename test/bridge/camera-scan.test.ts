@@ -165,8 +165,11 @@ describe('microduck:jsonrpc search_scan through a camera', { skip: missingTools(
       assert.equal(r.ok, true, r.summary);
       assert.match(r.summary, /^ball moved \d\.\d\d m \(camera, before and after\)$/);
       assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / 0.3 - 1) <= 0.15, `${r.summary}; last seen 0.30 m on`);
+      // No look after the stop, and no more waiting: the look under way when it came is finished
+      // (its frame decoded and searched: 160-250 ms beside four busy processes), then the kick
+      // ends. A watch that did not stop looks on every 250 ms until its 4 s are out.
       assert.equal(camera.grabs, 3);
-      assert.ok(late < 200, `the kick ended ${late} ms after the stop`);
+      assert.ok(late < 1000, `the kick ended ${late} ms after the stop`);
     } finally {
       await body.close();
     }
