@@ -83,7 +83,8 @@ async function scan(port: string, protocol: ProtocolName, baud: number, ids: rea
       seconds: (performance.now() - started) / 1000,
     };
   } catch (err) {
-    if (err instanceof BusLostError) throw new RuntimeError(`${err.message} during the scan`, 'is the adapter still plugged in?');
+    // In the same words whichever end saw it first: the read side ending, or a ping's write failing (EIO).
+    if (err instanceof BusLostError) throw new RuntimeError(`serial link to ${port} lost during the scan`, 'is the adapter still plugged in?');
     if (err instanceof ServoBusError) throw new RuntimeError(`${err.message} on ${port}`, err.hint);
     throw err;
   } finally {
