@@ -36,7 +36,7 @@ const SRC = join(REPO, 'src');
 export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus', '@foxglove/wasm-zstd'] as const;
 
 /** Modules quackd starts by URL or path (workers, control plants and skills, a child script), besides the CLI. */
-const STARTED_BY_URL = [
+export const STARTED_BY_URL = [
   'control/worker',
   'control/skills/hold',
   'control/skills/pose',

@@ -4,7 +4,7 @@
  * shape the firmware did not promise. Unknown extra fields are dropped, which lets a newer
  * firmware add fields without breaking this side.
  */
-import { z } from 'zod';
+import * as z from '../zod-mini.js';
 import { checkEnvelope, type Envelope } from './wire-check.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -23,29 +23,31 @@ export const RPC_ERROR = {
   torqueUnconfirmed: -32003,
 } as const;
 
-const count = z.number().int().nonnegative();
+const count = z.int().check(z.nonnegative());
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 
 export const helloSchema = z
   .object({
-    protocol: z.number().int(),
+    protocol: z.int(),
     firmware: z.string(),
     board: z.string(),
     boot: count,
-    joints: z.array(z.string()).min(1).max(64),
+    joints: z.array(z.string()).check(z.minLength(1), z.maxLength(64)),
     lower: z.array(z.number()),
     upper: z.array(z.number()),
-    state_hz: z.number().nonnegative(),
-    watchdog_ms: z.number().positive(),
-    max_payload: z.number().int().positive(),
+    state_hz: z.number().check(z.nonnegative()),
+    watchdog_ms: z.number().check(z.positive()),
+    max_payload: z.int().check(z.positive()),
     // Announced since the firmware's step limit; an older firmware leaves them out.
     /** rad/s per joint: no target moves further than max_vel × tick_ms from the last. */
-    max_vel: z.array(z.number().positive()).optional(),
-    tick_ms: z.number().positive().optional(),
+    max_vel: z.optional(z.array(z.number().check(z.positive()))),
+    tick_ms: z.optional(z.number().check(z.positive())),
   })
-  .refine((h) => h.lower.length === h.joints.length && h.upper.length === h.joints.length && (h.max_vel === undefined || h.max_vel.length === h.joints.length), {
-    message: 'lower, upper and max_vel must have one entry per joint',
-  });
+  .check(
+    z.refine((h) => h.lower.length === h.joints.length && h.upper.length === h.joints.length && (h.max_vel === undefined || h.max_vel.length === h.joints.length), {
+      message: 'lower, upper and max_vel must have one entry per joint',
+    }),
+  );
 export type Hello = z.infer<typeof helloSchema>;
 
 export const firmwareRxSchema = z.object({
@@ -74,8 +76,8 @@ export const stateSchema = z.object({
   rx: firmwareRxSchema,
   tx_dropped: count,
   /** set_targets calls the step limit cut short, and torque-off writes repeated (newer firmware). */
-  limited: count.optional(),
-  torque_retries: count.optional(),
+  limited: z.optional(count),
+  torque_retries: z.optional(count),
 });
 export type BridgeState = z.infer<typeof stateSchema>;
 
@@ -87,18 +89,18 @@ export const faultSchema = z.object({
 });
 export type Fault = z.infer<typeof faultSchema>;
 
-const empty = z.object({}).strict();
+const empty = z.strictObject({});
 
 /** Every method: its params (as this side sends them) and its result (as validated). */
 export const METHODS = {
   hello: { params: empty, result: helloSchema },
   get_state: { params: empty, result: stateSchema },
   set_targets: {
-    params: z.object({ pos: z.array(z.number()), strict: z.boolean().optional() }).strict(),
-    result: z.object({ clamped: z.array(z.number().int().nonnegative()), limited: z.array(z.number().int().nonnegative()).optional() }),
+    params: z.strictObject({ pos: z.array(z.number()), strict: z.optional(z.boolean()) }),
+    result: z.object({ clamped: z.array(count), limited: z.optional(z.array(count)) }),
   },
   // Torque off is answered once the servos confirmed it (attempts: how many writes that took).
-  torque: { params: z.object({ on: z.boolean() }).strict(), result: z.object({ torque: z.boolean(), attempts: count.optional() }) },
+  torque: { params: z.strictObject({ on: z.boolean() }), result: z.object({ torque: z.boolean(), attempts: z.optional(count) }) },
   quack: { params: empty, result: z.object({ quacks: count }) },
   heartbeat: { params: empty, result: z.object({ t: count }) },
 } as const;
@@ -107,7 +109,7 @@ export type Method = keyof typeof METHODS;
 export type MethodParams<M extends Method> = z.infer<(typeof METHODS)[M]['params']>;
 export type MethodResult<M extends Method> = z.infer<(typeof METHODS)[M]['result']>;
 
-const rpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+const rpcErrorSchema = z.object({ code: z.int(), message: z.string(), data: z.optional(z.unknown()) });
 
 /**
  * The JSON-RPC envelope as the firmware sends it. Frames are checked by wire-check.ts's
@@ -117,10 +119,10 @@ export const incomingSchema = z.union([
   z.object({
     jsonrpc: z.literal('2.0'),
     id: z.union([z.number(), z.string(), z.null()]),
-    result: z.unknown().optional(),
-    error: rpcErrorSchema.optional(),
+    result: z.optional(z.unknown()),
+    error: z.optional(rpcErrorSchema),
   }),
-  z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: z.unknown().optional() }),
+  z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: z.optional(z.unknown()) }),
 ]);
 
 export type Incoming = Envelope;

@@ -8,21 +8,19 @@
  */
 import { isRecord } from '../is-record.js';
 import { closest } from '../text/suggest.js';
-import { ManifestFileSchema } from './manifest.js';
+import { CommandSchema, ManifestFileSchema, NominalSchema, RangesSchema, RobotSchema } from './manifest.js';
 
 /** Published fields quackd does not read: accepted in silence. */
 const ROBOTD_ONLY = { top: ['training', 'eval', 'file'], command: ['sit', 'stand', 'slot'], robot: [] as string[] } as const;
 
-const shape = ManifestFileSchema.shape;
 const keysOf = (o: { readonly shape: Readonly<Record<string, unknown>> }): string[] => Object.keys(o.shape);
-const commandShape = shape.command.unwrap().shape;
 /** The axes a command names, for `command.vx` → `command.nominal.vx`. */
-const commandAxes = (['nominal', 'ranges'] as const).flatMap((block) => keysOf(commandShape[block].unwrap()).map((axis) => `${block}.${axis}`));
+const commandAxes = ([['nominal', NominalSchema], ['ranges', RangesSchema]] as const).flatMap(([block, schema]) => keysOf(schema).map((axis) => `${block}.${axis}`));
 
 const LEVELS = {
   top: { known: [...keysOf(ManifestFileSchema), ...ROBOTD_ONLY.top], deeper: [] as string[] },
-  command: { known: [...keysOf(shape.command.unwrap()), ...ROBOTD_ONLY.command], deeper: commandAxes },
-  robot: { known: [...keysOf(shape.robot.unwrap()), ...ROBOTD_ONLY.robot], deeper: [] as string[] },
+  command: { known: [...keysOf(CommandSchema), ...ROBOTD_ONLY.command], deeper: commandAxes },
+  robot: { known: [...keysOf(RobotSchema), ...ROBOTD_ONLY.robot], deeper: [] as string[] },
 } as const;
 
 /**

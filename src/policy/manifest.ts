@@ -27,7 +27,7 @@
  *   layout's (alpha for 61 inputs, legacy otherwise).
  * - `joints`: the 14 joint names in policy order, for a model whose joints are named otherwise.
  */
-import { z } from 'zod';
+import * as z from '../zod-mini.js';
 import { printable } from '../text/printable.js';
 import { PolicyError } from './errors.js';
 import { OBS_LAYOUTS, OBS_LEN, defaultLayout, type ObsLayout } from './layouts.js';
@@ -36,56 +36,60 @@ import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_JOINTS } from './
 /** The daemon API a policy may need: quackd runs feed-forward exports (API 1), not the recurrent ones (API 2). */
 export const MODEL_API = 1;
 
-const positive = z.number().positive();
-const fraction = z.number().positive().max(2);
-const range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, { message: 'min (the first) is above max (the second)' });
-const joints14 = <T extends z.ZodType>(item: T) => z.array(item).length(MICRODUCK_ACTIONS);
+const positive = z.number().check(z.positive());
+const fraction = z.number().check(z.positive(), z.maximum(2));
+const range = z.tuple([z.number(), z.number()]).check(z.refine(([lo, hi]) => lo <= hi, { message: 'min (the first) is above max (the second)' }));
+const joints14 = <T extends z.core.SomeType>(item: T) => z.array(item).check(z.length(MICRODUCK_ACTIONS));
 
-const RobotSchema = z.object({
-  model: z.string().optional(),
-  hw_rev: z.number().int().optional(),
-  servos: z.string().optional(),
-  control_hz: positive.optional(),
+export const RobotSchema = z.object({
+  model: z.optional(z.string()),
+  hw_rev: z.optional(z.int()),
+  servos: z.optional(z.string()),
+  control_hz: z.optional(positive),
 });
 
-const CommandSchema = z.object({
-  encoding: z.enum(['constant', 'phase', 'posture_flag']).optional(),
-  idle: z.tuple([z.number(), z.number(), z.number()]).optional(),
-  period_s: positive.optional(),
-  end_phase: positive.optional(),
-  twist: z.string().optional(),
-  head: z.string().optional(),
-  body: z.string().optional(),
+/** The command axes a manifest may bound (`ranges`) and name a speed for (`nominal`). */
+export const RangesSchema = z.strictObject({ vx: z.optional(range), vy: z.optional(range), vyaw: z.optional(range) });
+export const NominalSchema = z.strictObject({ vx: z.optional(z.number()), vy: z.optional(z.number()), vyaw: z.optional(z.number()) });
+
+export const CommandSchema = z.object({
+  encoding: z.optional(z.enum(['constant', 'phase', 'posture_flag'])),
+  idle: z.optional(z.tuple([z.number(), z.number(), z.number()])),
+  period_s: z.optional(positive),
+  end_phase: z.optional(positive),
+  twist: z.optional(z.string()),
+  head: z.optional(z.string()),
+  body: z.optional(z.string()),
   // quackd's own: strict, so a misspelt axis is refused rather than silently unlimited.
-  ranges: z.strictObject({ vx: range.optional(), vy: range.optional(), vyaw: range.optional() }).optional(),
-  nominal: z.strictObject({ vx: z.number().optional(), vy: z.number().optional(), vyaw: z.number().optional() }).optional(),
-  made_good: z.strictObject({ vx: fraction.optional(), vyaw: fraction.optional() }).optional(),
+  ranges: z.optional(RangesSchema),
+  nominal: z.optional(NominalSchema),
+  made_good: z.optional(z.strictObject({ vx: z.optional(fraction), vyaw: z.optional(fraction) })),
 });
 
-const SimSchema = z.strictObject({ timestep: positive.optional(), decimation: z.number().int().positive().optional() });
+const SimSchema = z.strictObject({ timestep: z.optional(positive), decimation: z.optional(z.int().check(z.positive())) });
 
 export const ManifestFileSchema = z.object({
-  schema_version: z.number().int().optional(),
-  model_api: z.number().int().positive().optional(),
-  obs_len: z.number().int().positive().optional(),
-  action_len: z.number().int().positive().optional(),
-  robot: RobotSchema.optional(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  kind: z.enum(['episodic', 'perpetual', 'scripted']).optional(),
-  duration_s: positive.optional(),
-  chain: z.boolean().optional(),
-  action_scale: positive.optional(),
-  unwind_s: positive.optional(),
-  ramp_s: positive.optional(),
-  mode: z.string().optional(),
-  slot: z.string().optional(),
-  entry_pose: z.string().optional(),
-  command: CommandSchema.optional(),
-  obs_layout: z.enum(OBS_LAYOUTS).optional(),
-  home: joints14(z.number()).optional(),
-  joints: joints14(z.string().min(1)).optional(),
-  sim: SimSchema.optional(),
+  schema_version: z.optional(z.int()),
+  model_api: z.optional(z.int().check(z.positive())),
+  obs_len: z.optional(z.int().check(z.positive())),
+  action_len: z.optional(z.int().check(z.positive())),
+  robot: z.optional(RobotSchema),
+  name: z.optional(z.string()),
+  description: z.optional(z.string()),
+  kind: z.optional(z.enum(['episodic', 'perpetual', 'scripted'])),
+  duration_s: z.optional(positive),
+  chain: z.optional(z.boolean()),
+  action_scale: z.optional(positive),
+  unwind_s: z.optional(positive),
+  ramp_s: z.optional(positive),
+  mode: z.optional(z.string()),
+  slot: z.optional(z.string()),
+  entry_pose: z.optional(z.string()),
+  command: z.optional(CommandSchema),
+  obs_layout: z.optional(z.enum(OBS_LAYOUTS)),
+  home: z.optional(joints14(z.number())),
+  joints: z.optional(joints14(z.string().check(z.minLength(1)))),
+  sim: z.optional(SimSchema),
 });
 
 /** A manifest as written: every field optional. */

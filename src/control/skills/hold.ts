@@ -2,11 +2,11 @@
  * `hold`: keeps the targets where they are (the `stand` verb of a body with no stand policy).
  * Done after `durationMs` when one is given; otherwise it holds until stopped.
  */
-import { z } from 'zod';
+import * as z from '../../zod-mini.js';
 import type { Json } from '../module-spec.js';
 import type { Skill } from '../skill.js';
 
-const Options = z.object({ durationMs: z.number().positive().optional() }).strict();
+const Options = z.strictObject({ durationMs: z.optional(z.number().check(z.positive())) });
 
 export function createSkill(options: Json | undefined): Skill {
   const { durationMs } = Options.parse(options ?? {});

@@ -14,7 +14,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../zod-mini.js';
 import { runtimeSettled } from '../../policy/in-flight.js';
 import { loadPolicy } from '../../policy/load.js';
 import { loadRuntime } from '../../policy/runtime.js';
@@ -26,21 +26,19 @@ import type { TrunkPose } from '../plant.js';
 import type { Skill } from '../skill.js';
 
 /** Which ONNX runtime a policy runs on (policy/runtime.ts): `auto` unless a spec names one. */
-const Runtime = z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']).default('auto');
+const Runtime = z._default(z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']), 'auto');
 
-const Options = z
-  .object({
-    dir: z.string().min(1),
-    command: z.object({ vx: z.number(), vy: z.number(), vyaw: z.number() }).strict(),
-    until: z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('distance'), metres: z.number() }).strict(),
-      z.object({ kind: z.literal('yaw'), rad: z.number() }).strict(),
-      z.object({ kind: z.literal('duration') }).strict(),
-    ]),
-    timeoutMs: z.number().positive(),
-    runtime: Runtime,
-  })
-  .strict();
+const Options = z.strictObject({
+  dir: z.string().check(z.minLength(1)),
+  command: z.strictObject({ vx: z.number(), vy: z.number(), vyaw: z.number() }),
+  until: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('distance'), metres: z.number() }),
+    z.strictObject({ kind: z.literal('yaw'), rad: z.number() }),
+    z.strictObject({ kind: z.literal('duration') }),
+  ]),
+  timeoutMs: z.number().check(z.positive()),
+  runtime: Runtime,
+});
 
 /**
  * A turn ends this long before the yaw reaches its goal at the rate the gyro reads: the gait
@@ -100,7 +98,7 @@ function previousAction(width: number): Float32Array {
   return carried !== undefined && carried.length === width ? carried : new Float32Array(width);
 }
 
-const WarmOptions = z.object({ dirs: z.array(z.string()).default([]), runtime: Runtime });
+const WarmOptions = z.object({ dirs: z._default(z.array(z.string()), []), runtime: Runtime });
 
 /**
  * Before the loop ticks (warmSkill): the ONNX runtime, and a session of each of the body's

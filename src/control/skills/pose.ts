@@ -3,17 +3,15 @@
  * (each joint at its top speed). Done when every joint reads within `toleranceRad` of its target;
  * fails when `timeoutMs` passes first (a joint held back by a wall, a limit tighter than the pose).
  */
-import { z } from 'zod';
+import * as z from '../../zod-mini.js';
 import type { Json } from '../module-spec.js';
 import type { Skill, SkillContext } from '../skill.js';
 
-const Options = z
-  .object({
-    targets: z.array(z.number()),
-    toleranceRad: z.number().positive().default(0.01),
-    timeoutMs: z.number().positive().default(5000),
-  })
-  .strict();
+const Options = z.strictObject({
+  targets: z.array(z.number()),
+  toleranceRad: z._default(z.number().check(z.positive()), 0.01),
+  timeoutMs: z._default(z.number().check(z.positive()), 5000),
+});
 
 export function createSkill(options: Json | undefined, context: SkillContext): Skill {
   const { targets, toleranceRad, timeoutMs } = Options.parse(options);

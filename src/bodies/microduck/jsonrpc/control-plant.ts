@@ -23,7 +23,7 @@
  * itself, so an idle loop sends nothing and the firmware's `targets` counter means "a verb moved
  * me"), and nothing is sent while torque is off (the firmware would refuse it).
  */
-import { z } from 'zod';
+import * as z from '../../../zod-mini.js';
 import { serveBridge } from '../../../bridge/channel.js';
 import { BridgeClient } from '../../../bridge/client.js';
 import { BridgeError } from '../../../bridge/errors.js';
@@ -33,15 +33,13 @@ import type { Json } from '../../../control/module-spec.js';
 import type { JointSpec, Plant, SensorFrame } from '../../../control/plant.js';
 import { greet } from './greet.js';
 
-const Options = z
-  .object({
-    port: z.string().min(1),
-    baud: z.number().int().positive(),
-    /** the BroadcastChannel the body listens on (serveBridge) */
-    channel: z.string().min(1),
-    timeoutMs: z.number().positive().optional(),
-  })
-  .strict();
+const Options = z.strictObject({
+  port: z.string().check(z.minLength(1)),
+  baud: z.int().check(z.positive()),
+  /** the BroadcastChannel the body listens on (serveBridge) */
+  channel: z.string().check(z.minLength(1)),
+  timeoutMs: z.optional(z.number().check(z.positive())),
+});
 
 /** rad/s, when an older firmware announces no max_vel */
 const DEFAULT_MAX_VEL = 10;
@@ -53,8 +51,8 @@ export const LinkFactsSchema = z.object({
   hello: z.object({ firmware: z.string(), board: z.string(), boot: z.number(), state_hz: z.number(), watchdog_ms: z.number() }),
   attached: z.boolean(),
   torque: z.boolean(),
-  battery_v: z.number().nullable(),
-  state_age_ms: z.number().nullable(),
+  battery_v: z.nullable(z.number()),
+  state_age_ms: z.nullable(z.number()),
   yaw_rad: z.number(),
   faults: z.array(z.string()),
   sent: z.number(),
@@ -64,7 +62,7 @@ export const LinkFactsSchema = z.object({
   stale_reads: z.number(),
   link: z.object({ crc: z.number(), dropped: z.number(), timeouts: z.number(), losses: z.number(), reopened: z.number() }),
   /** No hello on the link since it was lost (or one that found another joint table): read() reads nothing. */
-  unidentified: z.string().nullable(),
+  unidentified: z.nullable(z.string()),
 });
 export type LinkFacts = z.infer<typeof LinkFactsSchema>;
 

@@ -16,7 +16,7 @@
  * (trunk-imu.ts: the BNO055 on I²C) is opened here too and read each tick; one that cannot be
  * opened leaves the body without motion verbs, one that fails later is a fault like the bus's.
  */
-import { z } from 'zod';
+import * as z from '../../../zod-mini.js';
 import { TtyLink } from '../../../bridge/tty.js';
 import { BridgeError } from '../../../bridge/errors.js';
 import type { Json } from '../../../control/module-spec.js';
@@ -32,18 +32,18 @@ import { serveServoBus, type TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, JointRowSchema, jointAngle, servoAngle, servoLabel as label, type JointRow } from './joint-table.js';
 import { openTrunkImu, type TrunkImu } from './trunk-imu.js';
 
-const Options = z
-  .object({
-    port: z.string().min(1),
-    baud: z.number().int().positive(),
-    protocol: z.enum(['feetech', 'dynamixel']),
-    joints: z.array(JointRowSchema),
-    channel: z.string().min(1),
-    timeoutMs: z.number().positive(),
-    simImu: z.string().min(1).optional(),
-    imu: ImuSettingsSchema.optional(),
-  })
-  .strict();
+const text = z.string().check(z.minLength(1));
+
+const Options = z.strictObject({
+  port: text,
+  baud: z.int().check(z.positive()),
+  protocol: z.enum(['feetech', 'dynamixel']),
+  joints: z.array(JointRowSchema),
+  channel: text,
+  timeoutMs: z.number().check(z.positive()),
+  simImu: z.optional(text),
+  imu: z.optional(ImuSettingsSchema),
+});
 
 /**
  * A tick that sends nothing new (the duck holding its pose) reads the joints and the trunk at most
@@ -72,12 +72,12 @@ export const BusFactsSchema = z.object({
   protocol: z.enum(['feetech', 'dynamixel']),
   torque: z.boolean(),
   /** Why the bus can no longer be trusted (`servo 22 (left_hip_pitch) silent …`), or null. */
-  fault: z.string().nullable(),
+  fault: z.nullable(z.string()),
   attached: z.boolean(),
   /** A trunk reading came from the IMU and it has not failed since. */
   imu: z.boolean(),
   /** Why there is no IMU reading (`no BNO055 answers on i2c-1 at 0x28: …`), or null. */
-  imu_problem: z.string().nullable(),
+  imu_problem: z.nullable(z.string()),
   /** Trunk tilt from the IMU's gravity, rad (0 without an IMU). */
   tilt_rad: z.number(),
   yaw_rad: z.number(),

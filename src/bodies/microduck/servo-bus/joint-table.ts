@@ -12,7 +12,7 @@
  * scripts of that runtime). Limits are the twin's (mujoco/duck-spec.ts), which the policies
  * were trained with.
  */
-import { z } from 'zod';
+import * as z from '../../../zod-mini.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { DUCK_JOINTS } from '../mujoco/duck-spec.js';
 
@@ -27,16 +27,15 @@ export interface JointRow {
 }
 
 export const JointRowSchema = z
-  .object({
-    name: z.string().min(1),
-    id: z.number().int().min(0).max(252),
-    direction: z.union([z.literal(1), z.literal(-1)]).default(1),
-    offset: z.number().default(0),
+  .strictObject({
+    name: z.string().check(z.minLength(1)),
+    id: z.int().check(z.minimum(0), z.maximum(252)),
+    direction: z._default(z.union([z.literal(1), z.literal(-1)]), 1),
+    offset: z._default(z.number(), 0),
     min: z.number(),
     max: z.number(),
   })
-  .strict()
-  .refine((j) => j.min < j.max, { message: 'min must be below max' });
+  .check(z.refine((j) => j.min < j.max, { message: 'min must be below max' }));
 
 /** The Open Duck Mini v2's servo ids, in the policy order (rustypot_position_hwi.py `self.joints`). */
 const OPEN_DUCK_MINI_IDS: Readonly<Record<string, number>> = {

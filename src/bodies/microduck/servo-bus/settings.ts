@@ -26,7 +26,7 @@ export const servoBusSettings = z
      * The trunk's BNO055 on I²C (src/imu/settings.ts; defaults the Open Duck Mini v2's). Without
      * an IMU the motion verbs are refused.
      */
-    imu: ImuSettingsSchema.optional(),
+    imu: z.optional(ImuSettingsSchema),
     /**
      * SIMULATION ONLY: a file a simulator rewrites with the trunk's IMU reading (sim-imu.ts),
      * read directly, or with `imu` through a simulated BNO055's registers (trunk-imu.ts).
