@@ -39,9 +39,9 @@ describe('the command a verb sends', () => {
     assert.equal(commandFor({ command: { ranges: { vx: [0, 0.5] } } }, 'vx', -1), "the policy's command.ranges.vx [0, 0.5] has no backward speed");
   });
 
-  it('gives a verb the time its command needs: a quarter of the commanded speed, 2 s to start and stop', () => {
-    assert.equal(timeLimitMs(1, sent(commandFor(trained, 'vx', 1))), 10_000);
-    assert.equal(timeLimitMs(-1, sent(commandFor(trained, 'vx', -1))), 10_000);
+  it('gives a verb the time its command needs: a quarter of the commanded speed, half as long again, 2 s to start and stop', () => {
+    assert.equal(timeLimitMs(1, sent(commandFor(trained, 'vx', 1))), 14_000);
+    assert.equal(timeLimitMs(-1, sent(commandFor(trained, 'vx', -1))), 14_000);
   });
 
   it('a nominal outside its own range is refused when the manifest is read', () => {
