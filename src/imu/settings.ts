@@ -8,7 +8,7 @@ import { OPEN_DUCK_MINI_V2_REMAP, parseRemap } from './bno055-codec.js';
 const int16 = z.int().check(z.minimum(-32768), z.maximum(32767));
 const triple = z.tuple([int16, int16, int16]);
 
-/** A number, or text that reads as one (`0x29`), that is a whole number from `min`. */
+/** A number, or text that reads as one (`0x29`), that is a whole number from `min` to `max`. */
 const wholeFrom = (min: number, max = Number.MAX_SAFE_INTEGER) => z.pipe(z.coerce.number(), z.int().check(z.minimum(min), z.maximum(max)));
 
 export const ImuSettingsSchema = z.strictObject({

@@ -37,6 +37,7 @@ import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_JOINTS } from './
 export const MODEL_API = 1;
 
 const positive = z.number().check(z.positive());
+const positiveWhole = z.int().check(z.positive());
 const fraction = z.number().check(z.positive(), z.maximum(2));
 const range = z.tuple([z.number(), z.number()]).check(z.refine(([lo, hi]) => lo <= hi, { message: 'min (the first) is above max (the second)' }));
 const joints14 = <T extends z.core.SomeType>(item: T) => z.array(item).check(z.length(MICRODUCK_ACTIONS));
@@ -66,13 +67,13 @@ export const CommandSchema = z.object({
   made_good: z.optional(z.strictObject({ vx: z.optional(fraction), vyaw: z.optional(fraction) })),
 });
 
-const SimSchema = z.strictObject({ timestep: z.optional(positive), decimation: z.optional(z.int().check(z.positive())) });
+const SimSchema = z.strictObject({ timestep: z.optional(positive), decimation: z.optional(positiveWhole) });
 
 export const ManifestFileSchema = z.object({
   schema_version: z.optional(z.int()),
-  model_api: z.optional(z.int().check(z.positive())),
-  obs_len: z.optional(z.int().check(z.positive())),
-  action_len: z.optional(z.int().check(z.positive())),
+  model_api: z.optional(positiveWhole),
+  obs_len: z.optional(positiveWhole),
+  action_len: z.optional(positiveWhole),
   robot: z.optional(RobotSchema),
   name: z.optional(z.string()),
   description: z.optional(z.string()),
