@@ -1,6 +1,6 @@
 /**
- * One run's recording on disk: an MCAP file, its chunks zstd-compressed (WebAssembly: no native
- * build) once a recording is long enough to fill one. Messages are encoded when they are added (a message may change after) and queued; one
+ * One run's recording on disk: an MCAP file, its chunks zstd-compressed (zstd.ts: Node's own, or
+ * WebAssembly where Node has none) once a recording is long enough to fill one. Messages are encoded when they are added (a message may change after) and queued; one
  * write runs at a time, off the caller's path. The queue is bounded: past it a message is dropped
  * and counted, never waited for, so a slow SD card costs the recording messages and the run
  * nothing. A chunk closes when it fills and at least once a second, so a killed run's file holds
@@ -12,11 +12,11 @@ import { close as closeFd, openSync, write } from 'node:fs';
 import { join } from 'node:path';
 import type { IWritable } from '@mcap/core';
 import { ensurePrivateDir } from '../config/paths.js';
-import { logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { CHANNELS, encodeMessage, type ChannelName } from './channels.js';
 import { McapChunkWriter } from './mcap-writer.js';
 import { nanos } from './time.js';
+import { loadZstd, type Zstd } from './zstd.js';
 
 /** Uncompressed bytes a chunk holds before it is written: about a second of a 50 Hz walk. */
 export const CHUNK_BYTES = 64 * 1024;
@@ -31,30 +31,11 @@ export const MAX_QUEUED = 5000;
  * A recording's message bytes past which its chunks are compressed: zstd is loaded then, and
  * waited for before the rest is written, so every full chunk is compressed. A shorter recording
  * (`quackd run hello-world`: one chunk of a few KiB) is stored uncompressed, as MCAP allows chunk
- * by chunk: compiling zstd's WebAssembly, its first call and the compilation V8 then finishes in
- * the background (which holds the process's exit) cost a one-shot run about 100 ms on this
- * machine, more than its few kilobytes would save.
+ * by chunk: where zstd is WebAssembly (Node 20), compiling it, its first call and the compilation
+ * V8 then finishes in the background (which holds the process's exit) cost a one-shot run about
+ * 100 ms on this machine, more than its few kilobytes would save.
  */
 export const COMPRESS_FROM_BYTES = CHUNK_BYTES / 2;
-
-interface Compressor {
-  compress(data: Uint8Array, level?: number): Uint8Array;
-}
-
-/** zstd, once loaded: the WebAssembly module, shared by every recording of the process. */
-let zstd: Compressor | undefined;
-let zstdLoading: Promise<void> | undefined;
-/** Loads zstd once; a module that cannot load leaves chunks uncompressed (readable all the same), said once in the log. */
-function loadZstd(): Promise<void> {
-  zstdLoading ??= import('@foxglove/wasm-zstd').then(
-    async (m) => {
-      await m.isLoaded;
-      zstd = m;
-    },
-    (err: unknown) => logger('recording').warn({ err: err instanceof Error ? err.message : String(err) }, 'zstd cannot load: recordings are written uncompressed'),
-  );
-  return zstdLoading;
-}
 
 /** Appends to an open file, tracking where the next byte goes, as the writer asks. */
 class FileWritable implements IWritable {
@@ -96,6 +77,9 @@ export class McapFile {
   private readonly chunkTimer: NodeJS.Timeout;
   /** Messages dropped because the queue was full (or the file failed). */
   dropped = 0;
+  /** The compressor of this recording's chunks once it is long enough, or undefined (none could load). */
+  private zstd: Zstd | undefined;
+  private zstdAsked = false;
   /** Messages written (handed to the writer). */
   written = 0;
   /** The first write that failed: nothing more is written after it. */
@@ -152,6 +136,7 @@ export class McapFile {
       this.stopChunkTimer();
       await this.pumping;
       const counts = Object.entries({ dropped_messages: this.dropped, ...lost }).map(([k, v]): [string, string] => [k, String(v)]);
+      if (this.zstd !== undefined) counts.push(['zstd', this.zstd.source]);
       if (this.failure === undefined) await this.writer.addMetadata({ name: 'quackd.recording', metadata: new Map(counts) }).catch((err: unknown) => this.fail(err));
       if (this.failure === undefined) await this.writer.end().catch((err: unknown) => this.fail(err));
       await new Promise<void>((resolve) => closeFd(this.fd, () => resolve()));
@@ -169,7 +154,10 @@ export class McapFile {
           const channelId = this.channelIds.get(m.channel) ?? this.register(m.channel);
           this.bytes += m.data.length;
           // Off the caller's path: the queue holds what comes meanwhile.
-          if (this.bytes >= COMPRESS_FROM_BYTES && zstd === undefined) await loadZstd();
+          if (this.bytes >= COMPRESS_FROM_BYTES && !this.zstdAsked) {
+            this.zstdAsked = true;
+            this.zstd = await loadZstd();
+          }
           await this.writer.addMessage({ channelId, sequence: this.sequence++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
           this.written += 1;
         }
@@ -187,7 +175,7 @@ export class McapFile {
 
   /** zstd's fastest level (on a walk's JSON it halves level 3's time for a slightly better ratio, measured on 64 KiB chunks) once this recording is long enough; before, as it is. */
   private compressChunk(data: Uint8Array): { compression: string; compressedData: Uint8Array } {
-    return zstd !== undefined && this.bytes >= COMPRESS_FROM_BYTES ? { compression: 'zstd', compressedData: zstd.compress(data, 1) } : { compression: '', compressedData: data };
+    return this.zstd !== undefined && this.bytes >= COMPRESS_FROM_BYTES ? { compression: 'zstd', compressedData: this.zstd.compress(data, 1) } : { compression: '', compressedData: data };
   }
 
   private stopChunkTimer(): void {

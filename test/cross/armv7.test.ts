@@ -4,4 +4,4 @@
  */
 import { proveBundle } from './prove.js';
 
-proveBundle('linux-armv7', { machine: 'ARM', runtime: /^policy runtime +ok +onnxruntime-web \d+\.\d+\.\d+ \(WebAssembly: onnxruntime-node cannot load here \(.+\)\)$/m });
+proveBundle('linux-armv7', { machine: 'ARM', runtime: /^policy runtime +ok +onnxruntime-web \d+\.\d+\.\d+ \(WebAssembly: onnxruntime-node cannot load here \(.+\)\)$/m, zstd: '@foxglove/wasm-zstd' });

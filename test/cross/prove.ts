@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { readIndexed } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Rig } from '../bridge/rig.js';
 import { buildBundle, missingForTarget, runUnderQemu, type Built, type Target } from './qemu.js';
@@ -48,6 +49,8 @@ export interface Expect {
   readonly machine: 'AArch64' | 'ARM';
   /** `quackd health`'s policy runtime line for the MuJoCo duck. */
   readonly runtime: RegExp;
+  /** What compresses a recording's chunks under the bundle's Node (src/recording/zstd.ts). */
+  readonly zstd: 'node:zlib' | '@foxglove/wasm-zstd';
 }
 
 export function proveBundle(target: Target, expect: Expect): void {
@@ -145,6 +148,15 @@ export function proveBundle(target: Target, expect: Expect): void {
       assert.match(r.stdout, /^ {2}2 {2}turn -?\d+ +turned \d+° (left|right), commanded vyaw [\d.]+ rad\/s \([^)]*\); ball at bearing/m, r.stderr);
       // The budget of two steps ends it: exit 1, not a crash (3) or an input error (2).
       assert.equal(r.code, 1, r.stderr);
+      // Its recording, long enough to be compressed, by the zstd this Node has.
+      const recordings = join(home, 'recordings');
+      const [file] = readdirSync(recordings)
+        .filter((f) => f.endsWith('.mcap'))
+        .sort((a, b) => statSync(join(recordings, b)).mtimeMs - statSync(join(recordings, a)).mtimeMs);
+      assert.ok(file !== undefined, `a recording in ${recordings}`);
+      const back = await readIndexed(join(recordings, file));
+      assert.ok(back.compressions.includes('zstd'), back.compressions.join(' '));
+      assert.equal(back.metadata.get('quackd.recording')?.get('zstd'), expect.zstd);
     });
   });
 }

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { jointState } from '../../src/recording/joint-messages.js';
 import { McapFile } from '../../src/recording/mcap-file.js';
+import { nativeZstd } from '../../src/recording/zstd.js';
 import { readIndexed, readStreaming, type JointState } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -42,6 +43,7 @@ test('a short recording is stored uncompressed; a long one in zstd chunks from t
   await short.close();
   const shortBack = await readIndexed(join(dir, 'short.mcap'));
   assert.deepEqual(shortBack.compressions, ['']);
+  assert.equal(shortBack.metadata.get('quackd.recording')?.get('zstd'), undefined);
   assert.deepEqual(shortBack.messages.get('/joints/measured')?.[3], read(3));
   const long = await McapFile.create(dir, 'long');
   for (let i = 0; i < 1000; i++) long.add('measured', t0 + i * 20, joints(i));
@@ -51,6 +53,19 @@ test('a short recording is stored uncompressed; a long one in zstd chunks from t
   assert.ok(longBack.compressions.every((c) => c === 'zstd'), longBack.compressions.join(' '));
   assert.equal(longBack.counts.get('/joints/measured'), 1000);
   assert.deepEqual(longBack.messages.get('/joints/measured')?.[999], read(999));
+  // Node's own zstd where this Node has it (22.15 on), the WebAssembly build before.
+  assert.equal(longBack.metadata.get('quackd.recording')?.get('zstd'), nativeZstd() !== undefined ? 'node:zlib' : '@foxglove/wasm-zstd');
+});
+
+test("node:zlib's zstd is taken when Node has it, at the level asked; a Node without it has none", () => {
+  const calls: unknown[] = [];
+  const zlib = { constants: { ZSTD_c_compressionLevel: 100 }, zstdCompressSync: (data: Uint8Array, options: unknown) => (calls.push(options), data.subarray(1)) };
+  const zstd = nativeZstd(zlib);
+  assert.equal(zstd?.source, 'node:zlib');
+  assert.deepEqual(zstd?.compress(Uint8Array.of(1, 2, 3), 1), Uint8Array.of(2, 3));
+  assert.deepEqual(calls, [{ params: { 100: 1 } }]);
+  assert.equal(nativeZstd({ constants: {} }), undefined);
+  assert.equal(nativeZstd({ constants: { ZSTD_c_compressionLevel: 100 } }), undefined);
 });
 
 test('a second recording of one run id is refused, the first left as it was', async () => {
