@@ -78,5 +78,11 @@ export interface Plant {
    * trunk and the ball are, what the camera sees). Asked between ticks, never during one.
    */
   sense?(): Json;
-  close?(): void;
+  /**
+   * Lets go of the hardware (torque off where the body does it here, the port and its lock).
+   * The worker waits for it before it says it is closed and is ended: a close cut short by the
+   * thread's end could leave the port locked to a process that goes on (a service opening the
+   * robot again) and a last torque-off unsent.
+   */
+  close?(): void | Promise<void>;
 }

@@ -105,7 +105,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       void driver.stop().then(async () => {
         publish();
         try {
-          plant.close?.();
+          await plant.close?.();
         } catch (err) {
           post({ type: 'warn', message: `plant close failed: ${errorText(err)}` });
         }

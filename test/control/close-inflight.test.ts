@@ -4,7 +4,8 @@
  * 'Napi::Error'`) when a thread ends with one of its calls (a session being made, a run) still
  * on the libuv pool; a loop's close stops the tick without waiting for the skill's promise, so
  * it must wait for the runtime itself. Seen once in CI (a MuJoCo body closed while its stand
- * policy ran); here a policy that takes milliseconds to run makes it every time.
+ * policy ran); here a policy that takes milliseconds to run makes it every time. And a plant
+ * whose close takes time (a port, its lock, a last torque-off) is waited for before the worker ends.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -39,5 +40,17 @@ describe('closing a loop whose policy is computing', () => {
       await rig.loop.close();
       assert.equal((await verb).outcome, 'stopped');
     }
+  });
+});
+
+describe('closing a loop whose plant takes time to let go', () => {
+  it('waits for the plant: its close has finished (the port let go of) when the loop says closed', async (t) => {
+    // A port's close (the lock, a last torque-off) cut short by the worker's end left the port
+    // locked to the process, and a service's next open of the robot was refused (seen under load).
+    const rig = await startRig(t, { joints: 3, closeMs: 150 }, { mode: 'lockstep' });
+    const at = performance.now();
+    const log = await rig.log();
+    assert.ok(performance.now() - at >= 140, 'the close waited for the plant');
+    assert.equal(log.finalPos.length, 3, 'the plant wrote its log as its close ended');
   });
 });

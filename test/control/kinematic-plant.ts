@@ -2,7 +2,8 @@
  * A small kinematic plant for the control tests and bench, made in the control worker from JSON
  * options: joints that follow their targets at a finite speed each time the loop advances it,
  * a trunk tilt scripted by read, reads that fail or block on cue. What it was sent (with the read
- * index and the worker's clock) is written to `log` when the loop closes it, for the test to read.
+ * index and the worker's clock) is written to `log` when the loop closes it (`closeMs` later: a
+ * close that takes time, as a port's does), for the test to read.
  */
 import { writeFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -24,6 +25,8 @@ const Options = z
     failReads: z.array(z.number().int()).default([]),
     blockRead: z.object({ at: z.number().int(), ms: z.number() }).optional(),
     canLimp: z.boolean().default(false),
+    /** ms its close takes (a port and its lock let go of), after which the log is written */
+    closeMs: z.number().nonnegative().default(0),
     log: z.string().optional(),
   })
   .strict();
@@ -69,7 +72,9 @@ export function createPlant(options: Json | undefined): Plant {
     },
     close() {
       const log: PlantLog = { reads, sends, limps, finalPos: [...pos] };
-      if (o.log !== undefined) writeFileSync(o.log, JSON.stringify(log));
+      const write = () => o.log !== undefined && writeFileSync(o.log, JSON.stringify(log));
+      if (o.closeMs === 0) return void write();
+      return new Promise<void>((resolve) => setTimeout(() => resolve(void write()), o.closeMs));
     },
   };
   if (o.canLimp)

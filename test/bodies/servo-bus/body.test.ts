@@ -2,7 +2,7 @@
  * The servo-bus body's promises at its own surface, against the twin-backed simulator: opening
  * writes nothing to any servo (nothing moves because a process started); a stop mid-walk ends the
  * verb at once and says so; closing turns torque off on every servo, read back, the one exit path
- * that leaves a Feetech duck limp.
+ * that leaves a Feetech duck limp, and lets go of the port before it says it is closed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -46,5 +46,16 @@ describe('the microduck:feetech body', { skip: onPath('socat') ? undefined : 'ne
     for (const j of twin.joints) assert.equal((await twin.table(j.id))[torqueAt], 1, `${j.name}'s torque was on after the walk`);
     await body.close();
     for (const j of twin.joints) assert.equal((await twin.table(j.id))[torqueAt], 0, `${j.name}'s torque`);
+    // The plant's last word, sent before its close ends (the worker waits for it): torque off to every servo at once.
+    const last = (await twin.writes()).at(-1);
+    assert.deepEqual(last && { id: last.id, instruction: last.instruction, params: last.params }, { id: 0xfe, instruction: 'write', params: [torqueAt, 0] });
+  });
+
+  it('once closed, its port is free: the same process opens the body again at once, five times over', async () => {
+    // A service closes a body and opens it again (a robot released and taken back): the port's lock must go with the close.
+    for (let i = 0; i < 5; i++) {
+      const again = await createBusBody('feetech', { seed: 1, settings: { port: twin.port, sim_imu: twin.imuPath, bus_timeout_ms: 100 } });
+      await again.close();
+    }
   });
 });

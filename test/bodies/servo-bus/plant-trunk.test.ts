@@ -34,8 +34,7 @@ describe('the bus plant reads the trunk', { skip: onPath('socat') ? false : 'soc
   });
 
   after(async () => {
-    plant.close?.();
-    await sleep(100);
+    await plant.close?.();
     imu.close();
     sim.close();
     await pty.close();

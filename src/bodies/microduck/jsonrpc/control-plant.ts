@@ -232,8 +232,6 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       });
     },
     sense: () => facts(),
-    close(): void {
-      void shutdown().finally(stopServing);
-    },
+    close: () => shutdown().finally(stopServing),
   };
 }

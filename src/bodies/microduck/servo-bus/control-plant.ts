@@ -303,19 +303,15 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         positions: Array.from(frame?.pos ?? []),
       };
     },
-    close(): void {
+    async close(): Promise<void> {
       if (closed) return;
       closed = true;
       stopServing();
-      void trunkImu?.close();
+      const imuClosed = trunkImu?.close();
       // The last word on the bus, whatever state the body left: torque off to every servo.
-      void bus
-        .write(BROADCAST_ID, r.torqueEnable.address, [0])
-        .catch(() => undefined)
-        .finally(() => {
-          bus.close();
-          void link.close();
-        });
+      await bus.write(BROADCAST_ID, r.torqueEnable.address, [0]).catch(() => undefined);
+      bus.close();
+      await Promise.all([link.close(), imuClosed]);
     },
   };
 }
