@@ -46,10 +46,21 @@ export function asHardware(command: string, args: readonly string[]): [string, s
 
 /**
  * This process, for a rig that lives in the test itself (the servo twin: MuJoCo's physics and the
- * servos' registers): every thread under SCHED_FIFO 20 when allowed, reset on fork so the quackd
- * a test spawns runs as it would; at normal priority otherwise (required under CI, as above).
- * Physics is never starved by the host's load: at normal priority beside four busy processes the
- * twin stepped late, caught up in bursts on stale goals, and the duck fell in 0.9 s.
+ * servos' registers): its main thread, where the physics steps and the registers answer, under
+ * SCHED_FIFO 20 when allowed, reset on fork so the quackd a test spawns runs as it would; at
+ * normal priority otherwise (required under CI, as above). Physics is never starved by the
+ * host's load: at normal priority beside four busy processes the twin stepped late, caught up in
+ * bursts on stale goals, and the duck fell in 0.9 s.
+ *
+ * The main thread only, not V8's helper threads (garbage collection, compilation): raised with
+ * it (`--all-tasks`, as this was), four of them at once under SCHED_FIFO 20 took both cores of a
+ * 2-core machine for 20-40 ms (perf sched: quackd's loop woken 24 ms late behind them, the
+ * firmware and the pty relay, at their priority, waiting too), which no hardware does. Beside
+ * four busy processes quackd's ticks then started up to 98 ms late (p99 1.5-3 ms), the host
+ * firmware's 200 ms watchdog cut torque mid-run (once in CI) and a twin's walk fell (once in four
+ * runs); with the main thread alone, p99 0.1-0.3 ms over eight runs of both twin files, neither seen. A rig
+ * in a process of its own also gives V8 `--single-threaded-gc` (servo-twin-process.ts), so its
+ * main thread never waits for a helper that the load starves.
  */
 export function runThisProcessAsHardware(): void {
   verdict ??= probe();
@@ -57,6 +68,6 @@ export function runThisProcessAsHardware(): void {
     if (process.env['CI'] === 'true') throw new Error(`the test rig needs SCHED_FIFO under CI (${verdict.why}); run as root`);
     return;
   }
-  const r = spawnSync('chrt', ['--all-tasks', '--fifo', '--reset-on-fork', '--pid', String(RIG_PRIORITY), String(process.pid)], { encoding: 'utf8', timeout: 5000 });
+  const r = spawnSync('chrt', ['--fifo', '--reset-on-fork', '--pid', String(RIG_PRIORITY), String(process.pid)], { encoding: 'utf8', timeout: 5000 });
   if (r.status !== 0) throw new Error(`chrt could not raise the rig's own process: ${r.stderr.trim() || `exit ${r.status ?? '?'}`}`);
 }

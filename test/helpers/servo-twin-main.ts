@@ -4,7 +4,7 @@
  *
  *   node --import tsx test/helpers/servo-twin-main.ts '{"protocol":"feetech","baud":1000000}'
  *
- * Once the twin answers, every thread of this process goes under SCHED_FIFO (hardware-priority.ts)
+ * Once the twin answers, its main thread goes under SCHED_FIFO (hardware-priority.ts)
  * and it prints one JSON line `{"port":…,"imuPath":…}`. It then answers one JSON request per line
  * on stdin (`{"id":1,"method":"trunk","args":[]}` → `{"id":1,"result":…}` or `{"id":1,"error":…}`),
  * and exits when its stdin closes (its parent went) or on SIGTERM.

@@ -7,6 +7,9 @@
  * less (142° and 153° of 180° in its time), a `quackd do` went silent for 60 s, and two test
  * files spun in MuJoCo's start for over half an hour.
  *
+ * Its V8 collects garbage on the main thread alone (`--single-threaded-gc`): only that thread runs
+ * at the rig's priority, and it must never wait for a helper thread that the load starves.
+ *
  * The same questions as the in-process twin, answered over the child's stdin and stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -40,7 +43,7 @@ export class ServoTwinProcess {
   }
 
   static async start(options: ServoTwinOptions): Promise<ServoTwinProcess> {
-    const child = live(spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const child = live(spawn(process.execPath, ['--single-threaded-gc', '--import', 'tsx', MAIN, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] }));
     const lines = createInterface({ input: child.stdout! });
     const first = await new Promise<string>((resolve, reject) => {
       lines.once('line', resolve);
