@@ -117,8 +117,9 @@ describe('microduck:jsonrpc search_scan through a camera', { skip: missingTools(
       assert.match(r.summary, /^ball moved \d\.\d\d m \(camera, before and after\)$/);
       assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / truth - 1) <= 0.15, `${r.summary}; truth ${truth.toFixed(2)} m, the duck turned ${deg((await body.yawRad()) ?? 0).toFixed(0)}° (the rig's yaw)`);
       assert.equal(body.metrics()['ball_displaced_m'], r.data?.['ball_moved_m']);
-      // One look before, two after: the second finds the ball where the first did, at rest.
-      assert.equal(camera.grabs, 3);
+      // One look before; after, looks until one finds the ball where a look a second older did, at
+      // rest (a look every 250 ms or as long as a look takes: 3-5 after).
+      assert.ok(camera.grabs >= 4 && camera.grabs <= 6, `${camera.grabs} looks`);
     } finally {
       await body.close();
     }
@@ -136,7 +137,8 @@ describe('microduck:jsonrpc search_scan through a camera', { skip: missingTools(
       const truth = dist(at, rest);
       assert.equal(r.ok, true, r.summary);
       assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / truth - 1) <= 0.15, `${r.summary}; at rest ${truth.toFixed(2)} m on (the first look after saw ${dist(at, rolling(0.25)).toFixed(2)} m)`);
-      assert.equal(camera.grabs, 6, 'one look before; after, three rolling, then two at rest');
+      // One look before; after, three rolling, then at rest until a look a second after the first at rest.
+      assert.ok(camera.grabs >= 7 && camera.grabs <= 10, `${camera.grabs} looks: one before; after, three rolling, then at rest for a second`);
     } finally {
       await body.close();
     }
@@ -167,7 +169,7 @@ describe('microduck:jsonrpc search_scan through a camera', { skip: missingTools(
       assert.ok(Math.abs(Number(r.data?.['ball_moved_m']) / 0.3 - 1) <= 0.15, `${r.summary}; last seen 0.30 m on`);
       // No look after the stop, and no more waiting: the look under way when it came is finished
       // (its frame decoded and searched: 160-250 ms beside four busy processes), then the kick
-      // ends. A watch that did not stop looks on every 250 ms until its 4 s are out.
+      // ends. A watch that did not stop looks on every 250 ms until its 5 s are out.
       assert.equal(camera.grabs, 3);
       assert.ok(late < 1000, `the kick ended ${late} ms after the stop`);
     } finally {
