@@ -4,6 +4,7 @@
  * (cross/launcher.ts) is another, over the socket clients alone.
  */
 import type { Invocation } from './invocation.js';
+import { EXIT } from './errors.js';
 import { createOutput } from './output.js';
 
 export function startBin(run: (argv: readonly string[], invocation: Invocation) => Promise<number>): void {
@@ -16,6 +17,15 @@ export function startBin(run: (argv: readonly string[], invocation: Invocation) 
       stream.write = () => true;
     });
   }
+  // A command still waiting when the event loop has nothing left to wake it (a promise tied to an
+  // unref'd handle, a bug) would end the process with code 0 and its last lines unprinted: a run
+  // that never said how it ended read as a success. It is said as the bug it is, and fails.
+  let settled = false;
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write('quackd: internal error: the command stopped with nothing left to wait on, before it finished; this is a bug\n');
+    process.exitCode = EXIT.runtime;
+  });
   void run(process.argv.slice(2), {
     io: createOutput(process.stdout, process.stderr, process.env),
     env: process.env,
@@ -26,6 +36,7 @@ export function startBin(run: (argv: readonly string[], invocation: Invocation) 
       return process.stdin;
     },
   }).then((code) => {
+    settled = true;
     process.exitCode = code;
   });
 }

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { childEnv, outputOf, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -46,5 +47,19 @@ describe('the quackd bin', () => {
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^policies +fail +walk: .*nowhere: no such policy folder/m);
     assert.match(r.stdout, /^policy runtime +ok +onnxruntime-node /m);
+  });
+
+  it('a command left waiting on nothing (a promise no handle will settle) fails with one line, not a silent exit 0', async () => {
+    // The bin around a command whose promise an unref'd timer was to settle: the loop empties first.
+    const bin = new URL('../../src/cli/bin.ts', import.meta.url).href;
+    const script = `import { startBin } from ${JSON.stringify(bin)}; startBin(() => new Promise((resolve) => setTimeout(() => resolve(0), 60_000).unref()));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = await outputOf(child);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /^quackd: internal error: the command stopped with nothing left to wait on, before it finished; this is a bug\n$/);
+    // The same bin around a command that settles: its code, no line.
+    const fine = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script.replace('.unref()', '').replace('60_000', '10')], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const ok = await outputOf(fine);
+    assert.deepEqual([ok.code, ok.stderr], [0, '']);
   });
 });

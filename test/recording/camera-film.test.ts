@@ -9,7 +9,7 @@
  * beside four busy processes 3–5 frames of about 19 due (7 of 13 on a quiet one).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
@@ -39,7 +39,10 @@ describe('the recording films the camera between snapshots', () => {
     writeFileSync(join(home, 'look.duck'), DUCK);
     const started = Date.now();
     const r = await runCli(['run', join(home, 'look.duck'), '--robot', 'den', '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'm', '--no-memory'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY }, timeoutMs: 60_000 });
-    return { home, stdout: r.stdout + r.stderr, code: r.code, seconds: (Date.now() - started) / 1000 };
+    // What the run wrote last, for a run that ends short: how far it got (its end? its recording?).
+    const transcripts = join(home, 'transcripts');
+    const tail = existsSync(transcripts) ? readdirSync(transcripts).filter((f) => f.endsWith('.jsonl')).flatMap((f) => readFileSync(join(transcripts, f), 'utf8').trim().split('\n').slice(-3)) : [];
+    return { home, stdout: `${r.stdout}${r.stderr}\ntranscript's last lines:\n${tail.join('\n')}\nrecordings: ${readdirSync(home).includes('recordings') ? readdirSync(join(home, 'recordings')).join(', ') : 'none'}`, code: r.code, seconds: (Date.now() - started) / 1000 };
   }
 
   it('camera_fps 5: frames on /camera/film over the run, the snapshot alone on /camera, the run ends whole', async () => {
