@@ -31,9 +31,10 @@ const SRC = join(REPO, 'src');
 /**
  * Loaded from node_modules at run time: native bindings, WebAssembly, a require() by name.
  * i2c-bus is an optional dependency built at install (no prebuilds): cross/build.sh cross-compiles
- * it for each arm bundle's own Node.
+ * it for each arm bundle's own Node. koffi loads its binary from the platform's package
+ * (@koromix/koffi-linux-arm64 …), which npm installs for the target.
  */
-export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus', '@foxglove/wasm-zstd'] as const;
+export const EXTERNAL = ['serialport', '@serialport/*', 'lmdb', 'msgpackr-extract', 'onnxruntime-node', 'onnxruntime-web', '@mujoco/mujoco', 'pino', 'pino-pretty', 'i2c-bus', '@foxglove/wasm-zstd', 'koffi'] as const;
 
 /** Modules quackd starts by URL or path (workers, control plants and skills, a child script), besides the CLI. */
 export const STARTED_BY_URL = [

@@ -22,6 +22,7 @@ import { notifyDoor } from '../service/notify-door.js';
 import { RestartRequest } from '../service/restart.js';
 import { stopOnSignals } from '../service/signals.js';
 import { summaryDoor } from '../service/summary.js';
+import { HeapTrimDoor } from '../service/heap-trim.js';
 import type { FrontDoor } from '../service/front-door.js';
 import type { Service } from '../service/service.js';
 import type { Command } from './command.js';
@@ -76,7 +77,7 @@ export function serveDoors(env: NodeJS.ProcessEnv, restart?: RestartRequest, fox
       // One robot per body speaks for it: the first in the config that holds it.
       bodies: () => [...new Map([...service.runtime.fleet.list()].reverse().map((r) => [r.key, { key: r.key, robot: r.name }])).values()],
     });
-    return [...(mqtt !== undefined ? [mqtt] : []), ...(share !== undefined ? [share] : []), ...(live !== undefined ? [live] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), notifyDoor({ env })];
+    return [...(mqtt !== undefined ? [mqtt] : []), ...(share !== undefined ? [share] : []), ...(live !== undefined ? [live] : []), summaryDoor(logger('service'), () => mqtt?.mqtt()?.status().dropped), new HeapTrimDoor(logger('service')), notifyDoor({ env })];
   };
 }
 

@@ -8,6 +8,7 @@ import { cameraCheck } from './camera.js';
 import type { HealthCheck } from './check.js';
 import { configCheck } from './config.js';
 import { daemonCheck } from './daemon.js';
+import { heapTrimCheck } from './heap-trim.js';
 import { imuCheck } from './imu.js';
 import { modelCheck } from './model.js';
 import { policiesCheck } from './policies.js';
@@ -16,4 +17,4 @@ import { schedulingCheck } from './scheduling.js';
 import { serviceCheck } from './service.js';
 import { storeCheck } from './store.js';
 
-export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, cameraCheck, daemonCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, busCheck, storeCheck, serviceCheck];
+export const HEALTH_CHECKS: readonly HealthCheck[] = [configCheck, modelCheck, imuCheck, cameraCheck, daemonCheck, policyRuntimeCheck, policiesCheck, schedulingCheck, heapTrimCheck, busCheck, storeCheck, serviceCheck];

@@ -3,8 +3,8 @@
  * cross/build.sh, every binary of the target's architecture, and its own Node under qemu running
  * what a person first runs on a Pi: --version, memory (LMDB's native binding), bridge probe
  * against the host firmware over a pty (serialport's), the BNO055's I²C bus opened through the
- * cross-built i2c-bus, a sim2d run with the fake pilot, and the MuJoCo duck turning on its ONNX
- * policy (onnxruntime-node on arm64, onnxruntime-web on armv7).
+ * cross-built i2c-bus, koffi's malloc_trim (health), a sim2d run with the fake pilot, and the MuJoCo
+ * duck turning on its ONNX policy (onnxruntime-node on arm64, onnxruntime-web on armv7).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -134,10 +134,11 @@ export function proveBundle(target: Target, expect: Expect): void {
       }
     });
 
-    it('health names the ONNX runtime that runs the policies', async () => {
+    it('health names the ONNX runtime that runs the policies, and finds malloc_trim from glibc through the bundled koffi', async () => {
       const r = await quackd('health', '--robot', 'microduck:mujoco', '--timeout', String(EMULATED_TIMEOUT_S));
       assert.match(r.stdout, expect.runtime);
       assert.match(r.stdout, /^policies +ok +all 5 slots load/m);
+      assert.match(r.stdout, /^heap trim +ok +malloc_trim from glibc/m);
     });
 
     it('the MuJoCo duck turns to the ball on its turn policy', async () => {

@@ -24,7 +24,7 @@ import { zeroRange } from '../memory/damage.js';
 import { policyFolder } from '../policy/policy-folders.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHECKS = ['config', 'model', 'imu', 'policy runtime', 'policies', 'scheduling', 'store', 'service'];
+const CHECKS = ['config', 'model', 'imu', 'policy runtime', 'policies', 'scheduling', 'heap trim', 'store', 'service'];
 /** What this user may give the control loop, as the loop asks for it (the scheduling line's verdict). */
 const SCHEDULING = fifoRefused(await loopSchedulingHere()) ? 'warn' : 'ok';
 
@@ -67,7 +67,8 @@ describe('quackd health', () => {
       assert.equal(r.code, 0, r.stderr);
       const rs = rows(r.stdout);
       assert.deepEqual(rs.map((x) => x.check), CHECKS);
-      assert.deepEqual(rs.map((x) => x.status), ['ok', 'ok', 'ok', 'ok', 'ok', robot === 'microduck:sim2d' ? 'ok' : SCHEDULING, 'ok', 'warn']);
+      assert.deepEqual(rs.map((x) => x.status), ['ok', 'ok', 'ok', 'ok', 'ok', robot === 'microduck:sim2d' ? 'ok' : SCHEDULING, 'ok', 'ok', 'warn']);
+      assert.equal(byName(rs, 'heap trim').detail, 'malloc_trim from glibc: a service gives back the memory it freed once idle');
       assert.match(byName(rs, 'config').detail, new RegExp(`config\\.yaml \\(absent: built-in defaults\\) · robot ${robot}$`));
       assert.match(byName(rs, 'store').detail, /^none yet in .*memory: the first run creates it$/);
       assert.equal(byName(rs, 'service').detail, 'not running');
