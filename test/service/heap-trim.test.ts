@@ -81,7 +81,7 @@ describe('giving freed memory back', () => {
     const fleet = robots({ den: 'idle', hall: 'offline' });
     const door = new HeapTrimDoor(log, { load: () => Promise.resolve(() => (trims++, true)), quietMs: 60, everyMs: 400 });
     await door.start(fleet);
-    await until('the first trim, once quiet', () => trims === 1);
+    await until('the first trim, once quiet', () => trims >= 1);
     fleet.set('den', 'running');
     const during = trims;
     await sleep(600);
@@ -91,8 +91,9 @@ describe('giving freed memory back', () => {
     await sleep(150);
     assert.equal(trims, during, 'nor while it stops');
     fleet.set('den', 'idle');
-    await until('a trim once den is back to idle', () => trims === during + 1, 2000);
-    await until('the periodic one after it', () => trims === during + 2, 3000);
+    // At least: a loaded machine may poll late, after the periodic one too.
+    await until('a trim once den is back to idle', () => trims >= during + 1, 2000);
+    await until('the periodic one after it', () => trims >= during + 2, 3000);
     await door.stop();
     const stopped = trims;
     await sleep(600);
@@ -112,10 +113,11 @@ describe('giving freed memory back', () => {
     const home = tempDir('quackd-heap-trim-');
     const s = await serve(home, 'robots:\n  den: { body: microduck:sim2d }\nmqtt: false\n', { QUACKD_LOG_LEVEL: 'debug' });
     const trims = (): number => s.stderr().split('\n').filter((l) => l.includes('freed memory given back to the system')).length;
-    await until('a trim after ready', () => trims() === 1, 20_000);
+    await until('a trim after ready', () => trims() >= 1, 20_000);
+    const ready = trims();
     const run = await runCli(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: home } });
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    await until('a trim after the run', () => trims() === 2, 20_000);
+    await until('a trim after the run', () => trims() > ready, 20_000);
     s.child.kill('SIGTERM');
     assert.equal((await s.exited).code, 0);
   });
