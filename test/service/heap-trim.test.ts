@@ -50,7 +50,7 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
 
 describe('giving freed memory back', () => {
   it('malloc_trim returns to the system what glibc kept after a burst of allocations was freed', async () => {
-    // 60 MB of 4 kB buffers, one in eight kept: freed, collected, and still resident until the trim.
+    // 60 MB of 4 kB buffers, one in eight kept: the rest freed and collected, yet resident until the trim.
     const malloc = new URL('../../src/service/malloc-trim.ts', import.meta.url).href;
     const script = `
       import { readFileSync } from 'node:fs';
@@ -65,14 +65,18 @@ describe('giving freed memory back', () => {
       await new Promise((r) => setTimeout(r, 50));
       const freed = rss();
       trim();
-      console.log(JSON.stringify({ base, freed, trimmed: rss(), kept: kept.length }));
+      console.log(JSON.stringify({ base, freed, trimmed: rss(), keptMb: kept.reduce((n, b) => n + b.length, 0) / 1048576 }));
     `;
     const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { env: childEnv({ MALLOC_ARENA_MAX: '2' }), stdio: ['ignore', 'pipe', 'pipe'] });
     const r = await outputOf(child);
     assert.equal(r.code, 0, r.stderr);
-    const { base, freed, trimmed } = JSON.parse(r.stdout) as { base: number; freed: number; trimmed: number };
-    assert.ok(freed - base >= 30, `glibc kept what was freed: ${base.toFixed(1)} → ${freed.toFixed(1)} MB`);
-    assert.ok(freed - trimmed >= 20, `the trim gave it back: ${freed.toFixed(1)} → ${trimmed.toFixed(1)} MB`);
+    const { base, freed, trimmed, keptMb } = JSON.parse(r.stdout) as { base: number; freed: number; trimmed: number; keptMb: number };
+    // Beyond the buffers still kept: what glibc held on to after they were freed, and what it still held after the trim.
+    const held = freed - base - keptMb;
+    const left = trimmed - base - keptMb;
+    const mb = (x: number): string => `${x.toFixed(1)} MB`;
+    assert.ok(held >= 10, `glibc kept what was freed: ${mb(held)} beyond the ${mb(keptMb)} still in use`);
+    assert.ok(left <= held / 2, `the trim gave most of it back: ${mb(held)} -> ${mb(left)}`);
   });
 
   it('trims once the service is quiet, again every while, never while a robot runs, and not after it stops', async () => {
