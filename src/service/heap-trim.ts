@@ -3,9 +3,9 @@
  * (parsing and compiling the bundle) and a run (its pilot's requests, its recording, a walk's
  * policies) free far more than a held robot keeps; glibc holds on to it. A held Open Duck Mini's
  * service kept 24-34 MB in its main arena against the onnxruntime floor's 11 MB, and one
- * malloc_trim(0) took it to 5 MB in 2 ms (bench/service.ts, README's figures). So: QUIET_MS after
+ * malloc_trim(0) took it to 5 MB in 2 ms (bench/service.ts, README's figures). So: TRIM_QUIET_MS after
  * the service is ready and after every robot has stopped running, one trim, then one every
- * EVERY_MS while nothing runs. Never while a robot runs: a trim holds each arena's lock for a
+ * TRIM_EVERY_MS while nothing runs. Never while a robot runs: a trim holds each arena's lock for a
  * millisecond or two, and a control loop's thread allocates from one of them.
  */
 import type { ModuleLogger } from '../log.js';
