@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { HOME_POSE } from '../../../src/bodies/microduck/mujoco/duck-spec.js';
@@ -182,11 +182,17 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(sim.writes().length, 1, 'health wrote nothing');
 
       // Run again, the table is in the file now: only its offsets change, the rows stay a line each.
+      const calibrated = readFileSync(configFile, 'utf8');
       const again = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /^calibrate \w+ \(microduck:\w+\) · 14 \S+ on .* at 1000000 baud\nhome: the bundled walk's pose\ntorque off: read back from every servo\nhold \w+ in its home pose .*: --yes, taken as held\n/);
       assert.match(again.stdout, /\n {2}left_hip_yaw +20 +\+0\.\d{4} +\+0\.\d{4} +0\.0\d{3}\n/);
-      assert.match(again.stdout, /\noffsets written to .*config\.yaml \(the old file kept beside it as config\.yaml\.bak-\d{8}-\d{6}\) · max error 0\.0\d{3} rad \(\w+\)\n$/);
+      // Within the same second as the first (a fast machine), its backup is `-2`: neither is overwritten.
+      const kept = /\noffsets written to .*config\.yaml \(the old file kept beside it as (config\.yaml\.bak-\d{8}-\d{6}(?:-2)?)\) · max error 0\.0\d{3} rad \(\w+\)\n$/.exec(again.stdout);
+      assert.ok(kept?.[1] !== undefined, again.stdout);
+      assert.notEqual(join(dirname(configFile), kept[1]), out.backup);
+      assert.equal(readFileSync(join(dirname(configFile), kept[1]), 'utf8'), calibrated, 'the second backup is the first calibration');
+      assert.equal(readFileSync(out.backup, 'utf8'), CONFIG(pty.near), 'the first backup is still the old file');
       assert.equal(readFileSync(configFile, 'utf8').split('\n').filter((l) => l.includes('{ name: ')).length, 14 * 1, 'a row a line');
     });
 
