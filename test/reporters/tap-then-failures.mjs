@@ -8,6 +8,7 @@
 import { tap } from 'node:test/reporters';
 
 const ERROR_LINES = 25;
+const CANCELLED = '(cancelled: its suite or file ended first)';
 /** Stack frames in node's own runner: the same in every failure, and they would crowd out the test's. */
 const INTERNAL_FRAME = /^\s+at .*\(?node:(internal|async_hooks)|^\s+at (new )?(Promise|SafePromise|Array\.map) /;
 
@@ -20,8 +21,13 @@ export default async function* tapThenFailures(source) {
   const failed = [];
   yield* tap(watch(source, failed));
   if (failed.length === 0) return;
-  yield `\n# ${failed.length} failed:\n`;
+  yield `\n# failures (${failed.length}):\n`;
   for (const failure of failed) {
+    // A test cancelled because its suite or file ended first: its name only; the parent's block says why.
+    if (failure.error === CANCELLED) {
+      yield `# ✖ ${failure.where}\n#   ${failure.path} ${CANCELLED}\n`;
+      continue;
+    }
     yield `# ✖ ${failure.where}\n#   ${failure.path}\n`;
     yield failure.error.split('\n').filter((line) => !INTERNAL_FRAME.test(line)).slice(0, ERROR_LINES).map((line) => `#     ${line}\n`).join('');
   }
@@ -48,7 +54,7 @@ async function* watch(source, failed) {
       // Its file only: the line the runner gives a test of a file it ran in a child is the file's first.
       where: data.file ?? '(no file)',
       path: path.join(' > '),
-      error: describe(error),
+      error: error.failureType === 'cancelledByParent' ? CANCELLED : describe(error),
     });
   }
 }

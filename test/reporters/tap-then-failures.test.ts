@@ -35,24 +35,31 @@ function runTests(source: string): Promise<{ code: number; lines: string[] }> {
 }
 
 describe('npm test names what failed at the end of its output', () => {
-  it('after the counts: each failed test by its file and path of names, with its error; passing tests and failed suites not repeated', async () => {
+  it('after the counts: each failed test by its file and path of names, with its error; a failed hook by its suite; passing tests and suites failed by their tests not repeated', async () => {
     const { code, lines } = await runTests(`
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 describe('the duck', () => {
   it('stands', () => {});
   describe('walking', () => { it('makes its distance', () => { assert.equal(0.42, 1, 'walked 0.42 of 1 m'); }); });
 });
 it('quacks', async () => { await new Promise((settle) => setTimeout(settle, 5)); throw new Error('no quack'); });
+describe('the bus', () => {
+  before(() => { throw new Error('no port'); });
+  it('scans', () => {});
+});
 `);
     assert.equal(code, 1);
     const counts = lines.findIndex((line) => line.startsWith('# fail 2'));
-    const summary = lines.findIndex((line) => line === '# 2 failed:');
+    const summary = lines.findIndex((line) => line === '# failures (4):');
     assert.ok(counts >= 0 && summary >= 0, lines.slice(-30).join('\n'));
     assert.ok(counts < summary, 'the failures come after the counts');
     const tail = lines.slice(summary).join('\n');
     assert.match(tail, /# ✖ \S+sample\.test\.ts\n# {3}the duck > walking > makes its distance\n# {5}\[testCodeFailure\] AssertionError \[ERR_ASSERTION\]: walked 0\.42 of 1 m/);
     assert.match(tail, /# {3}quacks\n# {5}\[testCodeFailure\] Error: no quack\n#\s+at .*sample\.test\.ts:\d+/);
+    // A suite whose hook failed says so; its tests, cancelled, are named once each.
+    assert.match(tail, /# {3}the bus\n# {5}\[hookFailed\] Error: no port\n/);
+    assert.match(tail, /# {3}the bus > scans \(cancelled: its suite or file ended first\)\n/);
     assert.doesNotMatch(tail, /stands|# {3}the duck\n|node:internal/);
   });
 
@@ -60,6 +67,6 @@ it('quacks', async () => { await new Promise((settle) => setTimeout(settle, 5));
     const { code, lines } = await runTests(`import { it } from 'node:test';\nit('stands', () => {});\n`);
     assert.equal(code, 0);
     assert.match(lines.at(-1) ?? '', /^# duration_ms /);
-    assert.ok(!lines.some((line) => line.includes('failed:')));
+    assert.ok(!lines.some((line) => line.startsWith('# failures')));
   });
 });
