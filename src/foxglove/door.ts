@@ -9,7 +9,7 @@ import { logger } from '../log.js';
 import { tickMessages } from '../recording/joint-messages.js';
 import { transcriptMessages } from '../recording/transcript-messages.js';
 import type { FrontDoor } from '../service/front-door.js';
-import { LiveServer } from './live-server.js';
+import type { LiveServer } from './live-server.js';
 
 export interface FoxgloveDoorOptions {
   readonly host: string;
@@ -23,6 +23,9 @@ export function foxgloveDoor(options: FoxgloveDoorOptions): FrontDoor {
   return {
     name: 'foxglove',
     async start(api) {
+      // Loaded here, not with the service: its WebSocket server and message schemas are a few MB
+      // of every service's heap that a robot without --foxglove never uses.
+      const { LiveServer } = await import('./live-server.js');
       const live = new LiveServer({ ...options, robots: api.robots().map((r) => r.robot) });
       await live.start();
       server = live;
