@@ -23,8 +23,8 @@ export function foxgloveDoor(options: FoxgloveDoorOptions): FrontDoor {
   return {
     name: 'foxglove',
     async start(api) {
-      // Loaded here, not with the service: its WebSocket server and message schemas are a few MB
-      // of every service's heap that a robot without --foxglove never uses.
+      // Loaded here, not with the service: its WebSocket server and message schemas are half a MB
+      // of heap in every service, which a robot without --foxglove never uses.
       const { LiveServer } = await import('./live-server.js');
       const live = new LiveServer({ ...options, robots: api.robots().map((r) => r.robot) });
       await live.start();
