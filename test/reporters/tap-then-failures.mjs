@@ -8,6 +8,7 @@
 import { tap } from 'node:test/reporters';
 
 const ERROR_LINES = 25;
+const STDERR_LINES = 10;
 const CANCELLED = '(cancelled: its suite or file ended first)';
 /** Stack frames in node's own runner: the same in every failure, and they would crowd out the test's. */
 const INTERNAL_FRAME = /^\s+at .*\(?node:(internal|async_hooks)|^\s+at (new )?(Promise|SafePromise|Array\.map) /;
@@ -41,9 +42,15 @@ export default async function* tapThenFailures(source) {
 async function* watch(source, failed) {
   /** @type {Map<number, string>} the test under way at each depth, to name a failure by its path */
   const names = new Map();
+  /** @type {Map<string, string[]>} each file's last lines on stderr, for a file that failed as a whole */
+  const stderr = new Map();
   for await (const event of source) {
     yield event;
     if (event.type === 'test:start') names.set(event.data.nesting, event.data.name);
+    if (event.type === 'test:stderr' && event.data.file !== undefined) {
+      const lines = [...(stderr.get(event.data.file) ?? []), ...event.data.message.trimEnd().split('\n')];
+      stderr.set(event.data.file, lines.slice(-STDERR_LINES));
+    }
     if (event.type !== 'test:fail') continue;
     const { data } = event;
     const error = /** @type {RunnerError} */ (data.details.error);
@@ -54,12 +61,23 @@ async function* watch(source, failed) {
       // Its file only: the line the runner gives a test of a file it ran in a child is the file's first.
       where: data.file ?? '(no file)',
       path: path.join(' > '),
-      error: error.failureType === 'cancelledByParent' ? CANCELLED : describe(error),
+      error: error.failureType === 'cancelledByParent' ? CANCELLED : describe(error) + fileStderr(data, stderr),
     });
   }
 }
 
 /** @typedef {Error & { failureType?: string, cause?: unknown }} RunnerError */
+
+/**
+ * A file that failed as a whole (its process exited early, crashed, or failed outside any test)
+ * has only 'test failed' to say; what it printed on stderr last says why.
+ * @param {{ name: string, file?: string }} test
+ * @param {Map<string, string[]>} stderr
+ */
+function fileStderr(test, stderr) {
+  const lines = test.file !== undefined && test.name === test.file ? stderr.get(test.file) : undefined;
+  return lines === undefined || lines.length === 0 ? '' : `\nits stderr, last lines:\n${lines.join('\n')}`;
+}
 
 /**
  * The test's own error (the runner wraps it as the cause of its own), or the runner's.

@@ -63,6 +63,13 @@ describe('the bus', () => {
     assert.doesNotMatch(tail, /stands|# {3}the duck\n|node:internal/);
   });
 
+  it("a file that fails as a whole (its process exits early) by its file, with what it printed last on stderr", async () => {
+    const { code, lines } = await runTests(`import { it } from 'node:test';\nit('stands', () => {});\nconsole.error('the twin said: no MuJoCo');\nsetTimeout(() => process.exit(7), 50);\n`);
+    assert.equal(code, 1);
+    const tail = lines.slice(lines.indexOf('# failures (1):')).join('\n');
+    assert.match(tail, /# ✖ (\S+sample\.test\.ts)\n# {3}\1\n# {5}\[testCodeFailure\] test failed\n# {5}its stderr, last lines:\n# {5}the twin said: no MuJoCo$/);
+  });
+
   it('a run with no failure adds nothing', async () => {
     const { code, lines } = await runTests(`import { it } from 'node:test';\nit('stands', () => {});\n`);
     assert.equal(code, 0);
