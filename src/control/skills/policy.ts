@@ -22,8 +22,9 @@ import { buildObservation } from '../../policy/observation.js';
 import { phaseAt } from '../../policy/phase.js';
 import type { Policy } from '../../policy/policy.js';
 import type { Json } from '../module-spec.js';
-import type { TrunkPose } from '../plant.js';
-import type { Skill } from '../skill.js';
+import type { SensorFrame, TrunkPose } from '../plant.js';
+import type { Skill, SkillContext } from '../skill.js';
+import { HEADING_HOLD, HeadingHold } from './heading-hold.js';
 
 /** Which ONNX runtime a policy runs on (policy/runtime.ts): `auto` unless a spec names one. */
 const Runtime = z._default(z.enum(['auto', 'onnxruntime-node', 'onnxruntime-web']), 'auto');
@@ -38,6 +39,8 @@ const Options = z.strictObject({
   ]),
   timeoutMs: z.number().check(z.positive()),
   runtime: Runtime,
+  /** A straight walk's heading hold (heading-hold.ts): its defaults when absent, none when false. */
+  heading_hold: z.optional(z.union([z.literal(false), z.strictObject({ gain: z.number().check(z.positive()), max_vyaw: z.number().check(z.positive()) })])),
 });
 
 /**
@@ -115,7 +118,24 @@ export async function warm(options: Json | undefined): Promise<void> {
 /** Before the worker ends (settleSkills): every session being made and every run still out. */
 export const settle = (): Promise<void> => runtimeSettled();
 
-export async function createSkill(options: Json | undefined): Promise<Skill> {
+/**
+ * A straight walk (a distance, no yaw asked) holds the heading it started with (heading-hold.ts),
+ * from the trunk's yaw where the plant gives one, else the gyro's z summed tick by tick.
+ */
+function headingHold(o: z.infer<typeof Options>, m: Policy['manifest'], periodMs: number): ((frame: SensorFrame, tMs: number) => number) | undefined {
+  if (o.until.kind !== 'distance' || o.command.vyaw !== 0 || o.command.vx === 0 || o.heading_hold === false) return undefined;
+  // One gait cycle (a policy without a phase: half a second, about a stride of the trained walks).
+  const hold = new HeadingHold(o.heading_hold ?? HEADING_HOLD, ((m.command?.period_s ?? 0.5) * 1000) / periodMs);
+  let gyroYaw = 0;
+  let lastMs: number | undefined;
+  return (frame, tMs) => {
+    gyroYaw += frame.gyro[2] * (lastMs === undefined ? 0 : (tMs - lastMs) / 1000);
+    lastMs = tMs;
+    return hold.update(frame.trunk?.yaw ?? gyroYaw);
+  };
+}
+
+export async function createSkill(options: Json | undefined, context: SkillContext): Promise<Skill> {
   const o = Options.parse(options);
   const policy = await policyFor(o.dir, o.runtime);
   const m = policy.manifest;
@@ -126,6 +146,8 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
   const targets = new Float64Array(m.home.length);
   let last: Float32Array = previousAction(m.action_len);
   let progress: ((now: TrunkPose) => number) | undefined;
+  const hold = headingHold(o, m, context.periodMs);
+  const command = { ...o.command };
   return {
     start(frame) {
       progress = frame.trunk !== undefined && o.until.kind !== 'duration' ? progressMeter(frame.trunk, o.until.kind) : undefined;
@@ -142,7 +164,8 @@ export async function createSkill(options: Json | undefined): Promise<Skill> {
       }
       // A walk whose way is blocked ends there; the body says by what (it senses the same).
       if (u.kind === 'distance' && frame.proximity !== undefined && (u.metres >= 0 ? frame.proximity.ahead : frame.proximity.behind) !== null) return 'done';
-      buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command: o.command, phase: phaseAt(m, tMs / 1000) }, obs);
+      if (hold !== undefined) command.vyaw = hold(frame, tMs);
+      buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command, phase: phaseAt(m, tMs / 1000) }, obs);
       last = await policy.run(obs);
       carried = last;
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);

@@ -3,7 +3,8 @@
  * in the same language as this module (.js from dist, .ts under tsx).
  */
 import { siblingModule } from '../../worker-thread.js';
-import type { ModuleSpec } from '../module-spec.js';
+import type { Json, ModuleSpec } from '../module-spec.js';
+import type { HeadingHoldSettings } from './heading-hold.js';
 
 /** Hold the targets where they are; for `durationMs`, or until stopped. */
 export function holdSkill(durationMs?: number): ModuleSpec {
@@ -18,9 +19,14 @@ export function poseSkill(targets: readonly number[], options: { readonly tolera
 /** What ends a policy verb: a distance along the start heading, a yaw change, or the policy's own duration. */
 export type PolicyUntil = { readonly kind: 'distance'; readonly metres: number } | { readonly kind: 'yaw'; readonly rad: number } | { readonly kind: 'duration' };
 
-/** Run the policy in `dir` with a velocity command until `until`, at most `timeoutMs`. */
-export function policySkill(dir: string, command: { readonly vx: number; readonly vy: number; readonly vyaw: number }, until: PolicyUntil, timeoutMs: number): ModuleSpec {
-  return { module: siblingModule(import.meta.url, 'policy').href, options: { dir, command: { ...command }, until: { ...until }, timeoutMs } };
+/**
+ * Run the policy in `dir` with a velocity command until `until`, at most `timeoutMs`; a straight
+ * walk holds its heading as `headingHold` says (heading-hold.ts: its defaults when undefined).
+ */
+export function policySkill(dir: string, command: { readonly vx: number; readonly vy: number; readonly vyaw: number }, until: PolicyUntil, timeoutMs: number, headingHold?: HeadingHoldSettings | false): ModuleSpec {
+  const options: { [key: string]: Json } = { dir, command: { ...command }, until: { ...until }, timeoutMs };
+  if (headingHold !== undefined) options['heading_hold'] = headingHold === false ? false : { ...headingHold };
+  return { module: siblingModule(import.meta.url, 'policy').href, options };
 }
 
 /** The built-in skills warmed before a duck's loop ticks (ControlLoopOptions.warm), with the policies in `policyDirs` loaded. */

@@ -69,9 +69,10 @@ export interface GaitParams {
   /** Hip roll amplitude per m/s of vy, the same pattern sideways. */
   readonly lateralPerVy: number;
   /**
-   * Hip yaw amplitude per rad/s of vyaw, the same pattern about the vertical. The tuned turn's is
-   * negative: its feet slide rather than lift, so which foot grips is not the one the pattern
-   * assumes, and the measured turn goes the other way (a positive one turns clockwise for +vyaw).
+   * Hip yaw amplitude per rad/s of vyaw, the same pattern about the vertical. Both tuned gaits'
+   * are negative: which foot grips is not the one the pattern assumes, and the measured turn goes
+   * the other way (a positive one turns clockwise for +vyaw). The walk's was positive until the
+   * heading hold first sent a walk a vyaw (test/policy/twin.test.ts now checks the direction).
    */
   readonly yawPerVyaw: number;
   /**

@@ -36,7 +36,7 @@ export const PARAMS: PolicyParams = {
     "stepHeight": 0.1079,
     "stridePerVx": 1.3683,
     "lateralPerVy": 0.8,
-    "yawPerVyaw": 0.15,
+    "yawPerVyaw": -0.15,
     "sway": -0.0654,
     "activity": {
       "vx": 10,

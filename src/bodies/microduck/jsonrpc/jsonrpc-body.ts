@@ -53,6 +53,7 @@ import { reportBody } from './report.js';
 import { torqueResult } from '../torque.js';
 import { REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
+import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.js';
 import { logger } from '../../../log.js';
 import { cameraEyes } from '../../camera-eyes.js';
 import { cameraGlance, cameraScan } from '../../camera-scan.js';
@@ -87,6 +88,8 @@ export interface JsonRpcControl {
   readonly loop: ControlLoop;
   readonly policies: (slot: Slot) => string;
   readonly fall: FallSettings;
+  /** A straight walk's heading hold (the robot's `heading_hold`): the defaults when undefined. */
+  readonly headingHold?: HeadingHoldSettings | false;
 }
 
 /** The loop's period, 50 Hz: a verb's ticks in seconds. */
@@ -254,7 +257,7 @@ export class JsonRpcBody implements Body {
       const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
       if (!state.torque && !down && !halt.signal.aborted) await this.client.torque(true);
       before = await this.facts(loop);
-      result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs), halt.signal);
+      result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs, control.headingHold), halt.signal);
       result = await settleAfterGait(loop, control.policies('stand'), slot, result, halt.signal);
       // A camera's duck stands while the ball rolls on, so the look after a kick sees where it stopped.
       if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, control.policies('stand'), KICK_SETTLE_MS, result, halt.signal);
@@ -603,7 +606,7 @@ export async function createJsonRpcBody(options: BodyOptions, eyes?: BodyEyes): 
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
     const seeing = eyes ?? (settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera));
-    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall }, seeing);
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall, ...(settings.data.heading_hold !== undefined ? { headingHold: settings.data.heading_hold } : {}) }, seeing);
     if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
     return body;
   } catch (err) {

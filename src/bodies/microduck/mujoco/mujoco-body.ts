@@ -14,6 +14,7 @@
 import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
 import { trunkTilt } from '../../../control/fall.js';
+import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.js';
 import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import { describeVerb } from '../../../control/skill.js';
 import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
@@ -122,6 +123,8 @@ export class MujocoBody implements Body {
     private readonly gaitSettleMs = GAIT_SETTLE_MS,
     private readonly torque = new SimTorque(),
     camera?: 'synthetic',
+    /** A straight walk's heading hold (the robot's `heading_hold`): the defaults when undefined. */
+    private readonly headingHold?: HeadingHoldSettings | false,
   ) {
     this.ballStart = { x: world.ball.x, y: world.ball.y };
     this.eyes = camera === 'synthetic' ? { camera: new SyntheticCamera(() => renderTwinView(this.world)), ball: TWIN_BALL_LOOK } : undefined;
@@ -214,7 +217,7 @@ export class MujocoBody implements Body {
    */
   private async drive(slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, halt: AbortSignal, settleMs = this.gaitSettleMs): Promise<Driven> {
     const before = await this.sense();
-    let result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs), halt);
+    let result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs, this.headingHold), halt);
     let settling = false;
     if (result.outcome === 'done' && settleMs > 0) {
       const settle = await this.loop.run(policySkill(this.policies('stand'), { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, settleMs), halt);
@@ -384,7 +387,7 @@ export async function createMujocoBody(options: BodyOptions, scene?: Sim2dLayout
     // Starting holds the pose the twin stands in; the first sense is the run's starting world.
     const parsedWorld = TwinWorldSchema.safeParse(await loop.sense());
     if (!parsedWorld.success) throw new BodyError(`${KEY}: the twin reported nothing it could be read from`);
-    return new MujocoBody(loop, policies, parsedWorld.data, GAIT_SETTLE_MS, new SimTorque(options.robot, options.events), s.camera);
+    return new MujocoBody(loop, policies, parsedWorld.data, GAIT_SETTLE_MS, new SimTorque(options.robot, options.events), s.camera, s.heading_hold);
   } catch (err) {
     await loop.close();
     throw err;

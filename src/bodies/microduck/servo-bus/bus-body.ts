@@ -20,6 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ControlLoop } from '../../../control/control-loop.js';
+import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.js';
 import { ControlError } from '../../../control/errors.js';
 import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
@@ -70,6 +71,8 @@ export class BusBody implements Body {
     private readonly port: string,
     private readonly policies: (slot: Slot) => string,
     first: BusFacts,
+    /** A straight walk's heading hold (the robot's `heading_hold`): the defaults when undefined. */
+    private readonly headingHold?: HeadingHoldSettings | false,
   ) {
     this.facts = first;
   }
@@ -147,7 +150,7 @@ export class BusBody implements Body {
     this.startWatch();
     let result: LoopResult;
     try {
-      result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs), halt.signal);
+      result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs, this.headingHold), halt.signal);
       result = await settleAfterGait(this.loop, this.policies('stand'), slot, result, halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
@@ -298,7 +301,7 @@ export async function createBusBody(protocol: ProtocolName, options: BodyOptions
     await loop.close();
     throw new BodyError(`${key}: the bus plant reported nothing it could be read from`);
   }
-  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data));
+  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data), s.heading_hold);
 }
 
 /**
