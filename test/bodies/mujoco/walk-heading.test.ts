@@ -8,17 +8,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createMujocoBody } from '../../../src/bodies/microduck/mujoco/mujoco-body.js';
-import { ROOM, SOFA } from '../../../src/bodies/microduck/sim2d/arena.js';
+import { ROOM, SOFA, type Pose } from '../../../src/bodies/microduck/sim2d/arena.js';
 
 const WALK_M = 1.5;
 /** Clear floor kept around the walk's line: the duck's half width, and what a veer may take. */
 const CLEAR_M = 0.5;
 
-interface Start {
-  readonly x: number;
-  readonly y: number;
-  readonly heading: number;
-}
+/** Where a walk starts: sim2d's pose (m, rad). */
+type Start = Pose;
 
 /** Starts whose 1.5 m line stays CLEAR_M from the walls and the sofa, from a fixed pseudo-random stream. */
 function starts(n: number): Start[] {
