@@ -129,9 +129,10 @@ function headingHold(o: z.infer<typeof Options>, m: Policy['manifest'], periodMs
   let gyroYaw = 0;
   let lastMs: number | undefined;
   return (frame, tMs) => {
+    if (frame.trunk !== undefined) return hold.update(frame.trunk.yaw);
     gyroYaw += frame.gyro[2] * (lastMs === undefined ? 0 : (tMs - lastMs) / 1000);
     lastMs = tMs;
-    return hold.update(frame.trunk?.yaw ?? gyroYaw);
+    return hold.update(gyroYaw);
   };
 }
 
