@@ -45,6 +45,7 @@ import type { ControlStats } from '../src/control/stats.js';
 import { missingTools, Rig } from '../test/bridge/rig.js';
 import { closedPort, openaiToolCalls, startLlmServer, type LlmServer } from '../test/helpers/llm-server.js';
 import { bundle } from '../cross/bundle.js';
+import { readCredentials } from '../src/mqtt/credentials.js';
 import { bareLoop, onnxFloor, rssMb, type Floor } from './_floor.js';
 import { servoTwinProcess } from './_servo-twin.js';
 import { cpuPressure } from './_machine.js';
@@ -66,12 +67,12 @@ const FLEET = 4;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The serve+MQTT child (bench/service-child.ts), bundled with quackd's code as dist is, in a
+ * The serve+MQTT child (bench/_service-child.ts), bundled with quackd's code as dist is, in a
  * folder of its own with this repository's node_modules: `node <script>` runs it.
  */
 async function buildChild(): Promise<{ script: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'quackd-bench-service-child-'));
-  await bundle(dir, [{ in: fileURLToPath(new URL('./service-child.ts', import.meta.url)), out: 'serve-mqtt' }]);
+  await bundle(dir, [{ in: fileURLToPath(new URL('./_service-child.ts', import.meta.url)), out: 'serve-mqtt' }]);
   symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'));
   return { script: join(dir, 'lib/serve-mqtt.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -244,7 +245,8 @@ if (rig === undefined) console.log(`jsonrpc cases skipped: ${tools ?? ''}`);
 try {
   const mqttPort = await closedPort();
   const fleet = Array.from({ length: FLEET }, (_, i) => `  den${i + 1}: { body: microduck:sim2d }\n`).join('');
-  const mqttOn = `mqtt: { port: ${mqttPort}, state_hz: 20 }\n`;
+  // The embedded broker refuses anonymous clients: the dashboard below logs in as a login that may ask for status.
+  const mqttOn = `mqtt: { port: ${mqttPort}, state_hz: 20, users: { dashboard: { may: [command] } } }\n`;
   const configs: { name: string; body: string; robots: string; walks: boolean; idle: boolean }[] = [
     { name: '(a) sim2d fleet', body: 'microduck:sim2d', robots: `robots:\n${fleet}`, walks: false, idle: true },
     ...(rig !== undefined ? [{ name: '(b) jsonrpc duck', body: 'microduck:jsonrpc', robots: `robots:\n  ${ROBOT}: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\n`, walks: true, idle: true }] : []),
@@ -302,9 +304,10 @@ try {
       let asking: NodeJS.Timeout | undefined;
       let states = 0;
       let answers = 0;
+      const login = () => ['-u', 'dashboard', '-P', readCredentials(served.home)?.get('dashboard') ?? ''];
       try {
         if (on) {
-          sub = spawn('mosquitto_sub', ['-h', '127.0.0.1', '-p', String(mqttPort), '-t', 'quackd/#', '-v'], { stdio: ['ignore', 'pipe', 'ignore'] });
+          sub = spawn('mosquitto_sub', ['-h', '127.0.0.1', '-p', String(mqttPort), ...login(), '-t', 'quackd/#', '-v'], { stdio: ['ignore', 'pipe', 'ignore'] });
           createInterface({ input: sub.stdout! }).on('line', (line) => {
             if (line.startsWith(`quackd/${ROBOT}/state `)) states += 1;
             else if (line.startsWith('quackd/bridge/response/status ')) answers += 1;
@@ -313,13 +316,16 @@ try {
         }
         // A dashboard that asks for status at 20 Hz: MQTT traffic both ways at the rate the issue names.
         if (mode === 'asked') {
-          pub = spawn('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(mqttPort), '-t', 'quackd/bridge/request/status', '-l'], { stdio: ['pipe', 'ignore', 'ignore'] });
+          pub = spawn('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(mqttPort), ...login(), '-t', 'quackd/bridge/request/status', '-l'], { stdio: ['pipe', 'ignore', 'ignore'] });
           asking = setInterval(() => pub?.stdin?.write('{}\n'), 50);
         }
         const [states0, answers0] = [states, answers];
         const t0 = performance.now();
         const outcome = await walk(served, 'microduck:jsonrpc', WALK_S);
         const wall = (performance.now() - t0) / 1000;
+        // A dashboard that heard nothing measured nothing: say so rather than print a quiet 0.
+        if (on && states === states0) throw new Error(`the MQTT subscriber heard no state of ${ROBOT} over the walk`);
+        if (mode === 'asked' && answers === answers0) throw new Error('the status requests at 20 Hz got no answer');
         const rate = on ? `${fmt((states - states0) / wall)}${mode === 'asked' ? ` + ${fmt((answers - answers0) / wall)} asked` : ''}` : '-';
         await sleep(1500);
         const mine = served.stats.filter((s) => s.robot === ROBOT).map((s) => s.stats);
