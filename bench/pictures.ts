@@ -12,13 +12,13 @@
  *
  *   node --import tsx bench/pictures.ts [--seeds 1-10]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listDucks } from '../src/ducks/find.js';
 import { runCli } from '../test/helpers/cli.js';
 import { openaiText, openaiToolCalls, startLlmServer, type RecordedRequest, type Reply } from '../test/helpers/llm-server.js';
-import { tempDir } from '../test/helpers/tmp.js';
 import { fmt, median } from './_stats.js';
 
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1-10' }, verbose: { type: 'boolean', default: false } } });
@@ -101,10 +101,13 @@ const DUCK = readFileSync(listDucks().find((d) => d.name === 'find-and-kick')?.p
 
 const server = await startLlmServer({ fallback: pilot });
 const rows: { seed: number; ok: boolean; snapshots: number; pictures: number; requests: number; total: number }[] = [];
+const homes: string[] = [];
 try {
   for (const seed of SEEDS) {
     server.requests.length = 0;
-    const home = tempDir('quackd-bench-pictures-');
+    // Not test/helpers' tempDir: its clean-up hook would start node:test's runner, which prints TAP here.
+    const home = mkdtempSync(join(tmpdir(), 'quackd-bench-pictures-'));
+    homes.push(home);
     writeFileSync(join(home, 'config.yaml'), 'robots:\n  den:\n    body: microduck:sim2d\n    camera: synthetic\npilot:\n  images: true\n');
     writeFileSync(join(home, 'find-and-look.duck'), DUCK);
     const r = await runCli(['run', join(home, 'find-and-look.duck'), '--robot', 'den', '--seed', String(seed), '--provider', 'openai', '--base-url', `${server.url}/v1`, '--model', 'vision-model', '--no-memory', '--no-record'], { env: { QUACKD_HOME: home, OPENAI_API_KEY: KEY }, timeoutMs: 120_000 });
@@ -117,6 +120,7 @@ try {
   }
 } finally {
   await server.close();
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
 }
 const kB = (xs: number[]): string => `${fmt(median(xs) / 1000)} kB (${fmt(Math.min(...xs) / 1000)}–${fmt(Math.max(...xs) / 1000)})`;
 console.log(`\nfind-and-kick with a multimodal pilot (OpenAI wire, sim2d's synthetic camera, 512 px JPEG pictures), ${rows.length} seeds, ${rows.filter((r) => r.ok).length} succeeded:`);

@@ -12,7 +12,7 @@
  *            status also through the untarred folder's bin/quackd (a shell script)
  *   dist     package.json's bin, dist/quackd.cjs (`npm run build`: the same bundle, with source
  *            maps), as node_modules/.bin/quackd and `npm install -g` link it
- * Beside them, the floor of the chosen parts (bench/startup-parts.ts: zod, yaml and lmdb loaded as
+ * Beside them, the floor of the chosen parts (bench/_startup-parts.ts: zod, yaml and lmdb loaded as
  * the bundle loads them and used once, nothing of quackd), bundled with the rest: what no `run`
  * can start under, so the goals read against it too.
  * On a Pi Zero 2 W every 100 ms here is about a second there. This machine is shared: the figures
@@ -38,7 +38,7 @@ const DIST = join(ROOT, 'dist/quackd.cjs');
 /** The goals, by command (the issue's). */
 const GOALS: Readonly<Record<string, number>> = { '--version': 1.5, status: 1.5, 'memory show': 2, 'run hello-world': 2.5 };
 
-/** The chosen parts a command cannot start without (bench/startup-parts.ts), by command. */
+/** The chosen parts a command cannot start without (bench/_startup-parts.ts), by command. */
 const PARTS: Readonly<Record<string, readonly string[]>> = { 'memory show': ['lmdb'], 'run hello-world': ['zod', 'yaml', 'lmdb'] };
 const partsCase = (parts: readonly string[]) => `parts: ${parts.join(', ')}`;
 
@@ -53,7 +53,7 @@ interface Case {
 const dir = mkdtempSync(join(tmpdir(), 'quackd-bench-startup-'));
 const binDir = mkdtempSync(join(tmpdir(), 'quackd-bench-usr-local-bin-'));
 try {
-  await bundle(dir, [{ in: join(ROOT, 'bench/startup-parts.ts'), out: 'startup-parts' }]);
+  await bundle(dir, [{ in: join(ROOT, 'bench/_startup-parts.ts'), out: 'startup-parts' }]);
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'empty.mjs'), '');
   const home = join(dir, 'home');
