@@ -2,7 +2,7 @@
  * A Microduck robot's `heading_hold` setting: how its straight walks keep their heading
  * (src/control/skills/heading-hold.ts). `false` sends the walk policy the command alone, for a
  * policy that holds its own heading or turns the wrong way for its vyaw; `{ gain, max_vyaw }`
- * retunes it. The defaults otherwise.
+ * retunes it. Unset: the defaults, except on a servo bus, where it is off (createBusBody says why).
  */
 import { z } from 'zod';
 

@@ -71,8 +71,8 @@ export class BusBody implements Body {
     private readonly port: string,
     private readonly policies: (slot: Slot) => string,
     first: BusFacts,
-    /** A straight walk's heading hold (the robot's `heading_hold`; off unless set, see servoBusBody). */
-    private readonly headingHold?: HeadingHoldSettings | false,
+    /** A straight walk's heading hold (the robot's `heading_hold`; off unless set, see createBusBody). */
+    private readonly headingHold: HeadingHoldSettings | false,
   ) {
     this.facts = first;
   }
