@@ -51,3 +51,20 @@ export function numberFlag(name: string, value: string | undefined, opts: { int?
   }
   return n;
 }
+
+/**
+ * A command with one sub-command and a port to talk to (`bridge probe`, `bus scan`): refuses a
+ * missing or unknown sub-command, anything after it, and a missing --port, each with `tryHint`
+ * (and the serial ports this machine has, for the port). Returns the port.
+ */
+export async function soleSubCommandPort(command: string, sub: string, positionals: readonly string[], port: string | undefined, tryHint: string, portHint: () => Promise<string>): Promise<string> {
+  const [given, ...extra] = positionals;
+  if (given === undefined) throw new UsageError(`${command}: missing sub-command`, tryHint);
+  if (given !== sub) {
+    const hint = didYouMean(given, [sub]);
+    throw new UsageError(`${command}: unknown sub-command "${given}"${hint}`, hint === '' ? tryHint : undefined);
+  }
+  if (extra.length > 0) throw new UsageError(`${command} ${sub}: unexpected argument "${extra.join(' ')}"`, tryHint);
+  if (port === undefined || port === '') throw new UsageError(`${command} ${sub}: --port is required`, `e.g. --port /dev/serial/by-id/...; ${await portHint()}`);
+  return port;
+}

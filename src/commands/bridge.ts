@@ -3,15 +3,14 @@
  * prints what it announced, the frame error counters on both ends and a live round-trip time
  * (median of --pings heartbeats). Never switches torque on.
  */
-import { EXIT, UsageError, RuntimeError } from '../cli/errors.js';
-import { numberFlag, parseFlags } from '../cli/args.js';
+import { EXIT, RuntimeError } from '../cli/errors.js';
+import { numberFlag, parseFlags, soleSubCommandPort } from '../cli/args.js';
 import type { Output } from '../cli/output.js';
 import { plural } from '../text/plural.js';
 import { BridgeClient, type ClientCounters } from '../bridge/client.js';
 import { BridgeError, RequestTimeoutError } from '../bridge/errors.js';
 import type { BridgeState, Hello } from '../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink, portHint } from '../bridge/serial.js';
-import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
 const HELP = `usage: quackd bridge probe --port PATH [--baud N] [--pings N] [--timeout S] [--json]
@@ -132,17 +131,7 @@ export const bridgeCommand: Command = {
       io.line(HELP);
       return 0;
     }
-    const [sub, ...extra] = positionals;
-    if (sub === undefined) throw new UsageError('bridge: missing sub-command', "try 'quackd bridge probe --port PATH'");
-    if (sub !== 'probe') {
-      const hint = didYouMean(sub, ['probe']);
-      throw new UsageError(`bridge: unknown sub-command "${sub}"${hint}`, hint === '' ? "try 'quackd bridge probe --port PATH'" : undefined);
-    }
-    if (extra.length > 0) throw new UsageError(`bridge probe: unexpected argument "${extra.join(' ')}"`, "try 'quackd bridge probe --port PATH'");
-    const port = flags.port;
-    if (port === undefined || port === '') {
-      throw new UsageError('bridge probe: --port is required', `e.g. --port /dev/serial/by-id/...; ${await portHint()}`);
-    }
+    const port = await soleSubCommandPort('bridge', 'probe', positionals, flags.port, "try 'quackd bridge probe --port PATH'", portHint);
     const baud = numberFlag('baud', flags.baud, { int: true, min: 1 }) ?? DEFAULT_BAUD;
     const pings = numberFlag('pings', flags.pings, { int: true, min: 1 }) ?? 20;
     const timeoutS = numberFlag('timeout', flags.timeout, { min: 0.01 }) ?? DEFAULT_TIMEOUT_S;

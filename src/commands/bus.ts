@@ -5,7 +5,7 @@
  * nothing moves and no register changes.
  */
 import { EXIT, RuntimeError, UsageError } from '../cli/errors.js';
-import { numberFlag, parseFlags } from '../cli/args.js';
+import { numberFlag, parseFlags, soleSubCommandPort } from '../cli/args.js';
 import type { Output } from '../cli/output.js';
 import { BridgeError } from '../bridge/errors.js';
 import { SerialLink, portHint } from '../bridge/serial.js';
@@ -121,15 +121,7 @@ export const busCommand: Command = {
       io.line(HELP);
       return 0;
     }
-    const [sub, ...extra] = positionals;
-    if (sub === undefined) throw new UsageError('bus: missing sub-command', TRY);
-    if (sub !== 'scan') {
-      const hint = didYouMean(sub, ['scan']);
-      throw new UsageError(`bus: unknown sub-command "${sub}"${hint}`, hint === '' ? TRY : undefined);
-    }
-    if (extra.length > 0) throw new UsageError(`bus scan: unexpected argument "${extra.join(' ')}"`, TRY);
-    const port = flags.port;
-    if (port === undefined || port === '') throw new UsageError('bus scan: --port is required', `e.g. --port /dev/serial/by-id/...; ${await portHint()}`);
+    const port = await soleSubCommandPort('bus', 'scan', positionals, flags.port, TRY, portHint);
     const protocol = flags.protocol ?? 'feetech';
     if (!(PROTOCOLS as readonly string[]).includes(protocol)) {
       throw new UsageError(`bus scan: --protocol must be feetech or dynamixel, not "${protocol}"${didYouMean(protocol, PROTOCOLS)}`);
