@@ -104,7 +104,11 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
     }
   } catch (err) {
     if (err instanceof InputError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: {} };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      // No file where one is looked for by default is an empty fleet; one named is a mistake (a typo'd --config would serve no robot).
+      if (env['QUACKD_CONFIG'] !== undefined && env['QUACKD_CONFIG'] !== '') throw new InputError(`${path}: no such file (named by --config or QUACKD_CONFIG)`, 'check the path, or leave --config out for the default config file');
+      return { path, exists: false, config: {} };
+    }
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   // Imported here so that runs without a config file never load the YAML parser.

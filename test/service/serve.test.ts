@@ -108,4 +108,15 @@ describe('quackd serve, spawned', () => {
     assert.match(errors[0] ?? '', new RegExp(`^quackd: ${bad}:2: robots\\.den\\.body: unknown body "microduck:sim3d"`));
     assert.ok(!existsSync(join(home, 'quackd.sock')));
   });
+
+  it('a --config that names no file: one line, exit 2, nothing served (a typo is not an empty fleet)', async () => {
+    const typo = join(home, 'flet.yaml');
+    for (const argv of [['serve', '--config', typo], ['config', 'check', '--config', typo]]) {
+      const r = await runCli(argv, { env: { QUACKD_HOME: home } });
+      assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+      const errors = r.stderr.split('\n').filter((l) => l.startsWith('quackd: '));
+      assert.deepEqual(errors, [`quackd: ${typo}: no such file (named by --config or QUACKD_CONFIG) (check the path, or leave --config out for the default config file)`], r.stderr);
+      assert.ok(!existsSync(join(home, 'quackd.sock')));
+    }
+  });
 });
