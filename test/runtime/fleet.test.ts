@@ -20,7 +20,7 @@ describe('robots: in config.yaml', () => {
     const { config } = await loadConfigFile({ QUACKD_HOME: h });
     const fleet = new Fleet(config.robots);
     assert.deepEqual(fleet.list().map((r) => [r.name, r.key]), [['bench', 'microduck:jsonrpc'], ['den', 'microduck:sim2d']]);
-    assert.deepEqual(fleet.resolve('bench').settings, { port: '/dev/ttyACM0', baud: 115200 });
+    assert.deepEqual(fleet.resolve('bench').settings, { port: '/dev/ttyACM0', baud: 115200, heading_hold: { gain: 3, max_vyaw: 1 } });
   });
 
   it('refuses an unknown body, a setting the body does not take and a bad value, each on its line', async () => {
@@ -52,7 +52,23 @@ describe('robots: in config.yaml', () => {
     const h = home('robots:\n  twin:\n    body: microduck:mujoco\n    policies:\n      walk: /srv/walking\n      kick_left: /srv/kick\n');
     const check = await quackd(['config', 'check'], { env: { QUACKD_HOME: h } });
     assert.equal(check.code, 0, check.stderr);
-    assert.match(check.stdout, /twin\s+microduck:mujoco\s+policies walk=\/srv\/walking kick_left=\/srv\/kick \(file\), pace lockstep \(default\)/);
+    assert.match(check.stdout, /twin\s+microduck:mujoco\s+policies walk=\/srv\/walking kick_left=\/srv\/kick \(file\), heading_hold gain=3 max_vyaw=1 \(default\), pace lockstep \(default\)/);
+  });
+
+  it('config check shows how straight walks hold their heading: on for the twin and the bridge, off on a servo bus unless set', async () => {
+    const h = home('robots:\n  twin: { body: microduck:mujoco }\n  bench: { body: microduck:jsonrpc, port: /dev/ttyACM0 }\n  odm: { body: microduck:feetech, port: /dev/ttyUSB0 }\n  xl: { body: microduck:dynamixel, port: /dev/ttyUSB1, heading_hold: { gain: 1.5, max_vyaw: 0.5 } }\n  calm: { body: microduck:jsonrpc, port: /dev/ttyACM1, heading_hold: false }\n');
+    const check = await quackd(['config', 'check', '--json'], { env: { QUACKD_HOME: h } });
+    assert.equal(check.code, 0, check.stderr);
+    const robots = (JSON.parse(check.stdout) as { robots: { name: string; settings: Record<string, { value: unknown; from: string }> }[] }).robots;
+    const hold = Object.fromEntries(robots.map((r) => [r.name, r.settings['heading_hold']]));
+    const on = { gain: 3, max_vyaw: 1 };
+    assert.deepEqual(hold, {
+      twin: { value: on, from: 'default' },
+      bench: { value: on, from: 'default' },
+      odm: { value: false, from: 'default' },
+      xl: { value: { gain: 1.5, max_vyaw: 0.5 }, from: 'file' },
+      calm: { value: false, from: 'file' },
+    });
   });
 
   it('--robot KEY that means the one robot of the fleet with that body says so in the header; a bare key stays the key', async () => {

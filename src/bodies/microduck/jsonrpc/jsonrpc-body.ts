@@ -606,7 +606,7 @@ export async function createJsonRpcBody(options: BodyOptions, eyes?: BodyEyes): 
     // The plant said hello already; the full hello (joints, limits) is asked again here.
     const hello = await greet(remote, port);
     const seeing = eyes ?? (settings.data.camera === undefined ? undefined : await cameraEyes(JSONRPC_KEY, settings.data.camera));
-    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall, ...(settings.data.heading_hold !== undefined ? { headingHold: settings.data.heading_hold } : {}) }, seeing);
+    const body = new JsonRpcBody(remote, hello, { label: port, close: () => remote.closeLink() }, { loop, policies, fall, headingHold: settings.data.heading_hold }, seeing);
     if (options.events !== undefined) reportBody(remote, body, options.robot ?? JSONRPC_KEY, options.events);
     return body;
   } catch (err) {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_BAUD } from '../../../bridge/baud.js';
 import { CameraSettingsSchema } from '../../../camera/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
-import { HeadingHoldSettingSchema } from '../heading-hold-setting.js';
+import { headingHoldSetting } from '../heading-hold-setting.js';
 
 export const jsonRpcSettings = z
   .object({
@@ -19,7 +19,7 @@ export const jsonRpcSettings = z
     /** Folders for the policy slots (walk, turn, stand, kick_left, kick_right); the bundled ones otherwise. */
     policies: PolicySlotsSchema.optional(),
     /** How a straight walk keeps its heading (heading-hold-setting.ts): `false` for none. */
-    heading_hold: HeadingHoldSettingSchema.optional(),
+    heading_hold: headingHoldSetting,
     /** After a fall: torque off, confirmed by the firmware (limp, the default), or keep the last pose (hold). */
     after_fall: z.enum(['limp', 'hold']).optional(),
     /** The duck's camera (src/camera): `snapshot` reads it, and search_scan looks through it after each of its turns. */

@@ -4,14 +4,14 @@
  */
 import { z } from 'zod';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
-import { HeadingHoldSettingSchema } from '../heading-hold-setting.js';
+import { headingHoldSetting } from '../heading-hold-setting.js';
 
 export const mujocoSettings = z
   .object({
     /** Folders for the policy slots (walk, turn, stand, kick_left, kick_right); the bundled ones otherwise. */
     policies: PolicySlotsSchema.optional(),
     /** How a straight walk keeps its heading (heading-hold-setting.ts): `false` for none. */
-    heading_hold: HeadingHoldSettingSchema.optional(),
+    heading_hold: headingHoldSetting,
     /**
      * `lockstep` (default): the twin's time runs only while a verb runs, as fast as the physics
      * computes, so a run is deterministic and never waits on the wall clock; `realtime`: 50 Hz on

@@ -71,7 +71,7 @@ export class BusBody implements Body {
     private readonly port: string,
     private readonly policies: (slot: Slot) => string,
     first: BusFacts,
-    /** A straight walk's heading hold (the robot's `heading_hold`; off unless set, see createBusBody). */
+    /** A straight walk's heading hold (the robot's `heading_hold`; off unless set: BUS_HEADING_HOLD). */
     private readonly headingHold: HeadingHoldSettings | false,
   ) {
     this.facts = first;
@@ -301,9 +301,8 @@ export async function createBusBody(protocol: ProtocolName, options: BodyOptions
     await loop.close();
     throw new BodyError(`${key}: the bus plant reported nothing it could be read from`);
   }
-  // No hold unless asked for: on the bus twin it tipped the duck in 4 of 6 20 s runs of bench
-  // control-run's walk-and-turn (1 of 6 without; the yaw is the gyro's, a bus round behind).
-  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data), s.heading_hold ?? false);
+  // No hold unless asked for (BUS_HEADING_HOLD, the setting's default, says why).
+  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data), s.heading_hold);
 }
 
 /**

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
-import { HeadingHoldSettingSchema } from '../heading-hold-setting.js';
+import { busHeadingHoldSetting } from '../heading-hold-setting.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { JointRowSchema, jointTableProblem } from './joint-table.js';
 
@@ -23,7 +23,7 @@ export const servoBusSettings = z
     joints: z.array(JointRowSchema).optional(),
     policies: PolicySlotsSchema.optional(),
     /** How a straight walk keeps its heading (heading-hold-setting.ts): `false` for none. */
-    heading_hold: HeadingHoldSettingSchema.optional(),
+    heading_hold: busHeadingHoldSetting,
     after_fall: z.enum(['limp', 'hold']).optional(),
     /**
      * The trunk's BNO055 on I²C (src/imu/settings.ts; defaults the Open Duck Mini v2's). Without
