@@ -116,11 +116,14 @@ describe('the control socket', () => {
     assert.equal(bad.code, 2);
   });
 
-  it('quackd stop names an unknown robot: one line, exit 2', async () => {
+  it('quackd stop and quackd run name an unknown robot: one line, exit 2, with where to see the fleet', async () => {
     const r = await quackd(['stop', 'attic'], { env: env() });
     assert.equal(r.code, 2);
     assert.equal(r.stderr.trim().split('\n').length, 1);
-    assert.match(r.stderr, /unknown robot "attic"/);
+    assert.match(r.stderr, /unknown robot "attic".* \('quackd status' lists the robots this service holds\)$/m);
+    const run = await quackd(['run', 'hello-world', '--robot', 'attic'], { env: env() });
+    assert.equal(run.code, 2);
+    assert.deepEqual(run.stderr.trim().split('\n'), [`quackd: unknown robot "attic" ('quackd status' lists the robots this service holds)`]);
   });
 
   it('a bad request is answered with an error, and the service answers the next one', async () => {

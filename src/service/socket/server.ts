@@ -106,7 +106,9 @@ async function claim(path: string): Promise<void> {
 function errorReply(err: unknown): Reply {
   const reply = (kind: ErrorKind, message: string, hint?: string): Reply => ({ type: 'error', kind, message, ...(hint !== undefined ? { hint } : {}) });
   if (err instanceof QuackdError) return reply(err.kind, err.message, err.hint);
-  if (err instanceof UnknownRobot || err instanceof RobotSettingsError) return reply('input', err.message);
+  // The service's fleet is the one that counts here (a config edited since it started is not).
+  if (err instanceof UnknownRobot) return reply('input', err.message, "'quackd status' lists the robots this service holds");
+  if (err instanceof RobotSettingsError) return reply('input', err.message);
   if (err instanceof RobotBusy) return reply('runtime', err.message);
   logger('service').error({ err }, 'control socket: request failed');
   return reply('runtime', `internal error in quackd serve: ${err instanceof Error ? err.message : String(err)}`);
