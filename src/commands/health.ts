@@ -27,7 +27,8 @@ one fails. Changes nothing. Each check has its own deadline: one that hangs is r
 answering while the others report.
 
 options:
-  --robot NAME   a robot of the fleet or a body key (default microduck:sim2d, as for a run)
+  --robot NAME   a robot of the fleet or a body key (default: the fleet's robot when it has
+                 one alone, else microduck:sim2d, as for a run)
   --timeout S    seconds each check may take (default ${CHECK_TIMEOUT_MS / 1000}; more for a board that is
                  emulated or very busy)
   --json         one JSON array of {check, status, detail}

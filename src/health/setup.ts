@@ -16,14 +16,20 @@ function bare(key: string): Robot | undefined {
   return entry === undefined ? undefined : { name: entry.key, key: entry.key, entry, settings: {}, sources: {} };
 }
 
-/** The setup for `robot` (a fleet name or a body key; default: the simulator, as for a run). */
-export async function loadHealthSetup(env: NodeJS.ProcessEnv, robot: string = DEFAULT_BODY): Promise<HealthSetup> {
+/**
+ * The setup for `robot` (a fleet name or a body key). Unnamed: the fleet's robot when it has one
+ * alone (a Pi with its duck configured checks that duck, not the simulator), else the simulator,
+ * as for a run.
+ */
+export async function loadHealthSetup(env: NodeJS.ProcessEnv, named?: string): Promise<HealthSetup> {
   const config = await loadConfigFile(env).catch((err: unknown) => {
     if (err instanceof QuackdError) return err;
     throw err;
   });
   if (config instanceof QuackdError) return { ok: false, problem: config.message };
   const fleet = new Fleet(config.config.robots ?? {});
+  const only = fleet.list();
+  const robot = named ?? (only.length === 1 && only[0] !== undefined ? only[0].name : DEFAULT_BODY);
   try {
     return { ok: true, config, robot: fleet.resolve(robot) };
   } catch (err) {

@@ -151,6 +151,18 @@ describe('quackd health', () => {
     assert.equal(byName(rs, 'store').status, 'ok');
   });
 
+  it('with no --robot, checks the fleet\'s robot when it has one alone (a configured duck, not the simulator); of several, the simulator', async () => {
+    const one = home('robots:\n  kitchen-duck:\n    body: microduck:mujoco\n');
+    const r = await quackd(['health'], { env: one.env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(byName(rows(r.stdout), 'config').detail, /robot kitchen-duck \(microduck:mujoco\)$/);
+    assert.match(byName(rows(r.stdout), 'policies').detail, /^all 5 slots load/);
+    const two = home('robots:\n  kitchen-duck:\n    body: microduck:mujoco\n  hall-duck:\n    body: microduck:mujoco\n');
+    const both = await quackd(['health'], { env: two.env });
+    assert.equal(both.code, 0, both.stderr);
+    assert.match(byName(rows(both.stdout), 'config').detail, /robot microduck:sim2d$/);
+  });
+
   it('--json: an array of {check, status, detail}, the same checks in the same order', async () => {
     const { env } = home();
     const r = await quackd(['health', '--json', '--robot', 'microduck:mujoco'], { env });
