@@ -26,7 +26,8 @@ Each slot holds the bundled policy unless the robot's config (policies: in robot
 as a run would load it; 'load' checks the folder first and takes effect at the robot's next run.
 
 options:
-  --robot NAME   a robot of the fleet or a body key (default: the only robot with policies)
+  --robot NAME   a robot of the fleet or a body key (default: the fleet's one robot that runs
+                 policies)
   --default      (load) put the slot back to the config file's or the bundled policy
   --json         (list) one JSON array
 
@@ -43,12 +44,17 @@ function candidates(fleet: Fleet): Robot[] {
   return [...members, ...bare];
 }
 
-/** The robot whose slots a command is about: --robot, else the only one that runs policies. */
+/**
+ * The robot whose slots a command is about: --robot, else the fleet's one robot that runs
+ * policies (a Pi with its duck configured), else the only body that does.
+ */
 function robotOf(fleet: Fleet, flag: string | undefined): Robot {
   const all = candidates(fleet);
   const names = all.map((r) => r.name);
   if (flag === undefined) {
-    if (all.length === 1 && all[0] !== undefined) return all[0];
+    const members = all.filter((r) => fleet.get(r.name) === r);
+    const only = members.length === 1 ? members[0] : all.length === 1 ? all[0] : undefined;
+    if (only !== undefined) return only;
     throw new UsageError(`policy: name the robot (--robot): ${names.join(', ')}`);
   }
   const robot = all.find((r) => r.name === flag) ?? fleet.get(flag);

@@ -163,6 +163,14 @@ describe('quackd policy', () => {
     const which = await quackd(['policy', 'list'], { env });
     assert.equal(which.code, 2);
     assert.match(which.stderr, /^quackd: policy: name the robot \(--robot\): microduck:mujoco, microduck:jsonrpc, microduck:feetech, microduck:dynamixel$/m);
+    // A fleet with one robot that runs policies (a Pi with its duck configured): that one, unnamed.
+    const duckHome = tempDir('quackd-home-');
+    writeFileSync(join(duckHome, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\n  odm: { body: microduck:feetech, port: /dev/ttyUSB0 }\n');
+    const mine1 = await quackd(['policy', 'list', '--json'], { env: { QUACKD_HOME: duckHome } });
+    assert.equal(mine1.code, 0, mine1.stderr);
+    assert.equal((JSON.parse(mine1.stdout) as unknown[]).length, 5);
+    const shown = await quackd(['policy', 'list'], { env: { QUACKD_HOME: duckHome } });
+    assert.match(shown.stdout, /^odm \(microduck:feetech\)\n {2}walk /);
     const list = await quackd(['policy', 'list', '--json', '--robot', 'microduck:mujoco'], { env });
     assert.equal(list.code, 0, list.stderr);
     const rows = JSON.parse(list.stdout) as { slot: string; from: string; ok: boolean; runtime?: string }[];
