@@ -28,8 +28,7 @@ export async function loadHealthSetup(env: NodeJS.ProcessEnv, named?: string): P
   });
   if (config instanceof QuackdError) return { ok: false, problem: config.message };
   const fleet = new Fleet(config.config.robots ?? {});
-  const only = fleet.list();
-  const robot = named ?? (only.length === 1 && only[0] !== undefined ? only[0].name : DEFAULT_BODY);
+  const robot = named ?? fleet.sole()?.name ?? DEFAULT_BODY;
   try {
     return { ok: true, config, robot: fleet.resolve(robot) };
   } catch (err) {

@@ -102,6 +102,11 @@ export class Fleet {
     return [...this.robots.values()];
   }
 
+  /** The fleet's robot when it has one alone (a Pi with its duck configured): what a read-only command looks at unnamed. */
+  sole(): Robot | undefined {
+    return this.robots.size === 1 ? [...this.robots.values()][0] : undefined;
+  }
+
   get(name: string): Robot | undefined {
     return this.robots.get(name);
   }

@@ -91,6 +91,16 @@ describe('quackd memory (CLI)', () => {
     assert.match((await q('show', '--robot', 'microduck:jsonrpc')).stdout, /serial-body note/);
   });
 
+  it('unnamed, a command uses the memory of the fleet\'s one robot (a Pi with its duck configured), else the simulator\'s', async () => {
+    const { home, q } = setup();
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  odm: { body: microduck:feetech, port: /dev/ttyUSB0 }\n');
+    assert.equal((await q('add', 'the charger is by the door')).code, 0);
+    assert.match((await q('show')).stdout, /^microduck:feetech: 1 note/m);
+    assert.match((await q('show', '--robot', 'odm')).stdout, /the charger is by the door/);
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  odm: { body: microduck:feetech, port: /dev/ttyUSB0 }\n  den: { body: microduck:sim2d }\n');
+    assert.match((await q('show')).stdout, /^microduck:sim2d: no memory yet/m);
+  });
+
   it('export and import round-trip; bad lines are skipped with a warning naming them', async () => {
     const { home, q } = setup();
     await q('add', 'the stairs are behind the kitchen door');

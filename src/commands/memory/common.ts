@@ -25,7 +25,8 @@ export const COMMON_FLAGS = {
 } as const;
 
 export const COMMON_HELP = [
-  '  --robot NAME       the robot (a fleet name) or body (adapter:backend) whose memory to use (default microduck:sim2d)',
+  '  --robot NAME       the robot (a fleet name) or body (adapter:backend) whose memory to use',
+  "                     (default: the fleet's robot when it has one alone, else microduck:sim2d)",
   '  --memory-dir DIR   the memory directory (default $QUACKD_MEMORY_DIR or ~/.quackd/memory)',
 ].join('\n');
 
@@ -37,13 +38,15 @@ export interface Target {
 }
 
 /**
- * The body whose memory a command uses: --robot names a fleet robot (its body) or a body key.
+ * The body whose memory a command uses: --robot names a fleet robot (its body) or a body key;
+ * unnamed, the fleet's one robot, else the simulator.
  * A key that is neither a body of this quackd nor a fleet robot's is refused with the closest one:
  * a typo must not quietly start a memory no run reads.
  */
 export async function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }, env: NodeJS.ProcessEnv): Promise<Target> {
-  const robot = flags.robot ?? DEFAULT_BODY;
   const fleet = new Fleet((await loadConfigFile(env)).config.robots ?? {});
+  // Unnamed: the fleet's one robot (a Pi with its duck configured), else the simulator.
+  const robot = flags.robot ?? fleet.sole()?.name ?? DEFAULT_BODY;
   const member = fleet.get(robot);
   if (member !== undefined) return { dir: memoryDir(flags['memory-dir'], env), body: member.key, known: knownBodies(fleet) };
   if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is neither a robot of the fleet nor an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
