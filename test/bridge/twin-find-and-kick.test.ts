@@ -10,7 +10,7 @@
  * SCHED_FIFO (hardware-priority.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -55,8 +55,16 @@ for (const [seed, what] of [
         const ball = twin.ball();
         const r = await runCli(['run', 'find-and-kick', '--robot', 'duck', '--no-memory', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 200_000 });
         assert.equal(r.code, 0, r.stdout + r.stderr);
-        const out = JSON.parse(r.stdout) as { outcome: string; reason: string };
-        assert.equal(out.outcome, 'success', out.reason);
+        const out = JSON.parse(r.stdout) as { outcome: string; reason: string; transcript: string };
+        // A failure says what the duck did, step by step: the transcript goes with the home.
+        const steps = () =>
+          readFileSync(out.transcript, 'utf8')
+            .split('\n')
+            .filter((l) => l.includes('"type":"verb_result"'))
+            .map((l) => JSON.parse(l) as { step: number; label: string; summary: string })
+            .map((v) => `\n  ${v.step} ${v.label}: ${v.summary}`)
+            .join('');
+        assert.equal(out.outcome, 'success', out.outcome === 'success' ? '' : `${out.reason}; the twin's ball at ${JSON.stringify(twin.ball())}, from ${JSON.stringify(ball)}${steps()}`);
         assert.match(out.reason, /ball_displaced_m \d+(\.\d+)? ≥ 0\.3/);
         const moved = Math.hypot(twin.ball().x - ball.x, twin.ball().y - ball.y);
         console.log(`# ${out.reason}; the twin's ball moved ${moved.toFixed(2)} m`);
