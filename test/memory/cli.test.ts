@@ -97,6 +97,11 @@ describe('quackd memory (CLI)', () => {
     assert.equal((await q('add', 'the charger is by the door')).code, 0);
     assert.match((await q('show')).stdout, /^microduck:feetech: 1 note/m);
     assert.match((await q('show', '--robot', 'odm')).stdout, /the charger is by the door/);
+    // Clearing without asking needs the robot named: a script's `clear --yes` meant for the simulator must not empty the duck's memory.
+    const cleared = await q('clear', '--yes');
+    assert.equal(cleared.code, 2);
+    assert.equal(cleared.stderr, "quackd: memory clear --yes: name the robot whose memory to clear (--robot odm) (left out, it is odm's (microduck:feetech): the fleet's one robot)\n");
+    assert.match((await q('show')).stdout, /the charger is by the door/);
     writeFileSync(join(home, 'config.yaml'), 'robots:\n  odm: { body: microduck:feetech, port: /dev/ttyUSB0 }\n  den: { body: microduck:sim2d }\n');
     assert.match((await q('show')).stdout, /^microduck:sim2d: no memory yet/m);
   });

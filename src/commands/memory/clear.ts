@@ -23,7 +23,9 @@ export const clearCommand: Command = {
   async run(argv: readonly string[], { io, env, stdin }: Invocation): Promise<number> {
     const { flags, positionals } = parseFlags('memory clear', argv, { ...COMMON_FLAGS, yes: { type: 'boolean', short: 'y' } });
     if (positionals.length > 0) throw new UsageError(`memory clear: unexpected argument "${positionals[0]}"`, 'the body is chosen with --robot');
-    const { dir, body } = await target(flags, env);
+    const { dir, body, unnamed } = await target(flags, env);
+    // Without asking, a wholesale delete is done only to a memory named (a script written for the simulator's default must not empty the duck's).
+    if (flags.yes === true && unnamed !== undefined) throw new UsageError(`memory clear --yes: name the robot whose memory to clear (--robot ${unnamed})`, `left out, it is ${unnamed}'s (${body}): the fleet's one robot`);
     if (flags.yes !== true) {
       if (!isInteractive(stdin, io)) throw new UsageError(`memory clear: refusing to clear the memory of ${body} without a terminal to ask`, 'add --yes to clear without asking');
       const peek = await openForRead(dir, io);

@@ -35,6 +35,8 @@ export interface Target {
   readonly body: BodyKey;
   /** Every body key a memory may belong to here. */
   readonly known: readonly BodyKey[];
+  /** The fleet robot chosen because --robot was left out and it is the fleet's one. */
+  readonly unnamed?: string;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function target(flags: { 'memory-dir'?: string | undefined; robot?:
   // Unnamed: the fleet's one robot (a Pi with its duck configured), else the simulator.
   const robot = flags.robot ?? fleet.sole()?.name ?? DEFAULT_BODY;
   const member = fleet.get(robot);
-  if (member !== undefined) return { dir: memoryDir(flags['memory-dir'], env), body: member.key, known: knownBodies(fleet) };
+  if (member !== undefined) return { dir: memoryDir(flags['memory-dir'], env), body: member.key, known: knownBodies(fleet), ...(flags.robot === undefined ? { unnamed: member.name } : {}) };
   if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is neither a robot of the fleet nor an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
   const known = knownBodies(fleet);
   if (!known.includes(robot)) throw new InputError(`--robot: unknown body "${robot}"${didYouMean(robot, [...known, ...fleet.list().map((r) => r.name)])}`, "'quackd bodies' lists them");
