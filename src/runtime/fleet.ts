@@ -102,7 +102,7 @@ export class Fleet {
     return [...this.robots.values()];
   }
 
-  /** The fleet's robot when it has one alone (a Pi with its duck configured): what a read-only command looks at unnamed. */
+  /** The fleet's robot when it has one alone (a Pi with its duck configured): what health and memory use when --robot is left out (never a command that moves a motor). */
   sole(): Robot | undefined {
     return this.robots.size === 1 ? [...this.robots.values()][0] : undefined;
   }
