@@ -20,6 +20,8 @@ interface Entry {
   stopping: boolean;
 }
 
+const unmet = (robot: string, key: BodyKey, perRun: boolean): Mutable<RobotStatus> => ({ robot, key, activity: perRun ? 'idle' : 'offline' });
+
 export class StatusBoard {
   private readonly entries = new Map<string, Entry>();
   private unlisten: (() => void)[] = [];
@@ -67,10 +69,11 @@ export class StatusBoard {
         entry.fallen = true;
         s.fell = { at: this.now().toISOString(), tilt_deg: Math.round((e.tiltRad * 180) / Math.PI) };
       })),
-      on('body:open', (e) => this.change(e.robot, e.key, (_s, entry) => {
+      // A body opened outside the fleet for a look (an MCP client's observe) is no robot of the board's; a run brings it on.
+      on('body:open', (e) => this.change(e.robot, undefined, (_s, entry) => {
         entry.open = true;
       })),
-      on('body:close', (e) => this.change(e.robot, e.key, (s, entry) => {
+      on('body:close', (e) => this.change(e.robot, undefined, (s, entry) => {
         entry.open = false;
         // A closed loop's rate is not a rate any more.
         delete s.loop;
@@ -100,13 +103,17 @@ export class StatusBoard {
     return [...this.entries.values()].map((e) => ({ ...e.status }));
   }
 
-  /** A robot's status; one the board has not met yet (a body key run outside the fleet) is idle. */
+  /**
+   * A robot's status; one the board has not met yet (a body key outside the fleet) is idle, or
+   * offline, and stays off the board: asking after a robot (an MCP client's observe, a status)
+   * must not add it to the robots this service looks after. It joins when a run or body event names it.
+   */
   get(robot: string, key: BodyKey, perRun: boolean): RobotStatus {
-    return { ...(this.entries.get(robot) ?? this.add(robot, key, perRun)).status };
+    return { ...(this.entries.get(robot)?.status ?? unmet(robot, key, perRun)) };
   }
 
   private add(robot: string, key: BodyKey, perRun: boolean): Entry {
-    const entry: Entry = { status: { robot, key, activity: perRun ? 'idle' : 'offline' }, perRun, open: false, fallen: false, stopping: false };
+    const entry: Entry = { status: unmet(robot, key, perRun), perRun, open: false, fallen: false, stopping: false };
     this.entries.set(robot, entry);
     return entry;
   }

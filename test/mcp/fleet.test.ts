@@ -51,6 +51,24 @@ describe('serve-mcp with a fleet of two', () => {
   });
 });
 
+describe('serve-mcp with no fleet, asked about another body', () => {
+  const home = tempDir('quackd-mcp-nofleet-');
+  const open: Served[] = [];
+  after(() => Promise.all(open.map((s) => s.close())));
+
+  it('a read-only call naming another body key leaves the server looking after the one robot it had', async () => {
+    const served = await serveMcpStdio([], { QUACKD_HOME: home });
+    open.push(served);
+    const seen = await served.client.callTool({ name: 'robot_observe', arguments: { robot: 'reachy-mini:mock' } });
+    assert.equal(isError(seen), false, text(seen));
+    const recalled = await served.client.callTool({ name: 'robot_recall', arguments: { robot: 'microduck:mujoco', query: 'ball' } });
+    assert.equal(isError(recalled), false, text(recalled));
+    assert.equal(text(await served.client.callTool({ name: 'robot_list', arguments: {} })), 'microduck:sim2d · idle');
+    const quack = await served.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+    assert.match(text(quack), /^session started on microduck:sim2d/m);
+  });
+});
+
 describe('serve-mcp --robot KEY with one robot of that body', () => {
   const home = tempDir('quackd-mcp-key-');
   const open: Served[] = [];
