@@ -250,9 +250,17 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     );
   };
 
-  const onMessage = (topic: string, payload: Buffer): void => {
+  const onMessage = (topic: string, payload: Buffer, retained: boolean): void => {
+    const incoming = parseIncoming(settings.baseTopic, topic).kind;
     // The embedded broker hands commands over itself (onCommand), with who sent them.
-    if (broker !== undefined && parseIncoming(settings.baseTopic, topic).kind !== 'other') return;
+    if (broker !== undefined && incoming !== 'other') return;
+    if (retained && incoming !== 'other') {
+      // Kept on the broker (Node-RED's or HA's retain switch), not sent now: carried out, it would run
+      // again at every start and every reconnect, a robot moving because a service started.
+      const shown = printable(topic);
+      log.warn({ topic: shown }, `ignored a command left retained on ${shown}: a command acts once, when sent (clear it: mosquitto_pub -r -n -t '${shown}')`);
+      return;
+    }
     if (topic === settings.homeassistant.statusTopic) {
       // HA's birth message: it (re)started and needs discovery (and states) again.
       if (settings.homeassistant.enabled && payload.toString('utf8').trim() === 'online') {
@@ -381,9 +389,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       turnedDown = refusal !== undefined;
       reason = printable(refusal ?? err.message.split('\n')[0] ?? 'error');
     });
-    c.on('message', (topic, payload) => {
+    c.on('message', (topic, payload, packet) => {
       try {
-        onMessage(topic, payload);
+        onMessage(topic, payload, packet.retain);
       } catch (err) {
         log.warn({ err, topic }, 'an MQTT message could not be handled');
       }

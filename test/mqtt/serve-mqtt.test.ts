@@ -96,6 +96,33 @@ describe('quackd serve with MQTT, spawned', () => {
     assert.ok(r.stderr.includes('quackd serve stopped'), r.stderr);
   });
 
+  it('commands left retained on the broker (a dashboard\'s retain switch) are not carried out at start: a log line each, and live ones still are', { skip: noMosquitto }, async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const dashboard = await connectAsync(broker.url, { protocolVersion: 4, reconnectPeriod: 0 });
+    await dashboard.publishAsync('quackd/den/set', JSON.stringify({ run: 'hello-world', transaction: 'left' }), { retain: true, qos: 1 });
+    await dashboard.publishAsync('quackd/bridge/request/run', JSON.stringify({ robot: 'den', duck: 'hello-world', transaction: 'left-bridge' }), { retain: true, qos: 1 });
+    await dashboard.endAsync();
+    const w = await watch(broker.url, ['quackd/#']);
+    const home = tempDir('quackd-serve-retained-');
+    const s = await serve(home, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n`);
+    const warned = (topic: string) => s.stderr().includes(`ignored a command left retained on ${topic}: a command acts once, when sent`);
+    for (const until = Date.now() + 10_000; !(warned('quackd/den/set') && warned('quackd/bridge/request/run')); ) {
+      assert.ok(Date.now() < until, `no line about the retained commands:\n${s.stderr()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Whatever the service would have done with them it would have done by now.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(!s.stderr().includes('run started'), s.stderr());
+    assert.deepEqual(w.messages.filter((m) => m.topic.endsWith('/response') || m.topic === 'quackd/den/event').map((m) => m.topic), []);
+    const status = await quackd(['status', '--json'], { env: { QUACKD_HOME: home } });
+    assert.equal((JSON.parse(status.stdout) as { robots: { robot: string; lastOutcome?: unknown }[] }).robots.find((r) => r.robot === 'den')?.lastOutcome, undefined, status.stdout);
+    // A command sent now is carried out as ever.
+    await runThroughMqtt(broker.url);
+    s.child.kill('SIGTERM');
+    assert.equal((await s.exited).code, 0);
+  });
+
   it('the embedded aedes (no url): the same run from set; a robot whose link is not open is a health warning, exit 0', async () => {
     const port = await freePort();
     const home = tempDir('quackd-serve-aedes-');
