@@ -8,7 +8,7 @@
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Observation } from '../bodies/body.js';
-import type { RelayStep } from '../pilot/providers/relay.js';
+import { RelayBusy, type RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
 import type { RunBy } from '../runtime/holder.js';
 import type { RobotStatus, StartedRun } from '../service/api.js';
@@ -38,6 +38,8 @@ interface Session {
   readonly events: TranscriptEvent[];
   /** The tool call under way, whose stream a gate's question goes on. */
   readonly via: { call?: RequestId };
+  /** A verb is under way: another call is refused before it can take over `via`. */
+  busy?: boolean;
   observation?: Observation;
   /** A verb's answer said the session ended. */
   told?: boolean;
@@ -75,11 +77,18 @@ export class VerbSessions {
       mine.catch(() => (this.open.get(robot.robot) === mine ? this.open.delete(robot.robot) : undefined));
     }
     const session = await opening;
+    // Refused here, not by the relay: a call sent beside the one under way must not become the call
+    // a gate's question goes on (its stream closes with its refusal, and the gate would be shut unasked).
+    if (session.busy === true) throw new RelayBusy();
+    session.busy = true;
     session.via.call = call;
     const from = session.events.length;
     const cancel = (): void => session.handle.stop('the MCP client cancelling it');
     signal?.addEventListener('abort', cancel, { once: true });
-    const step = await session.handle.submit(name, args).finally(() => signal?.removeEventListener('abort', cancel));
+    const step = await session.handle.submit(name, args).finally(() => {
+      session.busy = false;
+      signal?.removeEventListener('abort', cancel);
+    });
     if (step !== undefined) session.observation = step.observation;
     const events = session.events.slice(from);
     const ended = step === undefined ? await session.handle.done : undefined;

@@ -135,6 +135,28 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
     }
   });
 
+  it('a call sent beside a gated one is refused as busy, and the gate is still asked of the person on the gated call\'s stream', async () => {
+    const asked: string[] = [];
+    const client = await connect(server.url, undefined, { elicit: (m) => (asked.push(m), { action: 'accept', content: { confirm: true } }) });
+    try {
+      for (let round = 1; round <= 4; round++) {
+        const [quack, walk] = await Promise.all([
+          client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } }),
+          client.callTool({ name: 'robot_verb', arguments: { verb: 'walk', args: { metres: 0.1 } } }),
+        ]);
+        const busy = [quack, walk].filter((r) => isError(r));
+        assert.equal(busy.length, 1, `round ${round}: one of the two is refused: ${text(quack)} | ${text(walk)}`);
+        assert.match(text(busy[0]), /one verb at a time: the last one is still under way/, `round ${round}`);
+        // The bug: the refused call took the gate's question over, and the person was never asked.
+        if (!isError(quack)) assert.match(text(quack), /^step 1: quack — ok: quack!$/m, `round ${round}`);
+        await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_success', args: { reason: 'done' } } });
+      }
+      assert.ok(asked.every((m) => m === 'microduck:sim2d: 1 quack — confirm?'), asked.join(' | '));
+    } finally {
+      await client.close();
+    }
+  });
+
   it('keeps each MCP session\'s robot_verb session its own, and ends it when the client ends its MCP session', async () => {
     const first = await connect(server.url);
     const second = await connect(server.url);
