@@ -68,12 +68,16 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new RangeError('request body too large'));
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= MAX_BODY) chunks.push(c);
+      else {
+        // Read to its end and dropped, so the client is there to be told 413; past eight times the
+        // limit it is no client worth telling, and its connection is cut.
+        chunks.length = 0;
+        if (size > 8 * MAX_BODY) req.destroy();
+      }
     });
     req.on('end', () => {
+      if (size > MAX_BODY) return reject(new RangeError(`request body too large: over ${MAX_BODY} bytes`));
       try {
         resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       } catch {
@@ -81,6 +85,8 @@ function readJson(req: IncomingMessage): Promise<unknown> {
       }
     });
     req.on('error', reject);
+    // Cut off before its end (by the client, or above): settled all the same, nothing left waiting.
+    req.on('close', () => reject(new RangeError('the request was cut off before its end')));
   });
 }
 

@@ -239,6 +239,14 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
     }
   });
 
+  it('answers a request body over the limit with 413 and why, and goes on serving', async () => {
+    const big = await rawPost(server.url, 'a'.repeat(2_000_000), {});
+    assert.equal(big.status, 413, big.body);
+    assert.match(big.body, /request body too large: over 1048576 bytes/);
+    const next = await rawInitialize(server.url, {});
+    assert.equal(next.status, 200, next.body);
+  });
+
   it('answers a request addressed to another host with 403 (DNS rebinding), and one to another path with 404', async () => {
     const port = new URL(server.url).port;
     const foreign = await rawInitialize(server.url, { host: `robots.example:${port}` });
