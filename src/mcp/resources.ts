@@ -17,7 +17,11 @@ const one = (variables: Variables, name: string): string => {
   const value = variables[name];
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || text === '') throw new InputError(`the resource needs a ${name}`);
-  return decodeURIComponent(text);
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new InputError(`the resource's ${name} is not valid percent-encoding: ${JSON.stringify(text.slice(0, 80))}`);
+  }
 };
 
 /** A resource read that fails says why in one line (the SDK makes it a JSON-RPC error). */

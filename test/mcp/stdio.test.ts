@@ -144,6 +144,8 @@ describe('serve-mcp over stdio', () => {
     assert.deepEqual(ofType(lines, 'frame'), []);
     const remembered = await call(served, 'robot_verb', { verb: 'remember', args: { text: 'hello' } });
     assert.match(remembered.text, /^remember is robot_remember's job here/);
+    const recalled = await call(served, 'robot_verb', { verb: 'recall', args: { query: 'rug' } });
+    assert.equal(recalled.text, "recall is robot_recall's job here: call robot_recall");
   });
 
   it('runs a session of verbs on one body: quack reaches it, robot_observe sees it, declare_success ends it', async () => {
@@ -207,6 +209,11 @@ describe('serve-mcp over stdio', () => {
     const lines = resourceText(one).split('\n').map((l) => JSON.parse(l) as TranscriptLine);
     assert.equal(lines[0]?.type, 'start');
     assert.equal(lines.at(-1)?.type, 'end');
+    // A malformed address is the reader's mistake, said in one line, not an internal error.
+    await assert.rejects(served.client.readResource({ uri: 'quackd://transcript/%E0%A4%A' }), (err: Error) => {
+      assert.match(err.message, /the resource's id is not valid percent-encoding: "%E0%A4%A"$/);
+      return true;
+    });
   });
 
   it('ends when the client closes stdin, stopping its session as interrupted; stdout carried MCP alone', async () => {

@@ -106,7 +106,8 @@ export const robotVerb: InstallTool = (server, ctx) => {
     },
     ({ robot, verb, args }, extra) =>
       answering(async () => {
-        // A note from the client is robot_remember's: saved as the assistant's, never as a pilot's.
+        // A note from the client is robot_remember's: saved as the assistant's, never as a pilot's; a look into memory is robot_recall's.
+        if (verb === 'recall') return refused("recall is robot_recall's job here: call robot_recall");
         if (everyVerb.get(verb)?.kind === 'memory') return refused(`${verb} is robot_remember's job here: call robot_remember; nothing was saved`);
         const status = await ctx.robots.pick(robot);
         return answer(verb, await ctx.sessions.verb(status, verb, args ?? {}, extra.requestId, extra.signal));
