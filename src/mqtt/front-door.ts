@@ -149,11 +149,21 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     else if (next === 'offline') log.warn({ broker: brokerName, reason: why }, turnedDown ? 'MQTT broker turned us down; retrying in the background, state waits' : 'MQTT broker unreachable; retrying in the background, state waits');
   };
 
-  /** Only names that make one topic level of their own, and not the bridge's. */
+  const memoryTopic = options.memoryTopic ?? SHARE_TOPIC;
+  /** Why a robot's name cannot be its topic level: the bridge's, fleet memory's, or no level at all. */
+  const clash = (name: string): string | undefined => {
+    if (RESERVED_ROBOT_NAMES.includes(name) || !/^[^/+#\s\0]{1,64}$/.test(name)) return 'its name cannot be a topic of its own (bridge, /, +, #)';
+    const own = `${settings.baseTopic}/${name}`;
+    if (own === memoryTopic || memoryTopic.startsWith(`${own}/`)) return `${own} is fleet memory's topic (memory.share_topic): rename the robot, or move the share topic`;
+    return undefined;
+  };
+
+  /** Only names that make one topic level of their own, and not the bridge's or fleet memory's. */
   const track = (status: RobotStatus): boolean => {
     const name = status.robot;
-    if (RESERVED_ROBOT_NAMES.includes(name) || !/^[^/+#\s\0]{1,64}$/.test(name)) {
-      if (!refused.has(name)) log.warn({ robot: printable(name) }, 'robot left out of MQTT: its name cannot be a topic of its own (bridge, /, +, #)');
+    const why = clash(name);
+    if (why !== undefined) {
+      if (!refused.has(name)) log.warn({ robot: printable(name) }, `robot left out of MQTT: ${why}`);
       refused.add(name);
       return false;
     }
@@ -224,7 +234,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       if (typeof topic === 'string' && !discoveryTopics.has(topic) && isOurDiscoveryTopic(topic, ha)) publisher.retain(topic, '');
     }
     for (const name of Array.isArray(oldRobots) ? oldRobots : []) {
-      if (typeof name !== 'string' || robots.has(name) || !/^[^/+#\s\0]{1,64}$/.test(name) || RESERVED_ROBOT_NAMES.includes(name)) continue;
+      if (typeof name !== 'string' || robots.has(name) || clash(name) !== undefined) continue;
       publisher.retain(topics.robotState(name), '');
       publisher.retain(topics.robotAvailability(name), '');
     }
@@ -414,7 +424,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
           const passwords = ensureCredentials(options.dataDir, [SERVICE_USER, ...users], options.credentialsGroup);
           ownLogin = passwords.get(SERVICE_USER);
           const logins = new Map<string, BrokerLogin>([[SERVICE_USER, { password: ownLogin ?? '', may: MQTT_RIGHTS }], ...users.map((u): [string, BrokerLogin] => [u, { password: passwords.get(u) ?? '', may: settings.users[u]?.may ?? [] }])]);
-          const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic, memoryTopic: options.memoryTopic ?? SHARE_TOPIC };
+          const acl = { baseTopic: settings.baseTopic, serviceUser: SERVICE_USER, haStatusTopic: settings.homeassistant.statusTopic, memoryTopic };
           // Bound to the service's context (its log root), not the publishing client's socket's.
           const commands = AsyncResource.bind((topic: string, payload: Buffer, sender: Sender): void => {
             try {

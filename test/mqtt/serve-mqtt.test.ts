@@ -157,6 +157,27 @@ describe('quackd serve with MQTT, spawned', () => {
     assert.equal(r.code, 0, r.stderr);
   });
 
+  it('a robot named like fleet memory\'s topic (memory) is left out of MQTT in one line, and the others are served', async () => {
+    const port = await freePort();
+    const home = tempDir('quackd-serve-memory-name-');
+    const s = await serve(home, `robots:\n  memory: { body: microduck:sim2d }\n  den: { body: microduck:sim2d }\nmqtt:\n  port: ${port}\n  users:\n    homeassistant: { may: [command] }\n`);
+    const url = `mqtt://127.0.0.1:${port}`;
+    const creds = await quackd(['mqtt', 'credentials', '--json'], { env: { QUACKD_HOME: home } });
+    const login = { username: 'homeassistant', password: (JSON.parse(creds.stdout) as { users: { password: string }[] }).users[0]?.password ?? '' };
+    const kept = await retained(url, ['quackd/bridge/devices', 'homeassistant/#'], login, 1000);
+    const devices = JSON.parse(kept.find((m) => m.topic === 'quackd/bridge/devices')?.payload ?? '{}') as { robots?: string[] };
+    assert.deepEqual(devices.robots, ['den']);
+    assert.deepEqual(kept.filter((m) => m.topic.includes('quackd_memory')).map((m) => m.topic), [], 'no Home Assistant entity whose commands the broker would refuse');
+    assert.match(s.stderr(), /robot left out of MQTT: quackd\/memory is fleet memory's topic \(memory\.share_topic\): rename the robot, or move the share topic/);
+    // HA still stops den, on a connection the broker keeps.
+    const w = await watch(url, ['quackd/den/set/response'], login);
+    const stopped = await w.ask('quackd/den/set', { stop: true }, 'quackd/den/set/response');
+    assert.equal(stopped['status'], 'ok', JSON.stringify(stopped));
+    await w.close();
+    s.child.kill('SIGTERM');
+    assert.equal((await s.exited).code, 0);
+  });
+
   it('an mqtt section it cannot use (a password file open to others): one line, and serve goes on without MQTT', async () => {
     const home = tempDir('quackd-serve-badmqtt-');
     writeFileSync(join(home, 'mqtt-password'), 'hunter2\n', { mode: 0o644 });
