@@ -57,6 +57,14 @@ export interface RunOnRequest {
   readonly pilot?: Provider;
   /** Who asks (the robot's holder while the run goes on): the CLI's user, an MQTT client, an MCP session. */
   readonly by?: RunBy;
+  /**
+   * The service's stopMark() when the request arrived (the control socket takes it as it reads the
+   * line, before asking the kernel who sent it): an emergency stop after that, before the run could
+   * begin, stops it all the same. Default: when run() is called.
+   */
+  readonly stopMark?: number;
+  /** One verb (`quackd do`): no episode in the robot's memory, as a local `do` writes none. */
+  readonly noMemory?: boolean;
 }
 
 /** What a front door asks of a robot's memory (its body's: every run of that body reads it). */
@@ -108,6 +116,8 @@ export interface ServiceApi {
   status(robot: string): RobotStatus;
   /** Starts a run; resolves once its transcript exists. Throws RobotBusy, UnknownRobot, or an InputError for a bad duck. */
   run(robot: string, request: RunOnRequest): Promise<StartedRun>;
+  /** How many emergency stops the service has heard: a run asked for at one mark is stopped by any stop after it (RunOnRequest.stopMark). */
+  stopMark(): number;
   /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named; `by` asked for it. */
   stop(robot?: string, why?: string, by?: RunBy): Promise<void>;
   /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */

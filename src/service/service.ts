@@ -36,6 +36,7 @@ import { DEFAULT_GATE_TIMEOUT_MS, ServiceGate } from './gate.js';
 import { KeepHeld } from './keep-held.js';
 import { journalLinks } from './link-journal.js';
 import { StatusBoard } from './status-board.js';
+import { StopMarks } from './stop-marks.js';
 
 export interface ServiceOptions {
   readonly runtime: Runtime;
@@ -90,6 +91,7 @@ export class Service implements ServiceApi {
   private readonly held: KeepHeld;
   private unjournal: (() => void) | undefined;
   private stopping = false;
+  private readonly stops = new StopMarks();
 
   constructor(private readonly options: ServiceOptions) {
     this.events = options.runtime.events;
@@ -133,7 +135,11 @@ export class Service implements ServiceApi {
   }
 
   run(name: string, req: RunOnRequest): Promise<StartedRun> {
-    return this.begin(name, req);
+    return this.begin(name, { ...req, stopMark: req.stopMark ?? this.stops.mark });
+  }
+
+  stopMark(): number {
+    return this.stops.mark;
   }
 
   /**
@@ -179,6 +185,8 @@ export class Service implements ServiceApi {
     const current: Current = { robot, holder, abort: new AbortController(), gate, events: [], followers: new Set() };
     // Claimed before the first await: a second request for the robot is refused, never queued.
     this.current.set(robot.name, current);
+    // A stop heard since the request came, while nothing was here for it to stop, lands now: the run ends before its first step.
+    if (req.stopMark !== undefined && this.stops.since(robot.name, req.stopMark)) current.abort.abort(new Error(`stopped by ${EMERGENCY}`));
     const memory: { summary?: string; notice?: string } = {};
     try {
       const provider = req.pilot ?? (await (this.options.pilot ?? (() => createProvider({}, this.options.env)))());
@@ -202,7 +210,7 @@ export class Service implements ServiceApi {
         dryRun,
         signal: current.abort.signal,
         ...(own.keepTorque === true ? { keepTorque: true } : {}),
-        ...(own.noMemory === true ? { noMemory: true } : {}),
+        ...(own.noMemory === true || req.noMemory === true ? { noMemory: true } : {}),
         onMemory: ({ memory: m, notice }) => Object.assign(memory, { ...(notice !== undefined ? { notice } : {}), ...(m !== undefined ? { summary: m.summaryLine } : {}) }),
         onStart: (info) => {
           runId = info.runId;
@@ -259,6 +267,7 @@ export class Service implements ServiceApi {
    */
   async stop(name?: string, why = EMERGENCY, by: RunBy = cliUser()): Promise<void> {
     const robots = name !== undefined ? [this.resolve(name).name] : [...new Set([...this.runtime.fleet.list().map((r) => r.name), ...this.current.keys()])];
+    this.stops.heard(name !== undefined ? robots : undefined);
     emergencyStopLine(name !== undefined ? robots : undefined, byText(by));
     await Promise.all(
       robots.map(async (robot) => {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +93,35 @@ describe('the control socket', () => {
     assert.equal((await run.done).outcome.status, 'interrupted');
     const afterwards = await quackd(['status'], { env: env() });
     assert.match(afterwards.stdout, /last run\s+interrupted — stopped by an emergency stop/);
+  });
+
+  /** A `quackd do walk 0.5` as the CLI sends it, on a connection of its own: its replies, and a way to send more lines. */
+  function doWalk(extra = ''): { readonly sent: Promise<void>; readonly replies: Promise<{ type: string; report?: { outcome: { status: string; reason: string }; steps: number; transcriptPath: string } }[]> } {
+    const text = '---\nrobot: microduck:sim2d\nverbs: [walk]\nbudgets: { steps: 2, llm_calls: 2, seconds: 30 }\n---\n# do\n\n1. walk 0.5\n';
+    const socket = createConnection(serving.socket);
+    let sent: () => void = () => undefined;
+    const written = new Promise<void>((resolve) => (sent = resolve));
+    let out = '';
+    socket.setEncoding('utf8').on('data', (d: string) => (out += d));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ op: 'run', robot: 'den', duck: 'do', text, script: true, gates: 'yes' })}\n${extra}`, () => sent()));
+    const replies = new Promise<string>((resolve, reject) => (socket.on('error', reject), socket.on('close', () => resolve(out))));
+    return { sent: written, replies: replies.then((o) => o.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { type: string })) };
+  }
+
+  it('a stop sent right after a run request, while the service still asks the kernel who sent it, stops that run: nothing moves', async () => {
+    const run = doWalk();
+    await run.sent;
+    assert.deepEqual(await raw(serving.socket, '{"op":"stop","robot":"den"}\n'), ['{"type":"stopped","robots":["den"]}']);
+    const end = (await run.replies).find((r) => r.type === 'end');
+    assert.deepEqual([end?.report?.outcome.status, end?.report?.outcome.reason, end?.report?.steps], ['interrupted', 'stopped by an emergency stop', 0]);
+  });
+
+  it("a Ctrl-C sent before the run has started is kept for it, not dropped: the run ends stopped by it, and a do leaves the robot's memory alone", async () => {
+    const run = doWalk('{"op":"abort","why":"Ctrl-C"}\n');
+    const end = (await run.replies).find((r) => r.type === 'end');
+    assert.deepEqual([end?.report?.outcome.status, end?.report?.outcome.reason], ['interrupted', 'stopped by Ctrl-C']);
+    const lines = readFileSync(end?.report?.transcriptPath ?? '', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; action?: string });
+    assert.deepEqual(lines.filter((l) => l.type === 'memory').map((l) => l.action), [], 'one verb is no episode to recall');
   });
 
   it('quackd confirm answers the gate a service run waits on, from another terminal; with none waiting it says so, exit 1', async () => {

@@ -32,6 +32,8 @@ import type { TranscriptEvent } from '../../transcript/events.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
 const PROBE_MS = 2000;
+/** Lines a connection may send before its run is there to hear them (an answer, an abort): more are dropped. */
+const EARLY_INPUTS = 16;
 
 /**
  * Who asks: the user the kernel says is at the other end (SO_PEERCRED, peer.ts), and for a client
@@ -202,8 +204,14 @@ export class ControlSocket implements FrontDoor {
       if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
     };
     let handled = false;
-    // After the request, lines are a run's inputs, heard by the run's own handler.
+    // After the request, lines are a run's inputs, heard by the run's own handler. Those that come
+    // before the run has one (a Ctrl-C while the run is starting) wait for it: an abort is never lost.
     let input: ((line: string) => void) | undefined;
+    const early: string[] = [];
+    const heard = (h: (line: string) => void): void => {
+      input = h;
+      for (const line of early.splice(0)) h(line);
+    };
     // Bound to the service's context: an accepted socket's own events lose it, and with it the
     // service's logger (src/log.ts withLogs), so a run asked for here would log to nowhere.
     socket.on(
@@ -211,9 +219,9 @@ export class ControlSocket implements FrontDoor {
       AsyncResource.bind(
         lineReader(
           (line) => {
-            if (handled) return input?.(line);
+            if (handled) return input !== undefined ? input(line) : void (early.length < EARLY_INPUTS && early.push(line));
             handled = true;
-            void this.handle(line, socket, send, (h) => (input = h));
+            void this.handle(line, socket, send, heard);
           },
           () => {
             send({ type: 'error', kind: 'usage', message: 'request too long' });
@@ -227,6 +235,8 @@ export class ControlSocket implements FrontDoor {
   }
 
   private async handle(line: string, socket: Socket, send: (r: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
+    // Taken as the line is read, before any wait: a stop that comes after this request stops its run.
+    const stopMark = this.service.stopMark();
     let parsed: unknown;
     if (jsonTooDeep(line) !== undefined) {
       send({ type: 'error', kind: 'usage', message: `a request is ${nestingMessage()}` });
@@ -266,7 +276,7 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'confirmed', robot: this.service.status(r.robot).robot, answered: this.service.answerGate(r.robot, r.answer, r.verb, 'person', await this.asker(socket, r.by)) });
           break;
         case 'run':
-          return await this.run(r, socket, send, onInput);
+          return await this.run(r, stopMark, socket, send, onInput);
         case 'torque': {
           const { torque: _readBack, ...started } = await this.service.torque(r.robot, r.on, r.gates, await this.asker(socket, undefined));
           return await this.stream(started, undefined, socket, send, onInput);
@@ -343,12 +353,13 @@ export class ControlSocket implements FrontDoor {
     return text;
   }
 
-  private async run(r: RunRequest, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
+  private async run(r: RunRequest, stopMark: number, socket: Socket, send: (reply: Reply) => void, onInput: (h: (line: string) => void) => void): Promise<void> {
     const { op: _op, robot, drive, script, by, ...asked } = r;
     const request = asked.text === undefined && asked.goal === undefined && looksLikePath(asked.duck) ? { ...asked, text: await this.pathDuck(socket, asked.duck) } : asked;
     const relay = drive !== undefined ? new RelayPilot(drive.client) : undefined;
     const pilot = relay ?? (script === true ? createScriptProvider() : undefined);
-    const started = await this.service.run(robot, { ...request, by: await this.asker(socket, by), ...(pilot !== undefined ? { pilot } : {}) });
+    // A script run is `quackd do`: one verb, no episode in memory.
+    const started = await this.service.run(robot, { ...request, stopMark, by: await this.asker(socket, by), ...(pilot !== undefined ? { pilot } : {}), ...(script === true ? { noMemory: true } : {}) });
     void started.done.then(() => relay?.end());
     await this.stream(started, relay, socket, send, onInput);
   }
