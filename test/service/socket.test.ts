@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -209,6 +209,17 @@ describe('without a running service', () => {
     assert.equal(r.code, 3);
     assert.equal(r.stderr.trim().split('\n').length, 1);
     assert.match(r.stderr, /is not under systemd here: started by hand, it logs to the stderr of its own terminal/);
+  });
+
+  it('a data directory whose socket path a unix socket cannot hold is refused in one line, exit 3, and leaves no stray socket', async () => {
+    home = makeHome();
+    const deep = join(home, 'a'.repeat(60), 'b'.repeat(60));
+    mkdirSync(deep, { recursive: true });
+    const r = await quackd(['serve'], { env: { QUACKD_HOME: deep } });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /^quackd: the control socket's path is \d+ bytes, over the 107 a unix socket may have: .*\/quackd\.sock \(give QUACKD_HOME a shorter path\)$/m);
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
+    assert.deepEqual(readdirSync(join(home, 'a'.repeat(60))), ['b'.repeat(60)], 'nothing made beside the data directory');
   });
 
   it('a stale socket left by a crashed service is replaced', async () => {

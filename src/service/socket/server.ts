@@ -32,6 +32,8 @@ import type { TranscriptEvent } from '../../transcript/events.js';
 import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest, type ServiceInfo } from './protocol.js';
 
 const PROBE_MS = 2000;
+/** sun_path's 108 bytes on Linux, its closing NUL aside. */
+const MAX_SOCKET_PATH = 107;
 /** Lines a connection may send before its run is there to hear them (an answer, an abort): more are dropped. */
 const EARLY_INPUTS = 16;
 
@@ -137,13 +139,18 @@ export class ControlSocket implements FrontDoor {
 
   async start(): Promise<void> {
     const { path, group } = this.options;
+    // The kernel cuts a longer path short without a word: the socket would be made elsewhere, and no CLI would find it.
+    const bytes = Buffer.byteLength(path);
+    if (bytes > MAX_SOCKET_PATH) throw new RuntimeError(`the control socket's path is ${bytes} bytes, over the ${MAX_SOCKET_PATH} a unix socket may have: ${path}`, 'give QUACKD_HOME a shorter path');
     await claim(path);
     const server = createServer((socket) => this.accept(socket));
     // Created with no access for others at all: chmod after listen would leave a moment open.
     const umask = process.umask(0o177);
     try {
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (err: NodeJS.ErrnoException) =>
+          reject(err.code === 'EACCES' ? new RuntimeError(`cannot make the control socket ${path}: permission denied`, `let the service's user write ${dirname(path)}, or point QUACKD_HOME elsewhere`) : new RuntimeError(`cannot listen on the control socket ${path}: ${err.message}`)),
+        );
         server.listen(path, () => resolve());
       });
     } finally {
