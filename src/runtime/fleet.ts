@@ -10,6 +10,7 @@ import { findBody, listBodies, type BodyEntry } from '../bodies/index.js';
 import { didYouMean } from '../text/suggest.js';
 
 export const ROBOT_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const ROBOT_NAME_RULE = 'a robot name is a lower case letter, then lower case letters, digits, - or _, at most 32 in all (e.g. kitchen-duck)';
 
 /** Where a robot's setting came from, for `quackd config check`. */
 export type SettingSource = 'file' | 'flag';
@@ -27,8 +28,13 @@ export interface Robot {
 const robotSchema = z.object({ body: z.string().min(1) }).catchall(z.unknown());
 
 /** The `robots:` section; each robot's settings checked by its backend's schema, issues on their lines. */
-export const RobotsSectionSchema = z.record(z.string().regex(ROBOT_NAME, 'a robot name is lower case letters, digits, - or _ (e.g. kitchen-duck)'), robotSchema).superRefine((robots, ctx) => {
+export const RobotsSectionSchema = z.record(z.string(), robotSchema).superRefine((robots, ctx) => {
   for (const [name, { body, ...settings }] of Object.entries(robots)) {
+    // Checked here, not by the record's key schema: zod says only "Invalid key in record" of a key.
+    if (!ROBOT_NAME.test(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: ROBOT_NAME_RULE });
+      continue;
+    }
     const entry = findBody(body);
     if (entry === undefined) {
       ctx.addIssue({ code: 'custom', path: [name, 'body'], message: `unknown body "${body}"${didYouMean(body, listBodies().map((b) => b.key))}` });

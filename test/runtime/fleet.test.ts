@@ -33,6 +33,15 @@ describe('robots: in config.yaml', () => {
     });
   });
 
+  it('refuses a robot name outside the rule with the rule itself, on its line, as config check shows it', async () => {
+    for (const name of ['"kitchen duck"', 'Kitchen', 'd'.repeat(33), '"canard-é"', '"a/b"']) {
+      const h = home(`robots:\n  den: { body: microduck:sim2d }\n  ${name}: { body: microduck:sim2d }\n`);
+      const r = await quackd(['config', 'check'], { env: { QUACKD_HOME: h } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /config\.yaml:3: robots\..+: a robot name is a lower case letter, then lower case letters, digits, - or _, at most 32 in all \(e\.g\. kitchen-duck\)$/m, name);
+    }
+  });
+
   it('quackd run --robot takes a fleet name, and --port fills the same schema', async () => {
     const h = home('robots:\n  den:\n    body: microduck:sim2d\n  bench:\n    body: microduck:jsonrpc\n');
     const ok = await quackd(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: h } });
