@@ -6,7 +6,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { UsageError } from '../errors.js';
-import { loadConfigFile, type PilotSection } from './file.js';
+import { loadConfigFile, type LoadedConfig, type PilotSection } from './file.js';
 
 /** What the command line said; undefined means "not given" (never fill in defaults here). */
 export interface PilotFlags {
@@ -97,8 +97,9 @@ function firstGiven(choices: readonly (readonly [number | undefined, string])[],
   return { value: fallback, source: 'default' };
 }
 
-export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.ProcessEnv): Promise<PilotSettings> {
-  const file = await loadConfigFile(env);
+/** `file`: the config as a long-lived process read it at its start (serve), so each run uses that one, not the file as it is now. */
+export async function resolvePilotSettings(flags: PilotFlags, env: NodeJS.ProcessEnv, file?: LoadedConfig): Promise<PilotSettings> {
+  file ??= await loadConfigFile(env);
   const section: PilotSection = file.config.pilot ?? {};
   const inFile = (key: string): string => `pilot.${key} in ${file.path}`;
 

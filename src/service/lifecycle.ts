@@ -11,6 +11,7 @@ import { runtimeEmbeddings } from '../memory/embedding-settings.js';
 import { recordingConfig } from '../recording/runtime-config.js';
 import { retentionPolicy } from '../transcript/retention.js';
 import { logger } from '../log.js';
+import { createProvider } from '../pilot/providers/index.js';
 import type { Provider } from '../pilot/providers/provider.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { VERSION } from '../version.js';
@@ -25,7 +26,7 @@ export interface ServeOptions {
   readonly env: NodeJS.ProcessEnv;
   /** The front doors after the control socket, in the order they start (MQTT, sd_notify …); they stop in reverse. */
   readonly doors?: (service: Service, config: ConfigFile) => readonly FrontDoor[];
-  /** The pilot of each run (tests); default: the config file's. */
+  /** The pilot of each run (tests); default: the config file's `pilot:` as it was read at the start, not as it is now. */
   readonly pilot?: () => Promise<Provider>;
 }
 
@@ -49,7 +50,7 @@ export async function startService(options: ServeOptions): Promise<Serving> {
   ensurePrivateDir(dataDir(env));
   const runtime = createRuntime({ ...(file.config.robots !== undefined ? { robots: file.config.robots } : {}), memoryDir: memoryDir(undefined, env), ...runtimeEmbeddings(file.config, env), transcriptsDir: transcriptsDir(env), retention: retentionPolicy(file.config.transcripts), ...recordingConfig(file.config, env), dataDir: dataDir(env) });
   const settings = file.config.service ?? {};
-  const service = new Service({ runtime, env, ducksDir: userDucksDir(env), ...(settings.gate_timeout_s !== undefined ? { gateTimeoutMs: settings.gate_timeout_s * 1000 } : {}), ...(options.pilot !== undefined ? { pilot: options.pilot } : {}) });
+  const service = new Service({ runtime, env, ducksDir: userDucksDir(env), ...(settings.gate_timeout_s !== undefined ? { gateTimeoutMs: settings.gate_timeout_s * 1000 } : {}), pilot: options.pilot ?? (() => createProvider({}, env, file)) });
   const socket = socketPath(env);
   const control = new ControlSocket(service, {
     path: socket,

@@ -207,7 +207,7 @@ describe('quackd config check catches what a run would refuse', () => {
     assert.match(bad.stdout, /FAIL a run would stop here: QUACKD_PROVIDER: unknown provider "opnai"/);
     const noModel = await quackd(['config', 'check'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'openai', QUACKD_BASE_URL: 'http://127.0.0.1:1/v1' } });
     assert.equal(noModel.code, 2);
-    assert.match(noModel.stdout, /--model is required with --provider openai/);
+    assert.match(noModel.stdout, /QUACKD_PROVIDER is openai, which needs a model: pilot\.model in the config, QUACKD_MODEL or --model/);
     writeFileSync(join(home, 'config.yaml'), 'pilots:\n  provider: openai\n');
     const typo = await quackd(['config', 'check'], { env: { QUACKD_HOME: home } });
     assert.equal(typo.code, 2);

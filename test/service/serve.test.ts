@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +17,7 @@ import { readTranscript } from '../../src/transcript/reader.js';
 import { VERSION } from '../../src/version.js';
 import { runCli } from '../helpers/cli.js';
 import { writeDuck } from '../helpers/ducks.js';
+import { serve } from '../helpers/serve.js';
 
 describe('quackd serve, spawned', () => {
   let home: string;
@@ -88,6 +89,23 @@ describe('quackd serve, spawned', () => {
     // The store was closed: it opens again, for writing.
     const store = await openMemoryStore(join(home, 'memory'));
     await store.close();
+  });
+
+  it("runs with the pilot of the config as it was read at start: a file edited since is the next start's", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'quackd-serve-pilot-'));
+    after(() => rmSync(own, { recursive: true, force: true }));
+    writeFileSync(join(own, 'config.yaml'), 'pilot: { provider: fake }\nrobots:\n  den: { body: microduck:sim2d }\n');
+    const s = await serve(own, readFileSync(join(own, 'config.yaml'), 'utf8'));
+    try {
+      // Mid-edit: another pilot, with no model yet.
+      writeFileSync(join(own, 'config.yaml'), 'pilot: { provider: openai }\nrobots:\n  den: { body: microduck:sim2d }\n');
+      const r = await runCli(['run', 'hello-world', '--robot', 'den'], { env: { QUACKD_HOME: own } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /pilot fake/);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exited;
+    }
   });
 
   it('config check reads the file serve --config reads', async () => {

@@ -6,6 +6,7 @@
  */
 import { UsageError } from '../../errors.js';
 import { loadApiKey, KEY_ENV, type KeyedProvider } from '../../config/api-key.js';
+import type { LoadedConfig } from '../../config/file.js';
 import { resolvePilotSettings, type PilotFlags, type PilotSettings } from '../../config/pilot.js';
 import type { Provider } from './provider.js';
 import type { RemoteOptions } from './remote.js';
@@ -33,7 +34,11 @@ const MODEL_EXAMPLE: Readonly<Record<KeyedProvider, string>> = {
 const NO_KEY = 'no-key';
 
 function remoteOptions(provider: KeyedProvider, s: PilotSettings, env: NodeJS.ProcessEnv): RemoteOptions {
-  if (s.model === undefined) throw new UsageError(`--model is required with --provider ${provider}`, MODEL_EXAMPLE[provider]);
+  if (s.model === undefined) {
+    // Said in the words of where the provider was chosen: a service's user gave no flag.
+    if (s.sources.provider !== '--provider') throw new UsageError(`${s.sources.provider} is ${provider}, which needs a model: pilot.model in the config, QUACKD_MODEL or --model`, MODEL_EXAMPLE[provider]);
+    throw new UsageError(`--model is required with --provider ${provider}`, MODEL_EXAMPLE[provider]);
+  }
   const baseUrl = s.baseUrl ?? DEFAULT_BASE_URL[provider];
   const { key } = loadApiKey(provider, s.keyFile, s.keyFileFromFlag, env);
   if (key === undefined && baseUrl === DEFAULT_BASE_URL[provider]) {
@@ -50,8 +55,9 @@ function remoteOptions(provider: KeyedProvider, s: PilotSettings, env: NodeJS.Pr
   };
 }
 
-export async function createProvider(config: ProviderConfig, env: NodeJS.ProcessEnv): Promise<Provider> {
-  const settings = await resolvePilotSettings(config, env);
+/** `file`: the config read once at a service's start (resolvePilotSettings). */
+export async function createProvider(config: ProviderConfig, env: NodeJS.ProcessEnv, file?: LoadedConfig): Promise<Provider> {
+  const settings = await resolvePilotSettings(config, env, file);
   switch (settings.provider) {
     case 'fake':
       return (await import('./fake.js')).createFakeProvider();
