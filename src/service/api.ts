@@ -67,6 +67,12 @@ export interface RunOnRequest {
   readonly noMemory?: boolean;
 }
 
+/** A robot whose body did not confirm an emergency stop (its link lost, its firmware silent), and why. */
+export interface UnconfirmedStop {
+  readonly robot: string;
+  readonly why: string;
+}
+
 /** What a front door asks of a robot's memory (its body's: every run of that body reads it). */
 export type MemoryAsk =
   /** The notes and episodes as a run's system prompt renders them. */
@@ -119,7 +125,7 @@ export interface ServiceApi {
   /** How many emergency stops the service has heard: a run asked for at one mark is stopped by any stop after it (RunOnRequest.stopMark). */
   stopMark(): number;
   /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named; `by` asked for it. */
-  stop(robot?: string, why?: string, by?: RunBy): Promise<void>;
+  stop(robot?: string, why?: string, by?: RunBy): Promise<readonly UnconfirmedStop[]>;
   /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */
   answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel', by?: RunBy): boolean;
   health(): Promise<readonly HealthLine[]>;

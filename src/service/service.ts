@@ -24,7 +24,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
-import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun } from './api.js';
+import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun, UnconfirmedStop } from './api.js';
 import { createScriptProvider } from '../pilot/providers/script.js';
 import { runnableDucks } from '../ducks/runnable.js';
 import { torqueDuckName, torqueDuckText, torqueReadBack } from './torque.js';
@@ -265,12 +265,12 @@ export class Service implements ServiceApi {
    * the run's next step; every robot when none is named. `why` is the run's outcome reason; `by`
    * who pressed it, for the journal.
    */
-  async stop(name?: string, why = EMERGENCY, by: RunBy = cliUser()): Promise<void> {
+  async stop(name?: string, why = EMERGENCY, by: RunBy = cliUser()): Promise<readonly UnconfirmedStop[]> {
     const robots = name !== undefined ? [this.resolve(name).name] : [...new Set([...this.runtime.fleet.list().map((r) => r.name), ...this.current.keys()])];
     this.stops.heard(name !== undefined ? robots : undefined);
     emergencyStopLine(name !== undefined ? robots : undefined, byText(by));
-    await Promise.all(
-      robots.map(async (robot) => {
+    const unconfirmed = await Promise.all(
+      robots.map(async (robot): Promise<UnconfirmedStop | undefined> => {
         const current = this.current.get(robot);
         if (current !== undefined) {
           this.board.stopping(robot);
@@ -278,12 +278,16 @@ export class Service implements ServiceApi {
         }
         try {
           await this.runtime.bodies.stopBody(robot);
+          return undefined;
         } catch (err) {
-          // The run's own stop reports it in the transcript; between runs the log is the record.
-          logger('service').warn({ robot, err: err instanceof Error ? err.message : String(err) }, 'body did not confirm the stop');
+          // The run's own stop reports it in the transcript; between runs the log is the record, and whoever asked is told.
+          const said = err instanceof Error ? err.message : String(err);
+          logger('service').warn({ robot, err: said }, 'body did not confirm the stop');
+          return { robot, why: said };
         }
       }),
     );
+    return unconfirmed.filter((u) => u !== undefined);
   }
 
   /** Stops the run with the given id, as Ctrl-C stops a local one (the terminal that started it asked). */

@@ -11,7 +11,7 @@ import { RobotBusy } from '../../src/runtime/body-pool.js';
 import { EventBus } from '../../src/runtime/events.js';
 import { UnknownRobot } from '../../src/runtime/fleet.js';
 import { byText, type RunBy } from '../../src/runtime/holder.js';
-import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun } from '../../src/service/api.js';
+import type { HealthLine, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun, UnconfirmedStop } from '../../src/service/api.js';
 import type { Outcome } from '../../src/transcript/events.js';
 
 export type Call = { readonly method: 'run'; readonly robot: string; readonly request: RunOnRequest } | { readonly method: 'stop'; readonly robot?: string } | { readonly method: 'answerGate'; readonly robot: string; readonly answer: boolean; readonly verb?: string } | { readonly method: 'torque'; readonly robot: string; readonly on: boolean };
@@ -113,12 +113,12 @@ export class ServiceDouble implements ServiceApi {
     return 0;
   }
 
-  stop(robot?: string, _why?: string, by?: RunBy): Promise<void> {
+  stop(robot?: string, _why?: string, by?: RunBy): Promise<readonly UnconfirmedStop[]> {
     this.calls.push(robot !== undefined ? { method: 'stop', robot } : { method: 'stop' });
     this.asked('stop', by);
     if (robot !== undefined) this.status(robot);
     for (const name of robot !== undefined ? [robot] : [...this.running.keys()]) this.finish(name, { status: 'interrupted', reason: 'stopped' });
-    return Promise.resolve();
+    return Promise.resolve([]);
   }
 
   answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel', by?: RunBy): boolean {

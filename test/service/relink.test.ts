@@ -85,5 +85,14 @@ describe('a serial robot whose link is lost mid-walk and comes back', { skip: mi
     assert.equal(shownAfterRun, false, `torque said: ${said}`);
     assert.match(statusAfterRun, /^ +body +battery \d+\.\d\d V · torque off · link ok$/m);
     assert.equal(bench().link, 'ok');
+
+    // Lost again between runs, the body held: an emergency stop reaches no firmware. Said, exit 3,
+    // not 'stopped' and exit 0 as if it had landed.
+    await rig.unplug({ keepFirmware: true });
+    await waitFor('the loss', () => bench().link === 'lost', 30_000);
+    const stop = await quackd(['stop', 'bench'], { env: { QUACKD_HOME: home } });
+    assert.equal(stop.code, 3, stop.stderr);
+    assert.equal(stop.stdout.trim(), 'stopped bench');
+    assert.match(stop.stderr.trim(), /^quackd: bench: its body did not confirm the stop: serial link to .* is down: torque off not sent; the firmware's watchdog cuts it within \d+ ms$/);
   });
 });

@@ -11,7 +11,7 @@ import { MAX_TAGS, TAG_MAX_CHARS, TOPIC_MAX_CHARS } from '../../memory/entry.js'
 import type { RelayStep } from '../../pilot/providers/relay.js';
 import type { TranscriptSummary } from '../../transcript/reader.js';
 import type { RobotCan } from '../../bodies/index.js';
-import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, StartedRun } from '../api.js';
+import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, StartedRun, UnconfirmedStop } from '../api.js';
 import type { DoorLine } from '../front-door.js';
 import type { RunReport } from '../../run/start-run.js';
 import type { TranscriptEvent, TranscriptLine } from '../../transcript/events.js';
@@ -115,7 +115,7 @@ export type Reply =
   | { readonly type: 'error'; readonly kind: ErrorKind; readonly message: string; readonly hint?: string }
   | { readonly type: 'status'; readonly status: StatusReply }
   | { readonly type: 'health'; readonly lines: readonly HealthLine[] }
-  | { readonly type: 'stopped'; readonly robots: readonly string[] }
+  | { readonly type: 'stopped'; readonly robots: readonly string[]; /** bodies that did not confirm the stop, and why */ readonly unconfirmed?: readonly UnconfirmedStop[] }
   /** `answered`: false when no gate was waiting on the robot (or it asks about another verb). */
   | { readonly type: 'confirmed'; readonly robot: string; readonly answered: boolean }
   | { readonly type: 'started'; readonly run: Omit<StartedRun, 'done'> }

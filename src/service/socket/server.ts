@@ -274,9 +274,9 @@ export class ControlSocket implements FrontDoor {
           // An emergency stop never waits for the kernel's word (a spawn, tens of ms on a busy Pi):
           // it stops on the client's, marked as such, and the journal then names the user the kernel says.
           const peer = this.peer(socket);
-          await this.service.stop(r.robot, undefined, askerOf(r.by, undefined));
+          const unconfirmed = await this.service.stop(r.robot, undefined, askerOf(r.by, undefined));
           void peer.then((p) => (p !== undefined ? logger('service').info(`emergency stop${r.robot !== undefined ? `: ${clientWords(r.robot)}` : ''} was asked over the control socket by ${byText(askerOf(r.by, p))}`) : undefined));
-          send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot) });
+          send({ type: 'stopped', robots: r.robot !== undefined ? [this.service.status(r.robot).robot] : this.service.robots().map((s) => s.robot), ...(unconfirmed.length > 0 ? { unconfirmed } : {}) });
           break;
         }
         case 'confirm':
