@@ -167,6 +167,14 @@ describe('the control socket', () => {
     assert.equal((JSON.parse(status[0] ?? '') as { type: string }).type, 'status');
   });
 
+  it('a request line left half-sent is answered and let go after 5 s: such clients do not pile up', async () => {
+    const t0 = Date.now();
+    const replies = await raw(serving.socket, '{"op":"sta');
+    const waited = Date.now() - t0;
+    assert.deepEqual(replies.map((r) => JSON.parse(r) as unknown), [{ type: 'error', kind: 'usage', message: 'no request within 5 s: a request is one JSON object and a newline' }]);
+    assert.ok(waited >= 4900 && waited < 15_000, `let go after ${waited} ms`);
+  });
+
   it('health: the store, as the service sees it', async () => {
     const replies = await raw(serving.socket, '{"op":"health"}\n');
     const reply = JSON.parse(replies[0] ?? '') as { type: string; lines: { check: string; status: string; detail: string }[] };

@@ -34,6 +34,8 @@ import { RequestSchema, RunInputSchema, lineReader, type Reply, type RunRequest,
 const PROBE_MS = 2000;
 /** sun_path's 108 bytes on Linux, its closing NUL aside. */
 const MAX_SOCKET_PATH = 107;
+/** How long a connection may take to send its request line. */
+const REQUEST_MS = 5000;
 /** Lines a connection may send before its run is there to hear them (an answer, an abort): more are dropped. */
 const EARLY_INPUTS = 16;
 
@@ -228,6 +230,8 @@ export class ControlSocket implements FrontDoor {
           (line) => {
             if (handled) return input !== undefined ? input(line) : void (early.length < EARLY_INPUTS && early.push(line));
             handled = true;
+            // What follows (a run streamed, a follow) lasts as long as it lasts.
+            socket.setTimeout(0);
             void this.handle(line, socket, send, heard);
           },
           () => {
@@ -237,6 +241,13 @@ export class ControlSocket implements FrontDoor {
         ),
       ),
     );
+    // A client says what it wants at once (the CLI writes its line on connect): one that has not within
+    // the deadline is let go, or half-sent lines would hold the service's descriptors until it has none for a stop.
+    socket.setTimeout(REQUEST_MS, () => {
+      if (handled) return;
+      send({ type: 'error', kind: 'usage', message: `no request within ${REQUEST_MS / 1000} s: a request is one JSON object and a newline` });
+      socket.destroy();
+    });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.connections.delete(socket));
   }
