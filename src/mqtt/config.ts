@@ -135,8 +135,10 @@ export const MqttSectionSchema = z.preprocess(onOff, MqttObjectSchema);
 
 /** The service's own login at the embedded broker: the only one that publishes quackd's state, events and discovery. */
 export const SERVICE_USER = 'quackd';
+/** Home Assistant's login at the embedded broker, by the name README and `quackd mqtt credentials` give it. */
+export const HA_LOGIN = 'homeassistant';
 /** Who may log in when `users:` is not given: Home Assistant, reading only. */
-export const DEFAULT_USERS: Readonly<Record<string, { readonly may: readonly MqttRight[] }>> = { homeassistant: { may: [] } };
+export const DEFAULT_USERS: Readonly<Record<string, { readonly may: readonly MqttRight[] }>> = { [HA_LOGIN]: { may: [] } };
 export type MqttSection = z.infer<typeof MqttSectionSchema>;
 
 export const MQTT_DEFAULTS = {

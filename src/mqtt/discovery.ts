@@ -13,6 +13,7 @@ import { runnableDucks } from '../ducks/runnable.js';
 import { batteryCharge, duckSelect, gateControls, goalText, type Control, type ControlTopics } from './discovery-controls.js';
 import type { RobotStatus } from '../service/api.js';
 import { VERSION } from '../version.js';
+import type { MqttRight } from './config.js';
 import type { Topics } from './topics.js';
 
 export const COMPONENTS = ['sensor', 'binary_sensor', 'button', 'switch', 'select', 'text'] as const;
@@ -31,6 +32,20 @@ export interface DiscoveryContext {
   readonly canSwitchTorque: boolean;
   /** The ducks a robot can run by name (starters and the user's own), for its select; the starters alone without it. */
   readonly ducks?: (robot: string) => readonly string[];
+  /**
+   * What Home Assistant's login may do, where quackd keeps the logins (the embedded broker's
+   * `homeassistant`): an entity whose command the broker would refuse (and close HA's connection
+   * for) is not offered. Undefined with another broker, whose ACL quackd cannot read: all are.
+   */
+  readonly haMay?: readonly MqttRight[];
+}
+
+/** The entities HA's login may use: a command is `confirm`'s on the gate's topic, `command`'s elsewhere. */
+function usable(ctx: DiscoveryContext, messages: DiscoveryMessage[]): DiscoveryMessage[] {
+  const may = ctx.haMay;
+  if (may === undefined) return messages;
+  const confirm = ctx.topics.bridgeRequest('confirm');
+  return messages.filter(({ payload }) => payload['command_topic'] === undefined || may.includes(payload['command_topic'] === confirm ? 'confirm' : 'command'));
 }
 
 const ACTIVITIES = ['idle', 'running', 'stopping', 'fallen', 'offline'];
@@ -57,7 +72,7 @@ function bridgeDevice(ctx: DiscoveryContext): Record<string, unknown> {
 /** The bridge device: what every robot's device hangs from, with a button that stops them all. */
 export function bridgeDiscovery(ctx: DiscoveryContext): DiscoveryMessage[] {
   const node = nodeId(ctx.base, 'bridge');
-  return [
+  return usable(ctx, [
     {
       topic: `${ctx.prefix}/button/${node}/stop_all/config`,
       component: 'button',
@@ -72,7 +87,7 @@ export function bridgeDiscovery(ctx: DiscoveryContext): DiscoveryMessage[] {
         origin,
       },
     },
-  ];
+  ]);
 }
 
 /** One robot's entities. A body key that is not in the catalog gets the status sensors only. */
@@ -120,7 +135,7 @@ export function robotDiscovery(status: RobotStatus, ctx: DiscoveryContext, start
     entity('button', 'stop', { name: 'Stop', command_topic: set, payload_press: JSON.stringify({ stop: true }), icon: 'mdi:stop' }),
     ...place(gateControls(controls)),
   ];
-  if (body === undefined) return out;
+  if (body === undefined) return usable(ctx, out);
   out.push(...place(batteryCharge(controls, body)), ...place(duckSelect(controls, ducksOf(robot, body, ctx, starters))), ...place(goalText(controls)));
   if (body.metrics.includes('battery_v')) {
     out.push(
@@ -168,7 +183,7 @@ export function robotDiscovery(status: RobotStatus, ctx: DiscoveryContext, start
   for (const duck of starters(body)) {
     out.push(entity('button', `run_${id(duck)}`, { name: `Run ${duck}`, command_topic: set, payload_press: JSON.stringify({ run: duck }), icon: 'mdi:play' }));
   }
-  return out;
+  return usable(ctx, out);
 }
 
 /** The robot's ducks for its select: the service's list, else the starters (a robot the service cannot resolve has no more). */

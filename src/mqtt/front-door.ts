@@ -18,7 +18,7 @@ import { printable } from '../text/printable.js';
 import { startEmbeddedBroker, type EmbeddedBroker, type Sender } from './broker.js';
 import type { BrokerLogin } from './broker-acl.js';
 import { SHARE_TOPIC } from '../memory/share/wire.js';
-import { MQTT_RIGHTS, SERVICE_USER } from './config.js';
+import { HA_LOGIN, MQTT_RIGHTS, SERVICE_USER } from './config.js';
 import { ensureCredentials } from './credentials.js';
 import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
@@ -102,7 +102,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
   const rate = new CommandRateLimit(options.commandRate);
-  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}) };
+  // On the embedded broker quackd keeps HA's login, and so knows what its buttons may do.
+  const haMay = settings.broker.kind === 'embedded' ? settings.users[HA_LOGIN]?.may : undefined;
+  const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}), ...(haMay !== undefined ? { haMay } : {}) };
   let discoveryTopics = new Set<string>();
   let state: MqttLinkState = 'stopped';
   let reason: string | undefined;

@@ -132,6 +132,26 @@ test('Home Assistant discovery: every payload fits HA schema; buttons and the to
   await until('discovery again', () => configs(w.messages).length >= before * 2);
 });
 
+test("Home Assistant's login is offered only the entities its rights let it use: none that command with may: [], no gate answers without confirm", async () => {
+  const offered = async (may: readonly string[]): Promise<string[]> => {
+    const { door, url, login } = await embedded({ users: { homeassistant: { may: may as ('command' | 'confirm')[] } } });
+    await until('online', () => door.status().state === 'online');
+    const w = await watch(url, ['homeassistant/#'], login('homeassistant'));
+    await until('discovery', () => configs(w.messages).some((m) => m.topic.endsWith('/activity/config')));
+    await new Promise((r) => setTimeout(r, 200));
+    await w.close();
+    await door.stop();
+    return configs(w.messages).map((m) => m.topic.split('/').slice(1, 4).join('/')).sort();
+  };
+  const reading = await offered([]);
+  assert.ok(reading.includes('sensor/quackd_hall/activity') && reading.includes('binary_sensor/quackd_hall/gate'), reading.join(' '));
+  assert.deepEqual(reading.filter((t) => t.startsWith('button/') || t.startsWith('switch/') || t.startsWith('select/') || t.startsWith('text/')), [], 'a button the broker would refuse, and close HA for, is not offered');
+  const commanding = await offered(['command']);
+  assert.ok(commanding.includes('button/quackd_hall/stop') && commanding.includes('button/quackd_bridge/stop_all'), commanding.join(' '));
+  assert.deepEqual(commanding.filter((t) => t.includes('gate_')), [], 'no gate answers without confirm');
+  assert.ok((await offered(['command', 'confirm'])).includes('button/quackd_hall/gate_confirm'));
+});
+
 test('homeassistant disabled publishes no discovery', async () => {
   const { door, url, login } = await embedded({ homeassistant: { enabled: false } });
   await until('online', () => door.status().state === 'online');
