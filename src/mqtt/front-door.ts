@@ -24,7 +24,7 @@ import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
-import { answer, errorLine, execute, MAX_PAYLOAD_BYTES, parseRequest, parseSet, refusal, rightRefusal, type Answer, type Command, type MqttAsker, type Parsed } from './commands.js';
+import { answer, errorLine, execute, parseRequest, parseSet, refusal, rightRefusal, type Answer, type Command, type MqttAsker, type Parsed } from './commands.js';
 import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
@@ -204,8 +204,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   };
 
   /** `<robot>/get`: the robot's state now, published again whatever the deadbands say (zigbee2mqtt's get). */
-  const answerGet = (robot: string, payload: Buffer): void => {
-    if (payload.length > MAX_PAYLOAD_BYTES) return;
+  // Any payload asks for the state (zigbee2mqtt's `{"state": ""}`, none, or more): it is never read.
+  const answerGet = (robot: string): void => {
     if (!robots.has(robot)) {
       // zigbee2mqtt says so in its log (and so on bridge/logging): a get has no response topic.
       log.warn({ robot: printable(robot) }, `get for an unknown robot; known: ${[...robots.keys()].join(', ') || 'none'}`);
@@ -319,7 +319,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     if (incoming.kind === 'set') {
       respond(topics.robotSetResponse(incoming.robot), parseSet(payload), (command) => checked(command, () => execute(api, command, incoming.robot, known, asker)));
     } else if (incoming.kind === 'get') {
-      answerGet(incoming.robot, payload);
+      answerGet(incoming.robot);
     } else if (incoming.kind === 'request') {
       respond(topics.bridgeResponse(incoming.command), parseRequest(incoming.command, payload), (r) => checked(r.command, () => execute(api, r.command, r.robot, known, asker, () => bridge.restart())));
     }

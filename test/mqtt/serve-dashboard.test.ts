@@ -148,6 +148,10 @@ describe('quackd serve for dashboards: two held Microducks, mosquitto, mosquitto
       const answer = await w.waitFor((m) => w.messages.indexOf(m) >= before && m.topic === 'quackd/still/state', 'the state after get');
       assert.equal(json(answer)['robot'], 'still');
       assert.equal(json(answer)['activity'], 'idle');
+      // Any payload, as README says: one past the 4 KiB a command may have is still a get.
+      const later = w.messages.length;
+      await w.client.publishAsync('quackd/still/get', 'x'.repeat(5000), { qos: 1 });
+      await w.waitFor((m) => w.messages.indexOf(m) >= later && m.topic === 'quackd/still/state', 'the state after a long get');
       await w.client.publishAsync('quackd/garage/get', '', { qos: 1 });
       const warning = await w.waitFor((m) => m.topic === 'quackd/bridge/logging' && /unknown robot/.test(m.payload), 'a warning line');
       assert.deepEqual(json(warning), { level: 'warning', message: 'mqtt: get for an unknown robot; known: still, draining robot=garage', namespace: 'mqtt' });
