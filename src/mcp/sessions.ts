@@ -102,6 +102,11 @@ export class VerbSessions {
     return { run: session.handle.run, fresh, verbs: start?.type === 'start' ? start.verbs : [], events, ...(step !== undefined ? { step } : {}), ...(ended !== undefined ? { ended } : {}), ...(previous !== undefined ? { previous } : {}) };
   }
 
+  /** A session of this connection's is open (or opening) on `robot`: the robot is its, busy for anyone else. */
+  isOpen(robot: string): boolean {
+    return this.open.has(robot);
+  }
+
   /** What the sensors said after the last verb of the session open on `robot`, if one is. */
   async observation(robot: string): Promise<{ readonly observation: Observation; readonly runId: string } | undefined> {
     const session = await this.open.get(robot)?.catch(() => undefined);

@@ -157,6 +157,25 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
     }
   });
 
+  it("robot_observe while the session's first verb waits at its gate says so, not that the robot is busy with the session itself", async () => {
+    let seen = '';
+    const client: McpClient = await connect(server.url, undefined, {
+      elicit: async () => {
+        seen = text(await client.callTool({ name: 'robot_observe', arguments: {} }));
+        return { action: 'accept', content: { confirm: true } };
+      },
+    });
+    try {
+      const quack = await client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+      assert.match(text(quack), /^step 1: quack — ok: quack!$/m);
+      assert.equal(seen, "microduck:sim2d: this session's first verb is still under way; its answer says what the robot sees");
+      assert.match(text(await client.callTool({ name: 'robot_observe', arguments: {} })), /^microduck:sim2d after the last verb of this session/);
+      await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_success', args: { reason: 'done' } } });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('keeps each MCP session\'s robot_verb session its own, and ends it when the client ends its MCP session', async () => {
     const first = await connect(server.url);
     const second = await connect(server.url);

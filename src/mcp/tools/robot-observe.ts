@@ -24,6 +24,8 @@ export const robotObserve: InstallTool = (server, ctx) => {
         if (session !== undefined) {
           return said(`${robotLabel(status.robot, status.key)} after the last verb of this session (transcript ${session.runId}):\n${session.observation.summary}`, { robot: status.robot, body: status.key, runId: session.runId, observation: { ...session.observation.data } });
         }
+        // The session's own robot, its first verb not answered yet: nothing to read but that verb's answer (the robot is the session's, busy for a look from outside).
+        if (ctx.sessions.isOpen(status.robot)) return said(`${robotLabel(status.robot, status.key)}: this session's first verb is still under way; its answer says what the robot sees`, { robot: status.robot, body: status.key });
         const seen = await ctx.backend.observe(status.robot, ctx.by());
         const world = seen.perRun ? `\n(${seen.key} opens a fresh world for every run: this is the one the next run starts in)` : '';
         return said(`${robotLabel(seen.robot, seen.key)} now:\n${seen.observation.summary}${world}`, { robot: seen.robot, body: seen.key, observation: { ...seen.observation.data } });
