@@ -148,6 +148,8 @@ export class Service implements ServiceApi {
    */
   async torque(name: string, on: boolean, gates: RunOnRequest['gates'] = 'ask', by?: RunBy): Promise<TorqueRun> {
     const robot = this.resolve(name);
+    // Said of the robot, whoever asks (the CLI, a dashboard's switch), not as a line of the duck torque would run.
+    if (!robot.entry.verbs.includes('torque')) throw new InputError(`${robot.name} has no torque to switch: ${robot.key} has no torque verb`, `its verbs: ${robot.entry.verbs.join(', ')}`);
     const running = this.current.get(robot.name);
     if (!on && running !== undefined) {
       await this.stop(robot.name, 'torque off', by);

@@ -43,5 +43,8 @@ describe('quackd torque on a simulator in the service', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^quackd: torque: "torque" is not a verb of reachy-mini:mock/);
     assert.equal(serving.service.status('desk').lastOutcome, undefined);
+    // A dashboard's switch (MQTT's torque command) asks the service itself: said of the robot, not as a line of a duck.
+    await assert.rejects(serving.service.torque('desk', true), /^InputError: desk has no torque to switch: reachy-mini:mock has no torque verb$/);
+    assert.equal(serving.service.status('desk').lastOutcome, undefined);
   });
 });
