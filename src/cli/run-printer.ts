@@ -118,6 +118,7 @@ const GATE_DENIED: Readonly<Record<GateHow, string>> = {
   person: '(denied)',
   channel: '(denied over MQTT)',
   timeout: '(not confirmed: nobody answered in time)',
+  unasked: '(not confirmed: the question could not be put to the person)',
 };
 
 /** A step's line in `width` columns: its label cut short, not its result, when one must give way. */

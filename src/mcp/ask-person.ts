@@ -2,13 +2,18 @@
  * A confirmation gate put to the person at the MCP client, through MCP elicitation, when the
  * client declared it can ask one. A client that cannot ask gets every gate shut: a motor never
  * moves because nobody could be asked. Only an explicit yes opens a gate; a decline, a dismissed
- * form, an error or a gate that closed first (its timeout, the run stopping) is a no.
+ * form, an error or a gate that closed first (its timeout, the run stopping) is a no. An error is
+ * recorded as such (`unasked`), never as the person's no: they may never have seen the question.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { logger } from '../log.js';
 
-/** Puts one gate's question to a person; resolves true only for their yes. */
-export type AskPerson = (robot: string, question: string, via: { readonly signal: AbortSignal; readonly relatedRequestId?: RequestId }) => Promise<boolean>;
+/** Puts one gate's question to a person; resolves true only for their yes, `unasked` when it could not be put. */
+export type AskPerson = (robot: string, question: string, via: { readonly signal: AbortSignal; readonly relatedRequestId?: RequestId }) => Promise<boolean | 'unasked'>;
+
+/** A gate's answer from the person's side: their yes or no, or (`how`) that the question could not be put. */
+export type GateAnswer = (allowed: boolean, how?: 'unasked') => void;
 
 /** The client declared elicitation: it can put a question to a person. */
 export function canAskPerson(server: McpServer): boolean {
@@ -35,8 +40,11 @@ export function personAsker(server: McpServer): AskPerson {
         { signal, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) },
       );
       return reply.action === 'accept' && reply.content?.['confirm'] === true;
-    } catch {
-      return false;
+    } catch (err) {
+      // The gate's own close withdraws the question too (the signal): that is no failure to ask.
+      if (signal.aborted) return false;
+      logger('mcp').warn({ robot, err: err instanceof Error ? err.message : String(err) }, 'a gate could not be put to the person at the MCP client');
+      return 'unasked';
     }
   };
 }
@@ -46,7 +54,7 @@ export function personAsker(server: McpServer): AskPerson {
  * their question is withdrawn once the gate closed otherwise); without one, every gate is shut.
  * `seen` takes the run's transcript events; `call` is the tool call the gate belongs to now.
  */
-export function personGates(ask: AskPerson | undefined, robot: string, call: () => RequestId | undefined): { readonly gates: 'ask' | 'deny'; readonly onGate?: (question: string, verb: string, answer: (allowed: boolean) => void) => void; seen(event: { readonly type: string }): void } {
+export function personGates(ask: AskPerson | undefined, robot: string, call: () => RequestId | undefined): { readonly gates: 'ask' | 'deny'; readonly onGate?: (question: string, verb: string, answer: GateAnswer) => void; seen(event: { readonly type: string }): void } {
   if (ask === undefined) return { gates: 'deny', seen: () => undefined };
   let open: AbortController | undefined;
   return {
@@ -56,8 +64,8 @@ export function personGates(ask: AskPerson | undefined, robot: string, call: () 
       const asking = new AbortController();
       open = asking;
       const relatedRequestId = call();
-      void ask(robot, question, { signal: asking.signal, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) }).then((allowed) => {
-        if (!asking.signal.aborted) answer(allowed);
+      void ask(robot, question, { signal: asking.signal, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) }).then((said) => {
+        if (!asking.signal.aborted) answer(said === true, said === 'unasked' ? 'unasked' : undefined);
       });
     },
     seen: (event) => {

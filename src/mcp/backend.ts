@@ -11,6 +11,7 @@ import type { RunReport } from '../run/start-run.js';
 import type { RunBy } from '../runtime/holder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus, StartedRun } from '../service/api.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
+import type { GateAnswer } from './ask-person.js';
 import type { TranscriptSummary } from '../transcript/reader.js';
 
 export interface RunAsk {
@@ -27,7 +28,7 @@ export interface RunAsk {
   /** Every transcript event of the run, in order. */
   readonly onEvent?: (event: TranscriptEvent) => void;
   /** A gate waits for a person; `answer` settles it (after the service's gate timeout it is "not confirmed" anyway). */
-  readonly onGate?: (question: string, verb: string, answer: (allowed: boolean) => void) => void;
+  readonly onGate?: (question: string, verb: string, answer: GateAnswer) => void;
 }
 
 export interface RunHandle {

@@ -92,7 +92,7 @@ class LocalBackend implements Backend {
       ...(relay !== undefined ? { pilot: relay } : {}),
     });
     const onGate = ask.onGate;
-    const put = (question: string, verb: string): void => onGate?.(question, verb, (allowed) => void service.answerGate(run.robot, allowed, verb, 'person', ask.by));
+    const put = (question: string, verb: string): void => onGate?.(question, verb, (allowed, how) => void service.answerGate(run.robot, allowed, verb, how ?? 'person', ask.by));
     const offGate = service.events.on('run:gate', (e) => (e.runId === run.runId && e.state === 'waiting' ? put(e.question, e.verb) : undefined));
     // A gate that opened before we listened is put now.
     const waiting = service.status(run.robot);

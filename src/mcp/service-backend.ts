@@ -111,7 +111,7 @@ export class ServiceBackend implements Backend {
             ask.onEvent?.(reply.event);
             break;
           case 'gate':
-            ask.onGate?.(reply.question, reply.verb, (allowed) => connection?.send({ op: 'answer', answer: allowed }));
+            ask.onGate?.(reply.question, reply.verb, (allowed, how) => connection?.send({ op: 'answer', answer: allowed, ...(how === 'unasked' ? { unasked: true as const } : {}) }));
             break;
           case 'step':
             answer(reply.step);

@@ -22,7 +22,7 @@ function words(text: string, max = 160): string {
 function answer(e: RuntimeEvents['run:gate']): string {
   const said = e.allowed === true ? 'yes' : 'no';
   if (e.by !== undefined) return `${said} by ${e.by}`;
-  const why: Readonly<Record<string, string>> = { yes: 'quackd run --yes', 'no-tty': 'nobody to ask', timeout: 'nobody answered in time', aborted: 'the run stopped first' };
+  const why: Readonly<Record<string, string>> = { yes: 'quackd run --yes', 'no-tty': 'nobody to ask', timeout: 'nobody answered in time', aborted: 'the run stopped first', unasked: 'the question could not be put to the person' };
   return `${said} (${why[e.how ?? ''] ?? e.how ?? 'unknown'})`;
 }
 

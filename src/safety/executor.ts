@@ -52,6 +52,7 @@ const DENIED_BECAUSE: Partial<Record<GateDecision['how'], string>> = {
   'no-tty': 'needs confirmation; no terminal to ask (--yes to allow)',
   aborted: 'not confirmed: the run was stopped',
   timeout: 'not confirmed: nobody answered in time',
+  unasked: 'not confirmed: the question could not be put to the person',
 };
 
 export class Executor {

@@ -5,7 +5,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
-export type GateHow = 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'channel' | 'timeout';
+/** `unasked`: the question was to go to a person (an MCP client's elicitation) and could not be put. */
+export type GateHow = 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'channel' | 'timeout' | 'unasked';
 
 export interface GateDecision {
   readonly allowed: boolean;

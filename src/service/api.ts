@@ -127,7 +127,7 @@ export interface ServiceApi {
   /** Emergency stop, in or outside a run: motion stops within one control period. All robots when none is named; `by` asked for it. */
   stop(robot?: string, why?: string, by?: RunBy): Promise<readonly UnconfirmedStop[]>;
   /** Answers the gate waiting on `robot` (`by` answered it); false when none is waiting (or it is about another verb). */
-  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel', by?: RunBy): boolean;
+  answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel' | 'unasked', by?: RunBy): boolean;
   health(): Promise<readonly HealthLine[]>;
   /**
    * Torque on or off, as a one-step run of the `torque` verb through the executor: on waits for a

@@ -56,7 +56,7 @@ export class ServiceGate implements Gate {
    * Answers the waiting question (`by`: who answered, for the transcript and the journal); false
    * when none waits, or it asks about another verb than `verb`.
    */
-  answer(allowed: boolean, verb?: string, how: Extract<GateHow, 'tty' | 'person' | 'channel'> = 'person', by?: string): boolean {
+  answer(allowed: boolean, verb?: string, how: Extract<GateHow, 'tty' | 'person' | 'channel' | 'unasked'> = 'person', by?: string): boolean {
     const open = this.open;
     if (open === undefined || (verb !== undefined && verb !== open.verb)) return false;
     open.settle({ allowed, how, ...(by !== undefined ? { by } : {}) });

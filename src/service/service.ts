@@ -304,7 +304,7 @@ export class Service implements ServiceApi {
   }
 
   /** Answers the gate waiting on a robot's run; `by` answered it (default: the run's holder, at its own terminal). */
-  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' | 'channel' = 'person', by?: RunBy): boolean {
+  answerGate(name: string, answer: boolean, verb?: string, how: 'tty' | 'person' | 'channel' | 'unasked' = 'person', by?: RunBy): boolean {
     const current = this.current.get(this.resolve(name).name);
     const gate = current?.gate;
     return gate instanceof ServiceGate ? gate.answer(answer, verb, how, byText(by ?? current?.holder.by ?? cliUser())) : false;

@@ -10,7 +10,7 @@ export type TranscriptEvent =
   | { type: 'response'; call: number; text: string; toolCalls: { id: string; name: string; args: unknown; error?: string }[]; usage?: { inputTokens: number; outputTokens: number }; ms: number }
   | { type: 'tool_call'; step: number; id: string; name: string; args: unknown }
   | { type: 'refused'; name: string; reason: string }
-  | { type: 'gate'; verb: string; label: string; allowed: boolean; how: 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'channel' | 'timeout'; /** who answered, when the service heard it from someone (`mqtt client ha-den`) */ by?: string }
+  | { type: 'gate'; verb: string; label: string; allowed: boolean; how: 'tty' | 'yes' | 'no-tty' | 'aborted' | 'person' | 'channel' | 'timeout' | 'unasked'; /** who answered, when the service heard it from someone (`mqtt client ha-den`) */ by?: string }
   | { type: 'verb_result'; step?: number; verb: string; label: string; ok: boolean; summary: string; data?: Record<string, unknown>; invented: boolean }
   | { type: 'frame'; step: number; state: Record<string, unknown>; ascii?: string }
   | { type: 'memory'; action: string; detail: Record<string, unknown> }

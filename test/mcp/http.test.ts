@@ -157,6 +157,20 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
     }
   });
 
+  it("a gate whose question the client fails to put is shut and recorded as unasked, never as the person's no", async () => {
+    const client = await connect(server.url, undefined, { elicit: () => Promise.reject(new Error('the dialog crashed')) });
+    try {
+      const quack = await client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+      assert.equal(isError(quack), true, text(quack));
+      assert.match(text(quack), /^denied — quack: the question could not be put to the person at this MCP client \(its elicitation failed\); nothing moved$/m);
+      const lines = transcript(home, runIdIn(text(quack)));
+      assert.deepEqual(lines.filter((l) => l.type === 'gate').map((l) => (l.type === 'gate' ? [l.allowed, l.how] : [])), [[false, 'unasked']]);
+      await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'no yes' } } });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("robot_observe while the session's first verb waits at its gate says so, not that the robot is busy with the session itself", async () => {
     let seen = '';
     const client: McpClient = await connect(server.url, undefined, {

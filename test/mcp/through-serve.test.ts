@@ -97,6 +97,19 @@ describe('serve-mcp through a running quackd serve', () => {
     }
   });
 
+  it("a gate the client fails to ask is shut in the service's run and recorded as unasked, over the socket too", async () => {
+    const failing = await serveMcpStdio(['--duck', join(ducks, 'careful.duck')], { QUACKD_HOME: home }, { elicit: () => Promise.reject(new Error('the dialog crashed')) });
+    try {
+      const quack = await failing.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
+      assert.equal(isError(quack), true, text(quack));
+      await failing.client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'done' } } });
+      const gates = transcript(home, runIdIn(text(quack))).filter((l) => l.type === 'gate');
+      assert.deepEqual(gates.map((g) => (g.type === 'gate' ? [g.allowed, g.how] : [])), [[false, 'unasked']]);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('stops its session\'s run in the service when the MCP client goes', async () => {
     const other = await serveMcpStdio([], { QUACKD_HOME: home });
     const quack = await other.client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });

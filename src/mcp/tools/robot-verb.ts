@@ -22,6 +22,7 @@ const DENIED: Readonly<Record<GateHow, string>> = {
   channel: 'denied over MQTT',
   tty: 'the person said no',
   timeout: 'nobody answered in time',
+  unasked: "the question could not be put to the person at this MCP client (its elicitation failed)",
   aborted: 'the session was stopped',
   yes: 'not confirmed',
 };
