@@ -94,7 +94,15 @@ export function loadDuckFile(path: string): Duck {
 
 /** `find-and-kick`, `./mine.duck`, `~/.quackd/ducks/x.duck` → a parsed Duck. */
 export function findDuck(ref: string, yoursDir?: string): Duck {
-  if (looksLikePath(ref)) return loadDuckFile(ref);
+  return looksLikePath(ref) ? loadDuckFile(ref) : namedDuck(ref, yoursDir, `'quackd ducks' lists them; a path to a .duck file works too`);
+}
+
+/** A duck by name alone (a run on request: the service reads no path for its asker), its hint saying so. */
+export function findDuckByName(ref: string, yoursDir?: string): Duck {
+  return namedDuck(ref, yoursDir, `'quackd ducks' lists them; a run on request takes a name, never a path`);
+}
+
+function namedDuck(ref: string, yoursDir: string | undefined, hint: string): Duck {
   // Yours first, then the starters, as listDucks() orders them; only the one named is read (the
   // others parsed here cost `quackd run` a tenth of a second).
   const yours = yoursDir !== undefined ? join(yoursDir, `${ref}.duck`) : undefined;
@@ -102,7 +110,7 @@ export function findDuck(ref: string, yoursDir?: string): Duck {
   const starter = join(STARTERS_DIR, `${ref}.duck`);
   if (existsSync(starter)) return { ...loadDuckFile(starter), source: `starter:${ref}` };
   const names = [...new Set([...(yoursDir !== undefined ? duckNames(yoursDir) : []), ...duckNames(STARTERS_DIR)])];
-  throw new InputError(`no duck named "${ref}"${didYouMean(ref, names)}`, `'quackd ducks' lists them; a path to a .duck file works too`);
+  throw new InputError(`no duck named "${ref}"${didYouMean(ref, names)}`, hint);
 }
 
 /** The names of the ducks in `dir`, unread. */

@@ -111,6 +111,8 @@ describe('serve-mcp over stdio', () => {
       ['robot_list', { everything: true }, /everything/],
       ['robot_forget', { id: '' }, /id/],
       ['robot_run', { duck: '../../etc/passwd' }, /never a path/],
+      // robot_run takes names only, so its hint never offers a path.
+      ['robot_run', { duck: 'helo-world' }, /^no duck named "helo-world" \(did you mean "hello-world"\?\) \('quackd ducks' lists them; a run on request takes a name, never a path\)$/],
       ['robot_observe', { robot: 'microduck:sim2e' }, /^unknown robot "microduck:sim2e" \(did you mean "microduck:sim2d"\?\)$/],
     ];
     for (const [name, args, why] of cases) {

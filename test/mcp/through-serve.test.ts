@@ -82,6 +82,12 @@ describe('serve-mcp through a running quackd serve', () => {
     assert.ok(JSON.stringify(runs.contents).includes(runIdIn(text(run))));
   });
 
+  it('names a duck it does not know, its hint offering no path (the service reads none for a client)', async () => {
+    const run = await served.client.callTool({ name: 'robot_run', arguments: { duck: 'helo-world' } });
+    assert.equal(isError(run), true);
+    assert.equal(text(run), `no duck named "helo-world" (did you mean "hello-world"?) ('quackd ducks' lists them; a run on request takes a name, never a path)`);
+  });
+
   it('asks a gate of the service\'s run through elicitation, over the socket', async () => {
     const asked: string[] = [];
     const careful = await serveMcpStdio(['--duck', join(ducks, 'careful.duck')], { QUACKD_HOME: home }, { elicit: (m) => (asked.push(m), { action: 'accept', content: { confirm: true } }) });
