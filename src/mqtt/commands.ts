@@ -71,14 +71,17 @@ const REQUEST_SCHEMAS = {
   restart: z.object({}).strict(),
 };
 
-const one = (text: string) => printable(text.split('\n')[0] ?? '').slice(0, 200);
+/** A message's first line, printable. */
+const one = (text: string) => quoted(text.split('\n')[0] ?? '');
+/** A value the asker sent (a robot's topic level, a key), whole: a newline in it is shown, never a cut. */
+const quoted = (text: string) => printable(text).slice(0, 200);
 
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid';
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${one(k)}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${quoted(k)}"`).join(', ')}`;
   const path = issue.path.map(String).join('.');
-  return `${path !== '' ? `${one(path)}: ` : ''}${issue.message}`;
+  return `${path !== '' ? `${quoted(path)}: ` : ''}${issue.message}`;
 }
 
 /** A JSON object from the wire, with its transaction taken off; or why not. */
@@ -142,7 +145,7 @@ export function parseRequest(command: string, payload: Buffer): Parsed<BridgeReq
   const read = readObject(payload, true);
   if (!read.ok) return read;
   const tx = read.transaction !== undefined ? { transaction: read.transaction } : {};
-  if (!(BRIDGE_COMMANDS as readonly string[]).includes(command)) return { ok: false, error: `unknown request "${one(command)}": expected one of ${BRIDGE_COMMANDS.join(', ')}`, ...tx };
+  if (!(BRIDGE_COMMANDS as readonly string[]).includes(command)) return { ok: false, error: `unknown request "${quoted(command)}": expected one of ${BRIDGE_COMMANDS.join(', ')}`, ...tx };
   const name = command as BridgeCommand;
   const parsed = REQUEST_SCHEMAS[name].safeParse(read.value);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error), ...tx };
@@ -205,7 +208,7 @@ export function refusal(error: string, transaction?: Transaction): Answer {
  */
 export async function execute(api: ServiceApi, command: Command, robot: string | undefined, known: ReadonlySet<string>, asker: MqttAsker, restart?: () => Answer['data']): Promise<Answer['data']> {
   const by = asker.by;
-  if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${one(robot)}"; known: ${[...known].join(', ') || 'none'}`);
+  if (robot !== undefined && !known.has(robot)) throw new UnknownRobot(`unknown robot "${quoted(robot)}"; known: ${[...known].join(', ') || 'none'}`);
   const needRobot = (): string => {
     if (robot === undefined) throw new InputError('this command needs a robot');
     return robot;

@@ -153,6 +153,8 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
       ['kitchen', { goal: '   ' }, /goal: a goal in words/],
       ['kitchen', { goal: 'x'.repeat(1001) }, /goal: /],
       ['garage', { stop: true }, /unknown robot "garage"/],
+      // A key the asker sent is quoted whole (escaped), never cut at a newline.
+      ['kitchen', { stop: true, 'force\nnow': 1 }, /^stop: unknown key "force\\x0anow"$/],
       ['kitchen', { run: 'no-such-duck' }, /no duck named/],
     ];
     for (const [robot, payload, expected] of cases) {
