@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { readTranscript } from '../../src/transcript/reader.js';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { quackd } from '../helpers/quackd.js';
+import { serve } from '../helpers/serve.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface MemberJson {
@@ -157,4 +158,27 @@ describe('a flock of three sim2d ducks, in one process', () => {
     assert.match(shared.stderr, /^quackd: .*pair\.duck:6: flock\.members: microduck:sim2d is the body of 2 robots of the fleet \(den, hall\): name one of them/);
     assert.equal(shared.stderr.trim().split('\n').length, 1, shared.stderr);
   });
+
+  it('refuses local members a running quackd serve holds: two controllers, and quackd stop would not reach them', async () => {
+    const home = tempDir('quackd-flock-');
+    mkdirSync(join(home, 'ducks'));
+    const starter = readFileSync(new URL('../../src/ducks/starters/flock-find-ball.duck', import.meta.url), 'utf8');
+    writeFileSync(join(home, 'ducks', 'pair.duck'), starter.replace(/members: \[.*\]/, 'members: [den, hall]'));
+    const served = await serve(home, 'robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\nmqtt: false\n');
+    try {
+      const r = await quackd(['run', 'pair'], { env: { QUACKD_HOME: home } });
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.equal(r.stdout, '', 'nothing ran');
+      assert.match(r.stderr, new RegExp(`^quackd: run: den, hall are held by quackd serve \\(pid ${String(served.child.pid)}\\), and pair would drive them from here, out of reach of 'quackd stop' \\(in flock\\.members, name each remote:den \\(the service runs it, over MQTT\\), stop the service, or add --local\\)\n$`));
+      const status = await quackd(['status', '--json'], { env: { QUACKD_HOME: home } });
+      assert.doesNotMatch(status.stdout, /"runId"/, 'the service ran nothing either');
+      // Asked for by name, it runs here (the person chose two controllers).
+      const here = await quackd(['run', 'pair', '--local', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+      assert.equal(here.code, 0, here.stdout + here.stderr);
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exited.catch(() => undefined);
+    }
+  });
 });
+

@@ -21,6 +21,7 @@ import { openBrokerLink, type BrokerLink } from '../../flock/broker-link.js';
 import { LocalMember, type Member } from '../../flock/member.js';
 import { planFor } from '../../flock/plan.js';
 import { RemoteMember } from '../../flock/remote-member.js';
+import { askService } from '../../service/socket/client.js';
 import { flockSeconds, runFlock, type FlockNews, type FlockReport } from '../../flock/run-flock.js';
 import { QUACK_DUCK, type FlockMember, type FlockSpec } from '../../flock/spec.js';
 import { resolveMqttSettings, type MqttSettings } from '../../mqtt/settings.js';
@@ -80,6 +81,24 @@ function printFlockOutcome(io: Output, report: FlockReport): void {
   io.line(fitLine(`${good ? io.green(io.ok) : io.red(io.fail)} ${report.outcome.status}${dry} — ${printable(report.outcome.reason)} · ${stats} · transcript ${report.runId}`, io.width(), 2));
 }
 
+/**
+ * A local member runs in this process: a robot a running service holds would be driven by two
+ * controllers at once, and `quackd stop` (which asks the service) would not reach this run.
+ */
+async function refuseServed(env: NodeJS.ProcessEnv, robots: readonly string[], duck: FlockDuck): Promise<void> {
+  if (robots.length === 0) return;
+  const status = await askService(env, { op: 'status' });
+  if (status?.type !== 'status') return;
+  const held = new Set(status.status.robots.map((r) => r.robot));
+  const served = robots.filter((r) => held.has(r));
+  if (served.length === 0) return;
+  const first = served[0] ?? '';
+  throw new UsageError(
+    `run: ${served.map((r) => printable(r)).join(', ')} ${served.length > 1 ? 'are' : 'is'} held by quackd serve (pid ${status.status.service.pid}), and ${duck.name} would drive ${served.length > 1 ? 'them' : 'it'} from here, out of reach of 'quackd stop'`,
+    `in flock.members, name ${served.length > 1 ? 'each' : 'it'} remote:${printable(first)} (the service runs it, over MQTT), stop the service, or add --local`,
+  );
+}
+
 export async function runFlockDuck(given: FlockDuck, f: RunFlags, { io, env, stdin }: Invocation): Promise<number> {
   const spec = given.flock;
   const where = `${given.source}:${spec.line}`;
@@ -120,6 +139,7 @@ export async function runFlockDuck(given: FlockDuck, f: RunFlags, { io, env, std
       checkDuckForBody(quackDuck, robot.entry, can);
       return new LocalMember(m.name, { runtime, robot, pilot: () => pilotFor(f, env), dryRun });
     });
+    if (f.local !== true) await refuseServed(env, [...taken.keys()], given);
     if (!json) {
       const { steps, llm_calls, seconds } = duck.budgets;
       const pilot = provider.name === 'fake' ? 'fake' : `${provider.name} ${provider.model}`;
