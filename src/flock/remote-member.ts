@@ -134,8 +134,12 @@ export class RemoteMember implements Member {
   stop(why: string): void {
     const run = this.run;
     if (run === undefined || run.ended) return;
+    const first = run.stop === undefined;
     run.stop = why;
-    if (run.id !== undefined) this.sendStop();
+    // At once, not when the service names the run (its steps go on meanwhile): published after the
+    // run request on the same connection, the service hears it after the request, and a run
+    // stopped since it was asked for ends before its first step. Sent again with the run's id.
+    if (first) this.sendStop();
   }
 
   async close(): Promise<void> {

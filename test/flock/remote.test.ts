@@ -167,4 +167,38 @@ describe('flock members behind another quackd serve, over a real mosquitto', { s
     const absent = next.members.find((m) => m.name === 'remote:quackd-attic/den');
     assert.deepEqual([absent?.dropped, absent?.runs.length], ['quackd-attic/den is offline', 0]);
   });
+
+  it('a remote member stopped before its service has named the run stops before its first step', async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const cellar = tempDir('quackd-flock-cellar-');
+    await serve(cellar, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n  base_topic: quackd-cellar\n  homeassistant: false\n`);
+    const here = tempDir('quackd-flock-here-');
+    const settings = resolveMqttSettings({ url: broker.url }, here);
+    assert.ok(settings !== undefined);
+    let link: Promise<BrokerLink> | undefined;
+    after(async () => (await link)?.close());
+    // The service's answer (the run's id) is slow to come back, as over a busy broker: its steps must not go on meanwhile.
+    const slowAnswers = (l: BrokerLink): BrokerLink => ({ ...l, request: (...args) => l.request(...args).then(async (answer) => (await new Promise((r) => setTimeout(r, 300)), answer)) });
+    const member = new RemoteMember('remote:quackd-cellar/den', 'quackd-cellar', 'den', () => (link ??= openBrokerLink(settings).then(slowAnswers)));
+    let ended: (id: string | undefined) => void = () => undefined;
+    const end = new Promise<string | undefined>((resolve) => (ended = resolve));
+    const steps: string[] = [];
+    const lost: string[] = [];
+    const opened = await member.open({ started: () => undefined, step: (s) => steps.push(s.label), ask: () => Promise.resolve({ allowed: false, how: 'no-tty', reason: 'no' }), ended: (_o, id) => ended(id), lost: (why) => lost.push(why) });
+    assert.equal(opened, undefined);
+    // The flock's finder saw the ball while this member's run request was still on its way.
+    member.start({ duck: findDuck('find-and-kick') });
+    member.stop('hall found the ball first');
+    const runId = await end;
+    assert.ok(runId !== undefined);
+    assert.deepEqual(lost, []);
+    await member.close();
+    const lines = runLines(cellar, runId);
+    const last = lines.at(-1);
+    assert.equal(last?.type === 'end' ? last.outcome : '', 'interrupted');
+    assert.deepEqual(lines.filter((l) => l.type === 'verb_result'), [], 'nothing moved');
+    assert.deepEqual(steps, []);
+  });
 });
+
