@@ -111,7 +111,7 @@ export class ServiceBackend implements Backend {
             ask.onEvent?.(reply.event);
             break;
           case 'gate':
-            ask.onGate?.(reply.question, reply.verb, (allowed, how) => connection?.send({ op: 'answer', answer: allowed, ...(how === 'unasked' ? { unasked: true as const } : {}) }));
+            ask.onGate?.(reply.question, reply.verb, (allowed, how) => connection?.send({ op: 'answer', answer: allowed, how: how === 'unasked' ? 'unasked' : 'person' }));
             break;
           case 'step':
             answer(reply.step);

@@ -88,6 +88,20 @@ describe('serve-mcp through a running quackd serve', () => {
     assert.equal(text(run), `no duck named "helo-world" (did you mean "hello-world"?) ('quackd ducks' lists them; a run on request takes a name, never a path)`);
   });
 
+  it('a robot_run gate answered through elicitation is the person\'s, in the service\'s transcript', async () => {
+    const asked: string[] = [];
+    const person = await serveMcpStdio([], { QUACKD_HOME: home }, { elicit: (m) => (asked.push(m), { action: 'accept', content: { confirm: true } }) });
+    try {
+      const run = await person.client.callTool({ name: 'robot_run', arguments: { duck: 'careful' } });
+      assert.equal(isError(run), false, text(run));
+      assert.equal(asked.length, 1, 'the person was asked');
+      const gates = transcript(home, runIdIn(text(run))).filter((l) => l.type === 'gate');
+      assert.deepEqual(gates.map((g) => (g.type === 'gate' ? [g.allowed, g.how] : [])), [[true, 'person']]);
+    } finally {
+      await person.close();
+    }
+  });
+
   it('asks a gate of the service\'s run through elicitation, over the socket', async () => {
     const asked: string[] = [];
     const careful = await serveMcpStdio(['--duck', join(ducks, 'careful.duck')], { QUACKD_HOME: home }, { elicit: (m) => (asked.push(m), { action: 'accept', content: { confirm: true } }) });

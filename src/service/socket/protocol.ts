@@ -83,8 +83,9 @@ export const RequestSchema = z.discriminatedUnion('op', [
 
 /** What the terminal that started a run sends on its connection while the run goes on. */
 export const RunInputSchema = z.discriminatedUnion('op', [
-  // `unasked`: a no because the question could not be put to the person (an MCP client's elicitation failed).
-  z.object({ op: z.literal('answer'), answer: z.boolean(), unasked: z.literal(true).optional() }).strict(),
+  // `how` the asker put the question: at its terminal (the CLI, the default), to a person through an
+  // MCP client's dialog, or not at all (`unasked`: the dialog failed; so is `unasked: true`, as sent before).
+  z.object({ op: z.literal('answer'), answer: z.boolean(), how: z.enum(['tty', 'person', 'unasked']).optional(), unasked: z.literal(true).optional() }).strict(),
   // `why`: `Ctrl-C`, `SIGTERM`, `SIGHUP`: the outcome reads `stopped by Ctrl-C` as a local run's does.
   z.object({ op: z.literal('abort'), why: z.string().min(1).max(40) }).strict(),
   // A `drive` run's next call; its arguments are the verb's schema's to check, in the executor.

@@ -398,7 +398,10 @@ export class ControlSocket implements FrontDoor {
       const input = RunInputSchema.safeParse(value);
       if (!input.success) return send({ type: 'error', kind: 'usage', message: 'during a run: send {"op":"answer","answer":true|false} or {"op":"abort","why":"Ctrl-C"}' });
       const said = input.data;
-      if (said.op === 'answer') this.service.answerGate(run.robot, said.answer && said.unasked !== true, undefined, said.unasked === true ? 'unasked' : relay !== undefined ? 'person' : 'tty');
+      if (said.op === 'answer') {
+        const how = said.unasked === true ? 'unasked' : (said.how ?? (relay !== undefined ? 'person' : 'tty'));
+        this.service.answerGate(run.robot, said.answer && how !== 'unasked', undefined, how);
+      }
       else if (said.op === 'abort') this.service.abortRun(run.runId, said.why);
       else if (relay === undefined) send({ type: 'error', kind: 'usage', message: 'a call is for a run the asker pilots (drive)' });
       else {
