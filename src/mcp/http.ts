@@ -99,6 +99,19 @@ interface Session {
   quietSince: number;
   /** Its runs were stopped for quiet, and no request has come since. */
   letGo?: boolean;
+  /** Its POSTs still streaming (a tool call waits for its answer on its own). */
+  readonly calls: Set<ServerResponse>;
+}
+
+/** How long a session's DELETE waits for the calls its close ended (a run stopped) to be answered. */
+const ANSWER_GRACE_MS = 2000;
+
+/** Resolves once every one of `calls` has ended, or after `ms`. */
+function answered(calls: ReadonlySet<ServerResponse>, ms: number): Promise<void> {
+  const open = [...calls].filter((r) => !r.writableEnded);
+  if (open.length === 0) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([Promise.all(open.map((r) => new Promise<void>((resolve) => r.once('close', resolve)))).then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
@@ -130,12 +143,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessionId = id;
-        sessions.set(id, { transport, built, open: 0, quietSince: performance.now() });
+        sessions.set(id, { transport, built, open: 0, quietSince: performance.now(), calls: new Set() });
       },
-      // Awaited before the DELETE is answered: a client that said goodbye finds the robot free.
+      // Awaited before the DELETE is answered: a client that said goodbye finds the robot free, and
+      // a call of its own the close ended (its run stopped) is answered before its stream is closed.
       onsessionclosed: async (id) => {
+        const calls = sessions.get(id)?.calls;
         sessions.delete(id);
         await built.close('the MCP client closing');
+        if (calls !== undefined) await answered(calls, ANSWER_GRACE_MS);
       },
     });
     transport.onclose = () => {
@@ -157,7 +173,9 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       if (session === undefined) return jsonError(res, 404, 'no such MCP session (it ended, or the server restarted): initialize again');
       session.open += 1;
       session.letGo = false;
+      if (req.method === 'POST') session.calls.add(res);
       res.once('close', () => {
+        session.calls.delete(res);
         session.open -= 1;
         session.quietSince = performance.now();
         // A stream we had not finished, closed by the client, and none left: it has gone.

@@ -272,6 +272,27 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
     }
   });
 
+  it('answers a robot_run under way whose own client ends the session (DELETE): the call says the run stopped', async () => {
+    mkdirSync(join(home, 'ducks'), { recursive: true });
+    writeDuck(join(home, 'ducks'), 'ask-first', 'robot: microduck:sim2d\nverbs: [quack]\nconfirm: [quack]\nbudgets: { steps: 3, llm_calls: 5, seconds: 120 }');
+    let asked: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (asked = resolve));
+    const client = newClient({ elicit: () => (asked(), new Promise<never>(() => undefined)) });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    await client.connect(transport);
+    try {
+      const running = client.callTool({ name: 'robot_run', arguments: { duck: 'ask-first' } });
+      await gate;
+      const t0 = performance.now();
+      await transport.terminateSession();
+      const answer = await running;
+      assert.ok(performance.now() - t0 < 5000, 'answered when the session ended, not at the client\'s timeout');
+      assert.match(text(answer), /interrupted — stopped by the MCP client closing/);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('answers a request body over the limit with 413 and why, and goes on serving', async () => {
     const big = await rawPost(server.url, 'a'.repeat(2_000_000), {});
     assert.equal(big.status, 413, big.body);
