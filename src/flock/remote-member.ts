@@ -20,6 +20,11 @@ import { isRecord } from '../is-record.js';
 /** How long a robot's retained state may take to arrive after subscribing, and the service to answer a command. */
 const OPEN_TIMEOUT_MS = 3000;
 const ANSWER_TIMEOUT_MS = 10_000;
+/**
+ * A broker shutting down sends its clients' last wills on its way out: an `offline` heard this
+ * shortly before our own connection closes was the broker's going, not the service's.
+ */
+const WILL_GRACE_MS = 500;
 
 type Json = Record<string, unknown>;
 
@@ -86,7 +91,10 @@ export class RemoteMember implements Member {
     this.unsubscribe = await broker.subscribe([t.bridgeState, t.robotAvailability(this.robot), t.robotState(this.robot), t.robotEvent(this.robot), t.robotSetResponse(this.robot)], (topic, payload) => {
       if (topic === t.bridgeState || topic === t.robotAvailability(this.robot)) {
         offline.set(topic, payload === 'offline');
-        if (payload === 'offline' && state !== undefined) this.lose(`${this.base}/${this.robot} went offline (${topic === t.bridgeState ? 'its quackd serve' : 'its availability'})`);
+        if (payload === 'offline' && state !== undefined) {
+          const why = `${this.base}/${this.robot} went offline (${topic === t.bridgeState ? 'its quackd serve' : 'its availability'})`;
+          setTimeout(() => this.lose(why), WILL_GRACE_MS);
+        }
       } else if (topic === t.robotState(this.robot)) {
         state ??= parse(payload);
         heard();

@@ -200,5 +200,28 @@ describe('flock members behind another quackd serve, over a real mosquitto', { s
     assert.deepEqual(lines.filter((l) => l.type === 'verb_result'), [], 'nothing moved');
     assert.deepEqual(steps, []);
   });
+
+  it('a broker that shuts down is blamed for the members it takes, not their services', async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const llm = await startLlmServer({ fallback: () => ({ kind: 'hang' }) });
+    after(() => llm.close());
+    const loft = tempDir('quackd-flock-loft-');
+    await serve(loft, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n  base_topic: quackd-loft\n  homeassistant: false\npilot:\n  provider: openai\n  base_url: ${llm.url}/v1\n  model: m\n`);
+    const settings = resolveMqttSettings({ url: broker.url }, tempDir('quackd-flock-here-'));
+    assert.ok(settings !== undefined);
+    let link: Promise<BrokerLink> | undefined;
+    after(async () => (await link)?.close());
+    const member = new RemoteMember('remote:quackd-loft/den', 'quackd-loft', 'den', () => (link ??= openBrokerLink(settings)));
+    let lost: (why: string) => void = () => undefined;
+    const gone = new Promise<string>((resolve) => (lost = resolve));
+    assert.equal(await member.open({ started: () => undefined, step: () => undefined, ask: () => Promise.resolve({ allowed: false, how: 'no-tty', reason: 'no' }), ended: () => undefined, lost }), undefined);
+    member.start({ duck: findDuck('find-and-kick') });
+    while (llm.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    // mosquitto, stopped as systemd stops it, sends the services' last wills on its way down.
+    await broker.stop();
+    assert.equal(await gone, `the connection to the broker ${settings.broker.kind === 'external' ? settings.broker.url : ''} closed`);
+    await member.close();
+  });
 });
 
