@@ -112,6 +112,12 @@ export interface Body {
   beginRun?(): Promise<void>;
   /** Halt any motion now (Ctrl-C, budget end). Idempotent. */
   stop(): Promise<void>;
+  /**
+   * An emergency stop (`quackd stop`, MQTT's stop): halt, and where stop() leaves the motors
+   * holding, switch them off and read it back; a BodyError names what did not confirm. Optional:
+   * without it, stop().
+   */
+  emergencyStop?(): Promise<void>;
   /** Release the hardware or simulator. Idempotent. */
   close(): Promise<void>;
 }

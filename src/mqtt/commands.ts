@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ServiceApi } from '../service/api.js';
 import { printable } from '../text/printable.js';
 import { jsonTooDeep, nestingMessage } from '../text/nesting.js';
-import { InputError, QuackdError } from '../errors.js';
+import { InputError, QuackdError, RuntimeError } from '../errors.js';
 import { RobotBusy } from '../runtime/body-pool.js';
 import { UnknownRobot } from '../runtime/fleet.js';
 import type { RunBy } from '../runtime/holder.js';
@@ -222,9 +222,12 @@ export async function execute(api: ServiceApi, command: Command, robot: string |
       void started.done;
       return { runId: started.runId, transcript: started.transcriptPath };
     }
-    case 'stop':
-      await api.stop(robot, undefined, by);
+    case 'stop': {
+      // A stop a body did not confirm is not answered ok: a dashboard shows the error, as the CLI exits 3.
+      const unconfirmed = await api.stop(robot, undefined, by);
+      if (unconfirmed.length > 0) throw new RuntimeError(unconfirmed.map((u) => `${u.robot}: its body did not confirm the stop: ${u.why}`).join('; '));
       return { stopped: robot ?? 'all' };
+    }
     case 'confirm': {
       const r = needRobot();
       if (!api.answerGate(r, command.answer, command.verb, asker.confirmHow, by)) throw new InputError(`no confirmation is waiting on ${r}${command.verb !== undefined ? ` about ${command.verb}` : ''}`);

@@ -162,7 +162,7 @@ export class BodyPool {
   async stopBody(name: string): Promise<boolean> {
     const body = this.lent.get(name) ?? (await this.held.get(name)?.body?.catch(() => undefined));
     if (body === undefined) return false;
-    await body.stop();
+    await (body.emergencyStop !== undefined ? body.emergencyStop() : body.stop());
     return true;
   }
 

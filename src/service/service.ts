@@ -278,15 +278,18 @@ export class Service implements ServiceApi {
           this.board.stopping(robot);
           current.abort.abort(new Error(`stopped by ${why}`));
         }
+        let said: string;
         try {
-          await this.runtime.bodies.stopBody(robot);
-          return undefined;
+          if (await this.runtime.bodies.stopBody(robot)) return undefined;
+          // A robot the service holds whose body is not open (it faulted, its port is gone): nothing was told to stop.
+          if (!this.runtime.bodies.unopened(this.runtime.fleet.resolve(robot))) return undefined;
+          said = 'its body is not open (it faulted, or its port is gone): the stop reached no motor';
         } catch (err) {
-          // The run's own stop reports it in the transcript; between runs the log is the record, and whoever asked is told.
-          const said = err instanceof Error ? err.message : String(err);
-          logger('service').warn({ robot, err: said }, 'body did not confirm the stop');
-          return { robot, why: said };
+          said = err instanceof Error ? err.message : String(err);
         }
+        // The run's own stop reports it in the transcript; between runs the log is the record, and whoever asked is told.
+        logger('service').warn({ robot, err: said }, 'body did not confirm the stop');
+        return { robot, why: said };
       }),
     );
     return unconfirmed.filter((u) => u !== undefined);

@@ -113,12 +113,15 @@ export class ServiceDouble implements ServiceApi {
     return 0;
   }
 
+  /** Robots whose body will not confirm a stop, and why (a link down). */
+  readonly unconfirming = new Map<string, string>();
+
   stop(robot?: string, _why?: string, by?: RunBy): Promise<readonly UnconfirmedStop[]> {
     this.calls.push(robot !== undefined ? { method: 'stop', robot } : { method: 'stop' });
     this.asked('stop', by);
     if (robot !== undefined) this.status(robot);
     for (const name of robot !== undefined ? [robot] : [...this.running.keys()]) this.finish(name, { status: 'interrupted', reason: 'stopped' });
-    return Promise.resolve([]);
+    return Promise.resolve([...this.unconfirming].filter(([name]) => robot === undefined || robot === name).map(([name, why]) => ({ robot: name, why })));
   }
 
   answerGate(robot: string, answer: boolean, verb?: string, how?: 'tty' | 'person' | 'channel', by?: RunBy): boolean {

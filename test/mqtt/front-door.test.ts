@@ -131,6 +131,13 @@ describe('MQTT front door (mosquitto)', { skip: noMosquitto }, () => {
     // An empty payload is an empty request: stop everything.
     await w.client.publishAsync(`${base}/bridge/request/stop`, '', { qos: 1 });
     await w.waitFor((m) => m.topic === `${base}/bridge/response/stop` && json(m.payload)['status'] === 'ok' && json(m.payload)['transaction'] === undefined, 'stop without payload');
+    // A stop a body did not confirm (its link down) is no ok: the dashboard is told which and why, as the CLI exits 3.
+    api.unconfirming.set('hall', 'serial link to /dev/ttyACM0 is down: torque off not sent');
+    const unconfirmed = await ask('stop', {});
+    assert.deepEqual([unconfirmed['status'], unconfirmed['error']], ['error', 'hall: its body did not confirm the stop: serial link to /dev/ttyACM0 is down: torque off not sent']);
+    const hall = await ask('stop', { robot: 'hall' });
+    assert.equal(hall['status'], 'error');
+    assert.deepEqual(api.calls.at(-1), { method: 'stop', robot: 'hall' }, 'the stop was carried out all the same');
   });
 
   test('bad commands are answered with a one-line error and call nothing', async () => {

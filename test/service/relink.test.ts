@@ -59,6 +59,10 @@ describe('a serial robot whose link is lost mid-walk and comes back', { skip: mi
       assert.equal(bench().torque, null);
       assert.equal(bench().link, 'lost');
       assert.match(await status(), /^ +body +battery \d+\.\d\d V · torque unknown · link lost$/m);
+      // The run's body is gone with its link, none open in its place: a stop now reaches no motor, and says so.
+      const unreached = await quackd(['stop', 'bench'], { env: { QUACKD_HOME: home } });
+      assert.equal(unreached.code, 3, unreached.stdout + unreached.stderr);
+      assert.match(unreached.stderr, /^quackd: bench: its body did not confirm the stop: its body is not open \(it faulted, or its port is gone\): the stop reached no motor\n$/);
 
       await rig.startLink();
       await sleep(4000);

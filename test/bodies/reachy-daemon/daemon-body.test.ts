@@ -42,6 +42,25 @@ describe('reachy-mini:daemon in-process', () => {
     assert.equal(typeof (stopped.body as { uuid: string }).uuid, 'string');
   });
 
+  it('a stop the daemon does not answer in time is said, never taken as done; a daemon that is not there has nothing to stop', async () => {
+    const frozen = await startFakeDaemon({ moveMs: 5_000 });
+    try {
+      const body = await createDaemonBody({ seed: 0, settings: { base_url: frozen.url, timeout_s: 0.5 } });
+      // A network drop, or a daemon frozen mid-move: its move may still be running.
+      frozen.hang('POST /api/move/stop');
+      const stopping = new AbortController();
+      const verb = body.perform({ verb: 'look', args: { yaw: 40 } }, stopping.signal);
+      await new Promise((r) => setTimeout(r, 300));
+      await assert.rejects(body.stop(), /^BodyError: the stop did not reach the Reachy Mini daemon: the Reachy Mini daemon at http:\/\/127\.0\.0\.1:\d+ did not answer POST \/api\/move\/stop within 0\.5 s$/);
+      stopping.abort();
+      await verb;
+      await frozen.close();
+      await body.stop();
+    } finally {
+      await frozen.close().catch(() => undefined);
+    }
+  });
+
   it("quack uploads quackd's own quack once a run, a 16-bit PCM WAV, and plays it by name each time", async () => {
     const d = await startFakeDaemon();
     try {

@@ -251,6 +251,14 @@ export class BusBody implements Body {
     return Promise.resolve();
   }
 
+  /** Halted, the servos hold their pose with torque on: an emergency stop switches them off, read back. */
+  async emergencyStop(): Promise<void> {
+    await this.stop();
+    if (this.closed) return;
+    const back = await this.torque(false);
+    if (back.stuck.length > 0 || back.silent.length > 0) throw new BodyError(`${this.key} on ${this.port}: ${describeReadBack(back)}`);
+  }
+
   /** Torque off, read back (the one exit path on Feetech that leaves the servos limp), then the loop. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -254,8 +254,11 @@ export class ReachyDaemonBody implements Body {
   async stop(): Promise<void> {
     try {
       await stopMoves(this.client);
-    } catch {
-      // A daemon that cannot be reached has no move of ours to stop; the verb already said why.
+    } catch (err) {
+      // Nothing listening: no daemon, so no move of ours runs. One that did not answer in time (a
+      // network drop, a daemon frozen) may still be moving the robot: that stop did not land.
+      if (err instanceof DaemonError && err.kind === 'down') return;
+      throw new BodyError(`the stop did not reach the Reachy Mini daemon: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
