@@ -218,14 +218,32 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     return back;
   };
 
+  /**
+   * A body that cannot be opened still lets go: torque off to every servo (one sync write, read
+   * back), so a stop asked of a duck with one servo silent or alarmed reaches the others, which
+   * would otherwise go on holding (a Feetech servo holds its last goal).
+   */
+  const letGo = async (): Promise<string> => {
+    try {
+      await bus.syncWrite(r.torqueEnable.address, new Map(ids.map((id) => [id, [0]])));
+    } catch (err) {
+      return `torque off could not be sent: ${why(err)}`;
+    }
+    const back = await readTorque(false);
+    const confirmed = rows.length - back.stuck.length - back.silent.length;
+    const unconfirmed = [...back.stuck.map((j) => `${j} still on`), ...back.silent.map((j) => `${j} did not answer`)];
+    return `torque off sent: confirmed on ${unconfirmed.length === 0 ? `all ${confirmed}` : confirmed} servos${unconfirmed.length > 0 ? `, ${unconfirmed.join(', ')}` : ''}`;
+  };
+
   try {
     frame = await readAll();
     const back = await readTorque(true);
     torque = back.stuck.length === 0 && back.silent.length === 0;
   } catch (err) {
+    const off = await letGo();
     bus.close();
     await link.close();
-    throw new Error(`the servos on ${o.port} do not all answer: ${why(err)}`);
+    throw new Error(`the servos on ${o.port} cannot be driven: ${why(err)}; ${off}`);
   }
   const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}) });
   const trunkImu: TrunkImu | undefined = typeof opened === 'string' ? undefined : opened;
