@@ -213,7 +213,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       sim.silence(23);
       const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
       assert.equal(res.code, 3, res.stdout);
-      assert.match(res.stderr, /^quackd: calibrate: left_knee \(servo 23\) did not answer on \S+ before torque off: nothing written, the config is as it was \(check its cable and power; quackd bus scan lists who answers\)\n$/);
+      assert.match(res.stderr, /^quackd: calibrate: left_knee \(servo 23\) did not answer on \S+ before torque off: nothing written, the config is as it was \(check its cable and power; quackd bus scan lists who answers and their alarms\)\n$/);
       assert.equal(res.stderr.split('\n').filter((l) => l.startsWith('quackd:')).length, 1);
       assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
       assert.deepEqual(readdirSync(home).filter((f) => f.includes('.bak-')), [], 'no backup: nothing was written');
@@ -223,6 +223,18 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(byName(lines, 'bus')?.status, 'fail');
       assert.match(byName(lines, 'bus')?.detail ?? '', /· 13 of 14 servos answer; left_knee \(servo 23\) did not answer$/);
       assert.match(byName(lines, 'pose')?.detail ?? '', /\(13 of 14 joints read\)/);
+    });
+
+    it('a servo raising an alarm (its angle sensor, its load): named as a silent one is, and nothing written to the config or any servo', async () => {
+      // Feetech's angle sensor and overload bits; Dynamixel's alert bit (its Hardware Error Status says which).
+      sim.raise(23, protocol === 'feetech' ? 0x22 : 0x80);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+      assert.equal(res.code, 3, res.stdout);
+      const alarm = protocol === 'feetech' ? 'angle sensor, overload' : 'hardware error';
+      assert.match(res.stderr, new RegExp(`^quackd: calibrate: left_knee \\(servo 23\\) raised ${alarm} on \\S+ before torque off: nothing written, the config is as it was \\(.*\\)\n$`));
+      assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
+      assert.deepEqual(readdirSync(home).filter((f) => f.includes('.bak-')), [], 'no backup: nothing was written');
+      assert.deepEqual(sim.writes(), []);
     });
 
     it('on a terminal it asks once torque is off, and reads nothing until the person says the duck is held; no leaves the config as it was', { skip: onPath('script') ? undefined : 'needs script (util-linux)' }, async () => {

@@ -14,7 +14,7 @@ import { RuntimeError } from '../../../errors.js';
 import { BusLostError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import type { JointRow } from './joint-table.js';
-import { calibratedRows, lookProblem, otherDirectionOffset, poseErrors, type ServoLook } from './servo-look.js';
+import { calibratedRows, otherDirectionOffset, poseErrors, untrustedReading, type ServoLook } from './servo-look.js';
 import { ServoSurvey, type SurveyLink } from './survey.js';
 
 export interface CalibrationSteps {
@@ -40,10 +40,13 @@ export interface JointCalibration {
 
 export type CalibrationResult = { readonly saved: false } | { readonly saved: true; readonly joints: readonly JointCalibration[]; readonly backup: string | undefined };
 
-/** Fails (a RuntimeError) before anything is saved when a servo cannot be read whole. */
+/**
+ * Fails (a RuntimeError) before anything is saved when a servo cannot be read whole, or raises an
+ * alarm: a servo whose angle sensor or load is in alarm reads a position no offset should come from.
+ */
 function positions(looks: readonly ServoLook[], protocol: ProtocolName, port: string, when: string): number[] {
-  const problems = looks.map((l) => lookProblem(l, protocol)).filter((p): p is string => p !== undefined);
-  if (problems.length > 0) throw new RuntimeError(`calibrate: ${problems.join('; ')} on ${port} ${when}: nothing written, the config is as it was`, 'check its cable and power; quackd bus scan lists who answers');
+  const problems = looks.map((l) => untrustedReading(l, protocol)).filter((p): p is string => p !== undefined);
+  if (problems.length > 0) throw new RuntimeError(`calibrate: ${problems.join('; ')} on ${port} ${when}: nothing written, the config is as it was`, 'check its cable and power; quackd bus scan lists who answers and their alarms');
   return looks.map((l) => l.servoRad ?? 0);
 }
 
@@ -52,7 +55,7 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
   const survey = await ServoSurvey.open(protocol, link);
   let saved: Awaited<ReturnType<CalibrationSteps['save']>> | undefined;
   try {
-    // Every servo answers and is the right model before anything is written, even torque off.
+    // Every servo answers, is the right model and raises no alarm before anything is written, even torque off.
     positions(await survey.look(joints), protocol, link.port, 'before torque off');
     const off = await survey.torqueOff(joints);
     if (off.stuck.length > 0 || off.silent.length > 0) {

@@ -31,6 +31,11 @@ export function lookProblem(look: ServoLook, protocol: ProtocolName): string | u
   return undefined;
 }
 
+/** lookProblem, or the alarm its replies carried (`left_knee (servo 23) raised angle sensor`): a reading not to calibrate from. */
+export function untrustedReading(look: ServoLook, protocol: ProtocolName): string | undefined {
+  return lookProblem(look, protocol) ?? (look.alarms.length > 0 ? `${servoLabel(look.joint)} raised ${look.alarms.join(', ')}` : undefined);
+}
+
 /** Offsets are written to 0.1 mrad: a tenth of an STS3215's count (1.5 mrad), short in the file. */
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 || 0;
 
