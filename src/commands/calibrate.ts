@@ -3,7 +3,7 @@
  * in (src/bodies/microduck/servo-bus/calibration.ts), written into the robot's entry of the
  * config file with the old file kept. Nothing moves: the only write on the bus is torque off.
  */
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { parseFlags } from '../cli/args.js';
 import { EXIT, InputError, RuntimeError, UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
@@ -80,7 +80,8 @@ function print(io: Output, r: Extract<CalibrationResult, { saved: true }>, path:
     io.line(`  ${j.joint.name.padEnd(16)}  ${String(j.joint.id).padStart(5)}  ${signed(j.joint.offset).padStart(10)}  ${signed(j.previous).padStart(8)}  ${error.padStart(9)}${over}`);
   }
   const w = worst(r.joints);
-  const kept = r.backup !== undefined ? ` (the old file kept beside it as ${basename(r.backup)})` : '';
+  // A symlinked config is written at its target, and its backup kept there: then the backup is said whole.
+  const kept = r.backup !== undefined ? ` (the old file kept beside it as ${dirname(r.backup) === dirname(path) ? basename(r.backup) : r.backup})` : '';
   io.line(`offsets written to ${path}${kept} · max error ${Math.abs(w?.error ?? 0).toFixed(4)} rad${w !== undefined ? ` (${w.joint.name})` : ''}`);
 }
 
@@ -111,7 +112,7 @@ export const calibrateCommand: Command = {
     const { calibrate } = await import('../bodies/microduck/servo-bus/calibration.js');
     const { assertWritable, writeRobotJoints } = await import('../config/robot-joints.js');
     // Before torque goes off: a person who held the duck for nothing would not thank us.
-    await assertWritable(path);
+    await assertWritable(path, robot.name);
     let result: CalibrationResult;
     try {
       result = await calibrate({

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -278,6 +278,33 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(res.code, 3);
       assert.match(res.stderr, /^quackd: cannot write .*config\.yaml: EACCES \(the file is not yours to write: run as its owner, sudo for \/etc\/quackd\/config\.yaml\)\n$/);
       assert.deepEqual(sim.received, []);
+    });
+
+    it('a config symlinked as install.sh links it, root:65534 0640: written at its target, still a link, its group and mode kept', async () => {
+      // /var/lib/quackd/config.yaml → /etc/quackd/config.yaml; the service's user reads it through its group.
+      const etc = mkdtempSync(join(home, 'etc-'));
+      const target = join(etc, 'config.yaml');
+      renameSync(configFile, target);
+      symlinkSync(target, configFile);
+      chownSync(target, 0, 65534);
+      chmodSync(target, 0o640);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+      assert.equal(res.code, 0, res.stderr);
+      assert.ok(lstatSync(configFile).isSymbolicLink(), 'the config is still a link');
+      assert.equal(realpathSync(configFile), target);
+      const rows = (parse(readFileSync(target, 'utf8')) as { robots: Record<string, { joints?: JointRow[] }> }).robots[robot]?.joints ?? [];
+      assert.equal(rows.length, 14, 'the offsets are in the link\'s target');
+      const { uid, gid, mode } = statSync(target);
+      assert.deepEqual({ uid, gid, mode: mode & 0o777 }, { uid: 0, gid: 65534, mode: 0o640 });
+      assert.match(res.stdout, new RegExp(`the old file kept beside it as ${etc}/config\\.yaml\\.bak-\\d{8}-\\d{6}\\)`));
+    });
+
+    it('a robot whose entry is an alias of another (duck2: *d): refused before torque off, nothing sent to a servo', async () => {
+      writeFileSync(configFile, CONFIG(pty.near).replace(`  ${robot}:\n`, `  ${robot}: &d\n`) + `  ${robot}2: *d\n`);
+      const res = await runCli(['calibrate', '--robot', `${robot}2`, '--yes'], { env: env() });
+      assert.notEqual(res.code, 0);
+      assert.deepEqual(sim.received, [], 'nothing sent: torque stays as it was');
+      assert.match(res.stderr, new RegExp(`^quackd: .*config\\.yaml: robots\\.${robot}2 is not a robot's entry to write the offsets into \\(an alias of another\\? give it its own entry\\)\n$`));
     });
 
     it('without a terminal it is refused before anything is sent, unless --yes', async () => {
