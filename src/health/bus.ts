@@ -2,8 +2,8 @@
  * `bus`, for a duck whose Pi drives its servo bus (microduck:feetech, microduck:dynamixel): every
  * servo of the joint table read once, over the robot's port, and four lines follow it: `servos`
  * (each the model the body drives, no alarm bit), `servo power` (voltage and temperature as the
- * servos read them), `torque` (on with no quackd holding the bus is a warning: a Feetech servo
- * holds its last goal after quackd is killed) and `pose` (each joint's distance from the home
+ * servos read them, against each servo's own limits), `torque` (on with no quackd holding the
+ * bus is a warning: a Feetech servo holds its last goal after quackd is killed) and `pose` (each joint's distance from the home
  * pose through the table's offsets: `ok` within 0.02 rad, what `quackd calibrate` leaves a duck
  * held still). Reads only: no servo moves and no register changes. A port another program holds
  * (a running `quackd serve`) is not read here; the service's own lines say how its robot is.
@@ -39,12 +39,45 @@ function servosLine(read: readonly ServoLook[], protocol: ProtocolName): HealthR
   return line('servos', ok(`${plural(read.length, BUS_SERVO_MODEL[protocol])}, no alarm`));
 }
 
-function torqueLine(read: readonly ServoLook[], robot: string): HealthResult {
+/** `read` are the servos whose registers were read; the others of `all` are named as not read, never counted as off. */
+function torqueLine(read: readonly ServoLook[], all: readonly ServoLook[], robot: string): HealthResult {
+  const unread = all.filter((l) => !read.includes(l)).map((l) => servoLabel(l.joint));
+  const notRead = unread.length > 0 ? ` · not read: ${unread.join(', ')}` : '';
+  const every = unread.length === 0 ? 'every servo' : `the ${plural(read.length, 'servo')} read`;
   const on = read.filter((l) => l.torque === true);
-  if (on.length === 0) return line('torque', ok('off on every servo (limp)'));
-  const which = on.length === read.length ? 'every servo' : on.map((l) => servoLabel(l.joint)).join(', ');
+  if (on.length === 0) return line('torque', unread.length === 0 ? ok('off on every servo (limp)') : warn(`off on ${every} (limp)${notRead}`));
+  const which = on.length === read.length ? every : on.map((l) => servoLabel(l.joint)).join(', ');
   // The port opened, so no quackd holds the bus: nothing drives these servos.
-  return line('torque', warn(`on in ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off`));
+  return line('torque', warn(`on in ${which} with no quackd holding the bus: they hold their last goal (a quackd killed with kill -9?) · quackd torque ${robot} off${notRead}`));
+}
+
+/** Within this of a servo's own voltage limit is a warning: a battery sags under a walk's load, and the servo cuts out at its limit. */
+const NEAR_VOLTAGE_V = 0.5;
+/** Within this under a servo's own temperature limit is a warning: at the limit it raises overheat and lets go. */
+const NEAR_TEMPERATURE_C = 5;
+
+/** Voltage and temperature as the servos read them, each judged against the servo's own limits (its EEPROM's). */
+function powerLine(read: readonly ServoLook[]): HealthResult {
+  const reading = `${span(read.map((l) => l.voltage ?? 0), 1, 'V')} · ${span(read.map((l) => l.temperature ?? 0), 0, '°C')}`;
+  const over: string[] = [];
+  const near: string[] = [];
+  for (const l of read) {
+    const { limits: lim, temperature: t = 0 } = l;
+    // To the register's 0.1 V, so 4.5 V is 0.5 V over 4.0 V, not a hair under.
+    const v = Math.round((l.voltage ?? 0) * 10) / 10;
+    // A limit of 0 is one never set (or a servo that does not keep one): nothing to judge by.
+    if (lim === undefined || lim.maxVoltage === 0 || lim.temperature === 0) continue;
+    const who = servoLabel(l.joint);
+    const volts = `${who} at ${v.toFixed(1)} V`;
+    if (v < lim.minVoltage || v > lim.maxVoltage) over.push(`${volts}, outside its ${lim.minVoltage.toFixed(1)}–${lim.maxVoltage.toFixed(1)} V`);
+    else if (v - lim.minVoltage <= NEAR_VOLTAGE_V || lim.maxVoltage - v <= NEAR_VOLTAGE_V) near.push(`${volts}, near its ${lim.minVoltage.toFixed(1)}–${lim.maxVoltage.toFixed(1)} V`);
+    if (t >= lim.temperature) over.push(`${who} at ${t.toFixed(0)} °C, at or over its ${lim.temperature.toFixed(0)} °C limit`);
+    else if (lim.temperature - t <= NEAR_TEMPERATURE_C) near.push(`${who} at ${t.toFixed(0)} °C, near its ${lim.temperature.toFixed(0)} °C limit`);
+  }
+  const said = [...over, ...near].join('; ');
+  if (over.length > 0) return line('servo power', fail(`${reading} · ${said}`));
+  if (near.length > 0) return line('servo power', warn(`${reading} · ${said}`));
+  return line('servo power', ok(reading));
 }
 
 function poseLine(looks: readonly ServoLook[], robot: string, home: StandingHome): HealthResult | undefined {
@@ -95,8 +128,8 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   const entries: HealthResult[] = [];
   if (read.length > 0) entries.push(servosLine(read, protocol));
   if (expected.length > 0) {
-    entries.push(line('servo power', ok(`${span(expected.map((l) => l.voltage ?? 0), 1, 'V')} · ${span(expected.map((l) => l.temperature ?? 0), 0, '°C')}`)));
-    entries.push(torqueLine(expected, robot.name));
+    entries.push(powerLine(expected));
+    entries.push(torqueLine(expected, looks, robot.name));
   }
   const pose = poseLine(looks, robot.name, home);
   if (pose !== undefined) entries.push(pose);

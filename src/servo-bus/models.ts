@@ -36,6 +36,10 @@ export interface ServoRegisters {
   readonly presentLoad: Register;
   readonly presentVoltage: Register;
   readonly presentTemperature: Register;
+  /** The servo's own limits (EEPROM): past them it raises its voltage or overheat alarm. */
+  readonly temperatureLimit: Register;
+  readonly maxVoltageLimit: Register;
+  readonly minVoltageLimit: Register;
   /** Dynamixel only: Hardware Error Status (the details behind the status packet's alert bit). */
   readonly hardwareError?: Register;
   /** Dynamixel only: Bus Watchdog (20 ms a count; the servo stops when the bus goes quiet that long). */
@@ -74,6 +78,9 @@ function feetechRegisters(count: number, lockAt: number): ServoRegisters {
     returnDelay: reg(7, 1),
     minPositionLimit: reg(9, 2, count),
     maxPositionLimit: reg(11, 2, count),
+    temperatureLimit: reg(13, 1),
+    maxVoltageLimit: reg(14, 1, 0.1),
+    minVoltageLimit: reg(15, 1, 0.1),
     positionOffset: reg(31, 2, count, { signBit: 11 }),
     torqueEnable: reg(40, 1),
     goalPosition: reg(42, 2, count, { signBit: 15 }),
@@ -96,6 +103,9 @@ function xRegisters(): ServoRegisters {
     baudRate: reg(8, 1),
     returnDelay: reg(9, 1),
     positionOffset: reg(20, 4, count, 'twos'),
+    temperatureLimit: reg(31, 1),
+    maxVoltageLimit: reg(32, 2, 0.1),
+    minVoltageLimit: reg(34, 2, 0.1),
     maxPositionLimit: reg(48, 4, count),
     minPositionLimit: reg(52, 4, count),
     torqueEnable: reg(64, 1),

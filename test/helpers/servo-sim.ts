@@ -282,6 +282,10 @@ function makeServo(protocol: ProtocolName, spec: SimServoSpec): Servo {
   put(r.presentPosition, centre);
   put(r.presentVoltage, protocol === 'feetech' ? 74 : 50);
   put(r.presentTemperature, 31);
+  // The factory's limits: an STS3215 of the 7.4 V kind 4.0–8.0 V, an XL330 3.5–7.0 V; both 70 °C.
+  put(r.minVoltageLimit, protocol === 'feetech' ? 40 : 35);
+  put(r.maxVoltageLimit, protocol === 'feetech' ? 80 : 70);
+  put(r.temperatureLimit, 70);
   for (const [address, byte] of Object.entries(spec.registers ?? {})) table[Number(address)] = byte;
   return { id: spec.id, model, table, silent: false, drop: 0, garble: 0, cut: 0, error: 0 };
 }

@@ -17,7 +17,7 @@ import { HOME_POSE } from '../../../src/bodies/microduck/mujoco/duck-spec.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { bundledPolicyDir } from '../../../src/policy/bundled.js';
 import { ServoSurvey } from '../../../src/bodies/microduck/servo-bus/survey.js';
-import { encodeRegister, modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
+import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
 import { MAIN, assertFreshBuild, childEnv, runCli } from '../../helpers/cli.js';
 import { PtyPair, onPath, waitFor } from '../../helpers/pty-pair.js';
@@ -223,6 +223,26 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(byName(lines, 'bus')?.status, 'fail');
       assert.match(byName(lines, 'bus')?.detail ?? '', /· 13 of 14 servos answer; left_knee \(servo 23\) did not answer$/);
       assert.match(byName(lines, 'pose')?.detail ?? '', /\(13 of 14 joints read\)/);
+      assert.match(byName(lines, 'torque')?.detail ?? '', /^on in the 13 servos read with no quackd holding the bus: .* · not read: left_knee \(servo 23\)$/);
+      sim.silence(23, false);
+      for (const j of OPEN_DUCK_MINI_V2) sim.table(j.id)[r.torqueEnable.address] = 0;
+      sim.silence(31);
+      assert.deepEqual(byName(await health(), 'torque'), { check: 'torque', status: 'warn', detail: 'off on the 13 servos read (limp) · not read: head_pitch (servo 31)' });
+    });
+
+    it("health's servo power judges each servo against its own limits, naming the servo: under its minimum voltage and over its temperature limit fail, near its limit warns", async () => {
+      const volts = (id: number, v: number): void => sim.table(id).set(encodeRegister(r.presentVoltage, Math.round(v / r.presentVoltage.unit), model.byteOrder), r.presentVoltage.address);
+      const minimum = decodeRegister(r.minVoltageLimit, sim.table(23).subarray(r.minVoltageLimit.address, r.minVoltageLimit.address + r.minVoltageLimit.size), model.byteOrder) * r.minVoltageLimit.unit;
+      sim.table(13)[r.presentTemperature.address] = 67;
+      let power = byName(await health(), 'servo power');
+      assert.equal(power?.status, 'warn', JSON.stringify(power));
+      assert.match(power?.detail ?? '', /· right_knee \(servo 13\) at 67 °C, near its 70 °C limit$/);
+      volts(23, minimum - 0.3);
+      sim.table(31)[r.presentTemperature.address] = 88;
+      power = byName(await health(), 'servo power');
+      assert.equal(power?.status, 'fail', JSON.stringify(power));
+      const range = `${minimum.toFixed(1)}–${(minimum * 2).toFixed(1)} V`;
+      assert.equal(power?.detail, `${(minimum - 0.3).toFixed(1)}–${protocol === 'feetech' ? '7.4' : '5.0'} V · 31–88 °C · left_knee (servo 23) at ${(minimum - 0.3).toFixed(1)} V, outside its ${range}; head_pitch (servo 31) at 88 °C, at or over its 70 °C limit; right_knee (servo 13) at 67 °C, near its 70 °C limit`);
     });
 
     it('a servo raising an alarm (its angle sensor, its load): named as a silent one is, and nothing written to the config or any servo', async () => {

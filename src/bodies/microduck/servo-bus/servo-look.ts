@@ -20,6 +20,8 @@ export interface ServoLook {
   readonly servoRad?: number;
   readonly voltage?: number;
   readonly temperature?: number;
+  /** The servo's own limits, as its EEPROM holds them (V, °C). */
+  readonly limits?: { readonly minVoltage: number; readonly maxVoltage: number; readonly temperature: number };
   /** Alarm bits its replies carried (overload, overheat…), in words. */
   readonly alarms: readonly string[];
 }

@@ -95,7 +95,7 @@ export class ServoSurvey {
    */
   private async lookAt(joint: JointRow): Promise<ServoLook> {
     const r = this.model.registers;
-    const wanted = [r.modelNumber, r.torqueEnable, r.presentPosition, r.presentVoltage, r.presentTemperature];
+    const wanted = [r.modelNumber, r.torqueEnable, r.presentPosition, r.presentVoltage, r.presentTemperature, r.temperatureLimit, r.maxVoltageLimit, r.minVoltageLimit];
     const start = Math.min(...wanted.map((w) => w.address));
     const length = Math.max(...wanted.map((w) => w.address + w.size)) - start;
     let reply: ServoReply;
@@ -121,6 +121,7 @@ export class ServoSurvey {
       servoRad: (value(r.presentPosition) - this.model.countsPerTurn / 2) * r.presentPosition.unit,
       voltage: value(r.presentVoltage) * r.presentVoltage.unit,
       temperature: value(r.presentTemperature) * r.presentTemperature.unit,
+      limits: { minVoltage: value(r.minVoltageLimit) * r.minVoltageLimit.unit, maxVoltage: value(r.maxVoltageLimit) * r.maxVoltageLimit.unit, temperature: value(r.temperatureLimit) * r.temperatureLimit.unit },
       alarms,
     };
   }
