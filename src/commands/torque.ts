@@ -11,6 +11,7 @@ import type { Invocation } from '../cli/invocation.js';
 import { printable } from '../cli/output.js';
 import { followThroughService, serviceGates } from '../cli/service-run.js';
 import type { BodyEntry } from '../bodies/index.js';
+import { busProtocolOf } from '../bodies/microduck/servo-bus/settings.js';
 import { checkVerbForBody } from '../ducks/check.js';
 import { torqueDuckName, torqueDuckText } from '../service/torque.js';
 import type { Command } from './command.js';
@@ -55,6 +56,20 @@ function duckText(on: boolean, body: BodyEntry): string {
   return torqueDuckText(on, body);
 }
 
+/** Why torque switched on here would not outlast this command, in the body's own terms. */
+function notHeldAfterExit(body: BodyEntry): { what: string; why: string; serve: string } {
+  const bus = { what: 'bus', serve: 'it holds the bus' };
+  switch (busProtocolOf(body.key)) {
+    case 'dynamixel':
+      return { ...bus, why: "quackd turns torque off as this command exits, and the servos' Bus Watchdog would stop them 100 ms after it" };
+    case 'feetech':
+      // No watchdog on an STS: left on, the servos would hold their last goal with nothing driving them.
+      return { ...bus, why: 'quackd turns torque off as this command exits: Feetech servos have no watchdog, and left on they would hold their last goal' };
+    default:
+      return { what: 'link', why: "the firmware's watchdog cuts torque as soon as this command exits", serve: 'it holds the link and the heartbeat' };
+  }
+}
+
 export const torqueCommand: Command = {
   name: 'torque',
   help,
@@ -76,8 +91,11 @@ export const torqueCommand: Command = {
       if (run !== undefined) return finish(io, run.report, json, run.signalCode);
     }
     const here = (body: BodyEntry): string => {
-      // Held on only while quackd's heartbeat feeds the firmware's watchdog: this process ends now.
-      if (on && body.seeded !== true) throw new UsageError(`torque: on needs a running quackd serve to hold ${printable(robot)}'s link: the firmware's watchdog cuts torque as soon as this command exits`, 'start quackd serve (it holds the link and the heartbeat), then quackd torque ROBOT on');
+      // Torque on lasts only while a quackd holds the body, and this process ends now.
+      if (on && body.seeded !== true) {
+        const held = notHeldAfterExit(body);
+        throw new UsageError(`torque: on needs a running quackd serve to hold ${printable(robot)}'s ${held.what}: ${held.why}`, `start quackd serve (${held.serve}), then quackd torque ROBOT on`);
+      }
       return duckText(on, body);
     };
     return playHere({ command: 'torque', duck: torqueDuckName(on), robot, duckText: here, settings: linkSettings(f), dryRun: false, yes, json }, invocation);

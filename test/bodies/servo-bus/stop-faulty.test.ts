@@ -2,7 +2,8 @@
  * A stop asked of a duck that cannot be opened still lands: with one servo silent or raising an
  * alarm, `quackd torque duck off` and `quackd do torque off` send torque off to every servo and
  * say which confirmed it, so the others stop holding. The built CLI against the servo simulator
- * at the far end of a socat pty, every servo's torque on as a killed quackd leaves it.
+ * at the far end of a socat pty, every servo's torque on as a killed quackd leaves it. Torque on
+ * without a service is refused saying why in the servos' terms (Feetech's have no watchdog).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -43,6 +44,16 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
     after(async () => {
       sim?.close();
       await pty?.close();
+    });
+
+    it("quackd torque duck on without a service: refused in the servos' own terms, not a firmware's watchdog", async () => {
+      const res = await runCli(['torque', 'duck', 'on', '--local', '--yes'], { env: env() });
+      assert.equal(res.code, 2);
+      const why = protocol === 'feetech' ? 'Feetech servos have no watchdog, and left on they would hold their last goal' : "the servos' Bus Watchdog would stop them 100 ms after it";
+      assert.ok(res.stderr.startsWith(`quackd: torque: on needs a running quackd serve to hold duck's bus: quackd turns torque off as this command exits`), res.stderr);
+      assert.ok(res.stderr.includes(why), res.stderr);
+      assert.doesNotMatch(res.stderr, /firmware|heartbeat/);
+      assert.deepEqual(sim.received, []);
     });
 
     it('quackd torque duck off with head_pitch (servo 31) silent: torque off reaches the other 13, and the line says so', async () => {
