@@ -134,7 +134,19 @@ export function parseRemap(text: string): AxisRemap | string {
   const axes = [m[2], m[4], m[6]] as [Axis, Axis, Axis];
   if (new Set(axes).size !== 3) return `"${text}" names a chip axis twice (the BNO055 refuses it: datasheet 3.4)`;
   const sign = (s: string | undefined): 1 | -1 => (s === '-' ? -1 : 1);
-  return { axes, signs: [sign(m[1]), sign(m[3]), sign(m[5])] };
+  const remap: AxisRemap = { axes, signs: [sign(m[1]), sign(m[3]), sign(m[5])] };
+  if (handedness(remap) < 0) {
+    const flipped: AxisRemap = { axes, signs: [remap.signs[0], remap.signs[1], remap.signs[2] === 1 ? -1 : 1] };
+    return `"${text}" mirrors the axes, which no BNO055 mounting gives (the datasheet's placements P0–P7 are rotations): flip one sign, e.g. "${formatRemap(flipped)}"`;
+  }
+  return remap;
+}
+
+/** The remap's determinant, +1 for a rotation, −1 for a mirror: the permutation's parity times the signs. */
+function handedness(r: AxisRemap): number {
+  const [a, b, c] = r.axes.map((x) => AXIS_CODE[x]) as [number, number, number];
+  const inversions = Number(a > b) + Number(a > c) + Number(b > c);
+  return (inversions % 2 === 0 ? 1 : -1) * r.signs[0] * r.signs[1] * r.signs[2];
 }
 
 export const formatRemap = (r: AxisRemap): string => r.axes.map((a, i) => `${r.signs[i] === -1 ? '-' : '+'}${a}`).join(' ');

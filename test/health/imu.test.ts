@@ -3,12 +3,13 @@
  * duck as a user configures it: a BNO055 set up as a run sets it (the simulated chip with
  * sim_imu) reports its calibration; one that cannot be asked fails in one line naming the bus and
  * the address (or the missing addon); none configured is a warning saying what it costs; a bad
- * remap is refused by config check naming the setting.
+ * remap (an axis named twice, or axes mirrored) is refused by config check naming the setting.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { assertFreshBuild, runCli } from '../helpers/cli.js';
 import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -46,5 +47,18 @@ describe('the imu line', () => {
     const r = await quackd(['config', 'check'], { env: home('imu: { remap: "+x +x +z" }') });
     assert.notEqual(r.code, 0);
     assert.match(r.stdout + r.stderr, /imu\.remap: "\+x \+x \+z" names a chip axis twice/);
+  });
+
+  it('config check refuses a remap that mirrors the axes, at its file and line, suggesting a sign flip (the built CLI)', async () => {
+    assertFreshBuild();
+    for (const [remap, flipped] of [['+y +x +z', '+y +x -z'], ['+x +y -z', '+x +y +z']] as const) {
+      const r = await runCli(['config', 'check'], { env: home(`imu: { remap: "${remap}" }`) });
+      assert.notEqual(r.code, 0);
+      const lines = (r.stdout + r.stderr).trim().split('\n');
+      assert.equal(lines.length, 1, r.stdout + r.stderr);
+      assert.match(lines[0] ?? '', /config\.yaml:2: robots\.duck\.imu\.remap: /);
+      assert.ok(lines[0]?.includes(`"${remap}" mirrors the axes, which no BNO055 mounting gives`), lines[0]);
+      assert.ok(lines[0]?.endsWith(`flip one sign, e.g. "${flipped}"`), lines[0]);
+    }
   });
 });

@@ -90,6 +90,8 @@ describe('BNO055 codec', () => {
   it('a remap naming an axis twice or not three signed axes is refused in one line', () => {
     assert.match(String(parseRemap('+x +x +z')), /names a chip axis twice/);
     assert.match(String(parseRemap('x y z')), /not three signed axes/);
+    // A mirror (determinant −1) is no placement: P0–P7 are rotations.
+    assert.match(String(parseRemap('-y -x +z')), /mirrors the axes.*e\.g\. "-y -x -z"$/);
     // 0b11 is invalid, and so is an axis used twice (3.4): the chip keeps its old remap.
     assert.equal(decodeRemap(0x27, 0), undefined);
     assert.equal(decodeRemap(0x20, 0), undefined);
