@@ -18,6 +18,7 @@ import type { Duplex } from 'node:stream';
 import wsProtocol, { type IWebSocket } from '@foxglove/ws-protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { UsageError } from '../errors.js';
+import { logger } from '../log.js';
 import { isLoopback } from '../mcp/exposure.js';
 import { CHANNELS, encodeMessage, type ChannelName } from '../recording/channels.js';
 import type { ChannelMessage } from '../recording/joint-messages.js';
@@ -126,6 +127,8 @@ export class LiveServer {
   private readonly sockets = new Set<BoundedSocket>();
   /** Messages dropped for clients that have gone. */
   private droppedGone = 0;
+  /** Made here, not in a socket's callback: a logger writes to the stream of the command that made it. */
+  private readonly log = logger('foxglove');
   url = '';
 
   constructor(private readonly options: LiveServerOptions) {
@@ -191,14 +194,18 @@ export class LiveServer {
       socket.end('HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm="quackd"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    const client = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? 0}`;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      // ws has already closed a client whose frame it refused (1009 too big, 1007 not UTF-8) when it
+      // emits 'error'; FoxgloveServer never listens for it, and an unheard 'error' ends the service.
+      ws.on('error', (err) => this.log.warn({ client, err: err.message }, `Foxglove client ${client} closed: ${err.message}`));
       const bounded = new BoundedSocket(ws);
       this.sockets.add(bounded);
       ws.once('close', () => {
         this.sockets.delete(bounded);
         this.droppedGone += bounded.dropped;
       });
-      this.foxglove.handleConnection(bounded, `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? 0}`);
+      this.foxglove.handleConnection(bounded, client);
     });
   }
 }

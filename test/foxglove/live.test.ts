@@ -11,7 +11,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import wsProtocol, { type Channel, type MessageData } from '@foxglove/ws-protocol';
 import { WebSocket } from 'ws';
 import { serveDoors } from '../../src/commands/serve.js';
 import { LiveServer, MAX_BUFFERED, SUBPROTOCOLS } from '../../src/foxglove/live-server.js';
@@ -19,44 +18,9 @@ import type { FrontDoor } from '../../src/service/front-door.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
 import { childEnv, runCli } from '../helpers/cli.js';
 import { scripted } from '../helpers/scripted-provider.js';
-import { decodeMessage, type JointState } from '../helpers/mcap.js';
+import { watch } from '../helpers/foxglove-watch.js';
+import type { JointState } from '../helpers/mcap.js';
 import { waitFor } from '../bridge/rig.js';
-
-interface Watcher {
-  readonly ws: WebSocket;
-  readonly channels: Map<string, Channel>;
-  /** topic → messages, decoded */
-  readonly got: Map<string, unknown[]>;
-  subscribe(topic: string): void;
-  close(): void;
-}
-
-/** A Foxglove client under `subprotocol`: connected, channels advertised. */
-async function watch(url: string, subprotocol: string): Promise<Watcher> {
-  const ws = new WebSocket(url, [subprotocol]);
-  const client = new wsProtocol.FoxgloveClient({ ws: ws as unknown as ConstructorParameters<typeof wsProtocol.FoxgloveClient>[0]['ws'] });
-  const channels = new Map<string, Channel>();
-  const got = new Map<string, unknown[]>();
-  const topics = new Map<number, string>();
-  client.on('advertise', (list) => list.forEach((c) => channels.set(c.topic, c)));
-  client.on('message', (m: MessageData) => {
-    const topic = topics.get(m.subscriptionId) ?? '?';
-    const channel = channels.get(topic);
-    got.set(topic, [...(got.get(topic) ?? []), decodeMessage(channel?.encoding ?? '', channel?.schemaName ?? '', new Uint8Array(m.data.buffer, m.data.byteOffset, m.data.byteLength))]);
-  });
-  await waitFor(`${subprotocol}: the channels advertised`, () => channels.has('/joints/measured'), 10_000);
-  return {
-    ws,
-    channels,
-    got,
-    subscribe(topic) {
-      const channel = channels.get(topic);
-      assert.ok(channel !== undefined, `${topic} is not advertised`);
-      topics.set(client.subscribe(channel.id), topic);
-    },
-    close: () => client.close(),
-  };
-}
 
 const urlOf = (door: FrontDoor | undefined): string => (door?.status?.()[0]?.value ?? '').split(' ')[0] ?? '';
 
