@@ -1,12 +1,12 @@
 /** `quackd recordings list | prune`: each run's MCAP recording, what it takes on disk, and the cap. */
 import { numberFlag, parseFlags } from '../cli/args.js';
-import { EXIT, UsageError } from '../cli/errors.js';
+import { EXIT, RuntimeError, UsageError } from '../cli/errors.js';
 import { fitTable } from '../cli/fit.js';
 import { megabytes, printable } from '../cli/output.js';
 import type { Invocation } from '../cli/invocation.js';
 import { loadConfigFile } from '../config/file.js';
 import { recordingsDir, transcriptsDir } from '../config/paths.js';
-import { listRecordings, pruneRecordings, recordingPolicy } from '../recording/retention.js';
+import { keptLine, listRecordings, pruneRecordings, recordingPolicy } from '../recording/retention.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 
@@ -19,6 +19,7 @@ IMU and each control tick's timing, the trunk's pose and the room. Open one in F
 Open local file). 'list' shows them, newest first, with their size. 'prune' deletes what the
 cap lets go: each robot keeps its newest recordings up to recordings.max_mb in the config
 (2000 MB by default, --max-mb here), and a recording whose transcript was pruned goes with it.
+Only files named by a run id are recordings: anything else in the folder is left alone.
 'quackd run --no-record' skips one run; recordings.record: false in the config skips all.
 
 examples:
@@ -57,19 +58,17 @@ export const recordingsCommand: Command = {
       const maxMb = numberFlag('max-mb', f['max-mb'], { min: 0.01 });
       const policy = { ...fromConfig, ...(maxMb !== undefined ? { maxBytes: maxMb * 1_000_000 } : {}) };
       const dry = f['dry-run'] === true;
-      const gone = pruneRecordings(dir, transcriptsDir(env), policy, { apply: !dry });
-      if (f.json === true) {
-        io.line(JSON.stringify({ dryRun: dry, maxMb: policy.maxBytes / 1_000_000, pruned: gone }));
-        return EXIT.ok;
-      }
+      const { gone, kept } = pruneRecordings(dir, transcriptsDir(env), policy, { apply: !dry });
       const rule = `each robot's newest ${megabytes(policy.maxBytes)}`;
-      if (gone.length === 0) {
-        io.line(`nothing to prune: every recording is within ${rule}`);
-        return EXIT.ok;
+      if (f.json === true) io.line(JSON.stringify({ dryRun: dry, maxMb: policy.maxBytes / 1_000_000, pruned: gone, kept: kept.map((k) => ({ ...k.recording, reason: k.reason })) }));
+      else if (gone.length === 0 && kept.length === 0) io.line(`nothing to prune: every recording is within ${rule}`);
+      else if (gone.length > 0) {
+        for (const r of gone) io.line(`  ${r.id}  ${io.dim(`${printable(r.robot ?? 'transcript gone')} · ${megabytes(r.bytes)}`)}`);
+        const total = megabytes(gone.reduce((n, r) => n + r.bytes, 0));
+        io.line(dry ? `would delete ${gone.length} recording${gone.length === 1 ? '' : 's'} (${total}); keeping ${rule} (--dry-run: nothing deleted)` : `deleted ${gone.length} recording${gone.length === 1 ? '' : 's'} (${total}); kept ${rule}`);
       }
-      for (const r of gone) io.line(`  ${r.id}  ${io.dim(`${printable(r.robot ?? 'transcript gone')} · ${megabytes(r.bytes)}`)}`);
-      const total = megabytes(gone.reduce((n, r) => n + r.bytes, 0));
-      io.line(dry ? `would delete ${gone.length} recording${gone.length === 1 ? '' : 's'} (${total}); keeping ${rule} (--dry-run: nothing deleted)` : `deleted ${gone.length} recording${gone.length === 1 ? '' : 's'} (${total}); kept ${rule}`);
+      // The rest were deleted; what the disk kept is the command's failure, in one line.
+      if (kept.length > 0) throw new RuntimeError(`recordings prune: ${printable(keptLine(kept))}`);
       return EXIT.ok;
     }
     const hint = didYouMean(sub, ['list', 'prune']);

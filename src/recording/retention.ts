@@ -3,10 +3,14 @@
  * pruned too), and each robot's recordings, newest first, are kept up to `max_mb` of disk; older
  * ones go (a 50 Hz walk writes about a megabyte a minute, and an SD card is small). The newest of
  * each robot is always kept: it may be the run being written.
+ *
+ * A recording is a regular file named `<run id>.mcap`; anything else in the folder (a directory, the
+ * user's `mcap recover` copy) is not quackd's, and is neither listed nor deleted.
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
+import { RuntimeError } from '../errors.js';
 import { listTranscriptIds, summarize } from '../transcript/reader.js';
 
 export const RECORDING_DEFAULTS = { record: true, max_mb: 2000, camera_fps: 1 } as const;
@@ -45,10 +49,35 @@ export interface Recording {
   readonly started?: string;
 }
 
+export interface Pruned {
+  /** What the policy lets go, oldest first: deleted, unless a dry run. */
+  readonly gone: Recording[];
+  /** What it let go but could not be deleted (a read-only disk), and why: kept. */
+  readonly kept: { readonly recording: Recording; readonly reason: string }[];
+}
+
+/** A run id as runIdFor names one (`20261205-190840-gated`, `…-2` for a second run in that second). */
+const RUN_ID = /^\d{8}-\d{6}-[A-Za-z0-9_-]*$/;
+
+const WHY: Readonly<Record<string, string>> = { ENOTDIR: 'not a directory', EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', EBUSY: 'in use' };
+const why = (err: unknown): string => WHY[(err as NodeJS.ErrnoException).code ?? ''] ?? (err instanceof Error ? err.message : String(err));
+
+/** The recordings in `dir`, run id → path; a folder that cannot be read is one line, not a stack. */
+function recordingFiles(dir: string): Map<string, string> {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw new RuntimeError(`cannot read the recordings in ${dir}: ${why(err)}`);
+  }
+  const ids = entries.flatMap((e) => (e.isFile() && e.name.endsWith('.mcap') && RUN_ID.test(basename(e.name, '.mcap')) ? [basename(e.name, '.mcap')] : []));
+  return new Map(ids.map((id) => [id, join(dir, `${id}.mcap`)]));
+}
+
 /** Every recording, newest first (by its transcript's order; an orphan by its own time, after). */
 export function listRecordings(dir: string, transcriptsDir: string): Recording[] {
-  if (!existsSync(dir)) return [];
-  const files = new Map(readdirSync(dir).filter((n) => n.endsWith('.mcap')).map((n) => [basename(n, '.mcap'), join(dir, n)]));
+  const files = recordingFiles(dir);
   const out: Recording[] = [];
   for (const id of listTranscriptIds(transcriptsDir)) {
     const path = files.get(id);
@@ -66,13 +95,13 @@ export function listRecordings(dir: string, transcriptsDir: string): Recording[]
  * robot's budget. Then the transcripts, read to learn each recording's robot (every line of each),
  * are not read: quackd run prunes after every run.
  */
-function allFit(dir: string, transcriptsDir: string, policy: Pick<RecordingPolicy, 'maxBytes'>): boolean {
-  if (!existsSync(dir)) return true;
+function allFit(files: ReadonlyMap<string, string>, transcriptsDir: string, policy: Pick<RecordingPolicy, 'maxBytes'>): boolean {
+  if (files.size === 0) return true;
   const transcripts = new Set(existsSync(transcriptsDir) ? readdirSync(transcriptsDir, { withFileTypes: true }).flatMap((e) => (e.isFile() && e.name.endsWith('.jsonl') ? [basename(e.name, '.jsonl')] : [])) : []);
   let total = 0;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.mcap'))) {
-    if (!transcripts.has(basename(name, '.mcap'))) return false;
-    total += sizeOf(join(dir, name));
+  for (const [id, path] of files) {
+    if (!transcripts.has(id)) return false;
+    total += sizeOf(path);
   }
   return total <= policy.maxBytes;
 }
@@ -85,9 +114,9 @@ function sizeOf(path: string): number {
   }
 }
 
-/** The recordings `policy` lets go, oldest first; with `apply`, deleted. */
-export function pruneRecordings(dir: string, transcriptsDir: string, policy: Pick<RecordingPolicy, 'maxBytes'>, options: { apply: boolean }): Recording[] {
-  if (allFit(dir, transcriptsDir, policy)) return [];
+/** The recordings `policy` lets go, oldest first; with `apply`, deleted, but for those the disk refuses to delete. */
+export function pruneRecordings(dir: string, transcriptsDir: string, policy: Pick<RecordingPolicy, 'maxBytes'>, options: { apply: boolean }): Pruned {
+  if (allFit(recordingFiles(dir), transcriptsDir, policy)) return { gone: [], kept: [] };
   const used = new Map<string, number>();
   const gone: Recording[] = [];
   for (const r of listRecordings(dir, transcriptsDir)) {
@@ -101,6 +130,21 @@ export function pruneRecordings(dir: string, transcriptsDir: string, policy: Pic
     if (!first && total > policy.maxBytes) gone.push(r);
   }
   gone.reverse();
-  if (options.apply) for (const r of gone) rmSync(r.path, { force: true });
-  return gone;
+  if (!options.apply) return { gone, kept: [] };
+  const kept: Pruned['kept'][number][] = [];
+  for (const r of gone) {
+    try {
+      rmSync(r.path, { force: true });
+    } catch (err) {
+      kept.push({ recording: r, reason: why(err) });
+    }
+  }
+  return { gone: gone.filter((r) => !kept.some((k) => k.recording === r)), kept };
+}
+
+/** The recordings that could not be deleted, in one line: the first and its reason, and how many more. */
+export function keptLine(kept: Pruned['kept']): string {
+  const [first, ...more] = kept;
+  if (first === undefined) return '';
+  return `could not delete ${first.recording.path} (${first.reason})${more.length > 0 ? ` and ${more.length} more` : ''}`;
 }

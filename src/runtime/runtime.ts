@@ -17,7 +17,7 @@ import type { RunMemory } from '../pilot/run-memory.js';
 import { startRun, type RunReport, type RunRequest } from '../run/start-run.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { pruneTranscripts, type RetentionPolicy } from '../transcript/retention.js';
-import { pruneRecordings, type RecordingPolicy } from '../recording/retention.js';
+import { keptLine, pruneRecordings, type RecordingPolicy } from '../recording/retention.js';
 import { defaultVerbs, type VerbRegistry } from '../verbs/registry.js';
 import { BodyPool } from './body-pool.js';
 import { EventBus } from './events.js';
@@ -165,8 +165,10 @@ export class Runtime {
     const recordings = this.config.recordingsDir;
     if (recordings === undefined || this.config.recordingRetention === undefined) return;
     try {
-      const gone = pruneRecordings(recordings, this.config.transcriptsDir, this.config.recordingRetention, { apply: true });
+      const { gone, kept } = pruneRecordings(recordings, this.config.transcriptsDir, this.config.recordingRetention, { apply: true });
       if (gone.length > 0) logger('runtime').info({ pruned: gone.length }, 'old recordings deleted');
+      const first = kept[0];
+      if (first !== undefined) logger('runtime').warn({ kept: kept.length, path: first.recording.path, err: first.reason }, `old recordings kept: ${keptLine(kept)}`);
     } catch (err) {
       logger('runtime').warn({ err: err instanceof Error ? err.message : String(err) }, 'recording retention failed');
     }

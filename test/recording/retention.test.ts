@@ -22,11 +22,11 @@ it('a recording without its transcript goes even when all of them are small; wit
   writeRun(transcripts, recordings, '20261201-120100-walk', 'microduck:sim2d', 100);
   writeFileSync(join(recordings, '20261201-115900-gone.mcap'), Buffer.alloc(10));
   const policy = { record: true, maxBytes: 1000 };
-  assert.deepEqual(pruneRecordings(recordings, transcripts, policy, { apply: true }).map((r) => r.id), ['20261201-115900-gone']);
-  assert.deepEqual(pruneRecordings(recordings, transcripts, policy, { apply: true }), []);
+  assert.deepEqual(pruneRecordings(recordings, transcripts, policy, { apply: true }).gone.map((r) => r.id), ['20261201-115900-gone']);
+  assert.deepEqual(pruneRecordings(recordings, transcripts, policy, { apply: true }), { gone: [], kept: [] });
   assert.equal(readdirSync(recordings).length, 2);
   writeRun(transcripts, recordings, '20261201-120200-walk', 'microduck:sim2d', 900);
   // Newest first: 900 + 100 fit the cap, the third does not.
-  assert.deepEqual(pruneRecordings(recordings, transcripts, policy, { apply: true }).map((r) => r.id), ['20261201-120000-walk']);
+  assert.deepEqual(pruneRecordings(recordings, transcripts, policy, { apply: true }).gone.map((r) => r.id), ['20261201-120000-walk']);
   assert.deepEqual(readdirSync(recordings).sort(), ['20261201-120100-walk.mcap', '20261201-120200-walk.mcap']);
 });
