@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import wsProtocol, { type IWebSocket } from '@foxglove/ws-protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { UsageError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import { logger } from '../log.js';
 import { isLoopback } from '../mcp/exposure.js';
 import { CHANNELS, encodeMessage, type ChannelName } from '../recording/channels.js';
@@ -143,13 +143,17 @@ export class LiveServer {
   }
 
   async start(): Promise<void> {
+    const { host, port: asked } = this.options;
     await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(this.options.port, this.options.host, () => resolve());
+      this.http.once('error', (err: NodeJS.ErrnoException) => reject(new RuntimeError(`serve: Foxglove cannot listen on ${host}:${asked} (${err.code ?? err.message})`, err.code === 'EADDRINUSE' ? 'another program has that port: pick another with --foxglove ADDR:PORT (or foxglove.listen in the config)' : undefined)));
+      this.http.listen(asked, host, () => {
+        this.http.removeAllListeners('error');
+        this.http.on('error', (err) => this.log.error({ err: err.message }, 'the Foxglove server failed'));
+        resolve();
+      });
     });
     const { port } = this.http.address() as AddressInfo;
-    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-    this.url = `ws://${host}:${port}`;
+    this.url = `ws://${host.includes(':') ? `[${host}]` : host}:${port}`;
   }
 
   /** Sends a robot's message to every client subscribed to its channel; encoded only when one is. */

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -109,6 +109,24 @@ describe('who may watch', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('quackd serve --foxglove on a port another program holds exits 3 with one line, having stopped what it started', async (t) => {
+    const home = mkdtempSync(join(tmpdir(), 'quackd-foxglove-'));
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      holder.close();
+      rmSync(home, { recursive: true, force: true });
+    });
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  den: { body: microduck:sim2d }\nmqtt: false\n');
+    const taken = `127.0.0.1:${(holder.address() as AddressInfo).port}`;
+    const r = await runCli(['serve', '--foxglove', taken], { env: childEnv({ QUACKD_HOME: home }), timeoutMs: 60_000 });
+    assert.equal(r.code, 3, r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('quackd:'));
+    assert.deepEqual(lines, [`quackd: serve: Foxglove cannot listen on ${taken} (EADDRINUSE) (another program has that port: pick another with --foxglove ADDR:PORT (or foxglove.listen in the config))`]);
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
+    assert.match(r.stderr, /quackd serve stopped/);
   });
 
   it('with a token, a client without it is answered 401; with it (?token=, as Foxglove’s URL carries it) it connects', async (t) => {
