@@ -12,6 +12,7 @@ import { close as closeFd, openSync, write } from 'node:fs';
 import { join } from 'node:path';
 import type { IWritable } from '@mcap/core';
 import { ensurePrivateDir } from '../config/paths.js';
+import { logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { CHANNELS, encodeMessage, type ChannelName } from './channels.js';
 import { McapChunkWriter } from './mcap-writer.js';
@@ -86,6 +87,8 @@ export class McapFile {
   failure: Error | undefined;
 
   private readonly writer: McapChunkWriter;
+  /** Made with the file, in its run's command: a logger writes to the stream of the command that made it. */
+  private readonly log = logger('recording');
 
   private constructor(
     readonly path: string,
@@ -192,7 +195,11 @@ export class McapFile {
   }
 
   private fail(err: unknown): void {
-    this.failure ??= err instanceof Error ? err : new Error(String(err));
+    if (this.failure === undefined) {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      // Said when it happens: a full disk leaves a file cut short, and the counts at the end say only that samples were lost.
+      this.log.warn({ path: this.path, err: this.failure.message }, `the recording stopped at a failed write (${this.failure.message}); the run goes on: ${this.path}`);
+    }
     this.dropped += this.queue.length;
     this.queue = [];
   }

@@ -80,7 +80,7 @@ export class RunRecorder {
     this.closing ??= (async () => {
       this.unlisten();
       await this.file.close({ dropped_ticks: this.droppedTicks, ...this.film });
-      if (this.droppedTicks > 0 || this.file.dropped > 0) logger('recording').warn({ path: this.file.path, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped }, 'the recording lost samples');
+      if (this.droppedTicks > 0 || this.file.dropped > 0) logger('recording').warn({ path: this.file.path, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped, ...(this.file.failure !== undefined ? { err: this.file.failure.message } : {}) }, 'the recording lost samples');
       return { path: this.file.path, messages: this.file.written, droppedTicks: this.droppedTicks, droppedMessages: this.file.dropped };
     })();
     return this.closing;
