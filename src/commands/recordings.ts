@@ -46,7 +46,7 @@ export const recordingsCommand: Command = {
       if (f.json === true) io.line(JSON.stringify(all));
       else if (all.length === 0) io.line(io.dim(`no recordings yet in ${dir}`));
       else {
-        const cells = all.map((r) => [r.id, megabytes(r.bytes), printable(r.robot ?? '(transcript gone)'), r.outcome ?? '']);
+        const cells = all.map((r) => [printable(r.id), megabytes(r.bytes), printable(r.robot ?? '(transcript gone)'), r.outcome ?? '']);
         for (const line of fitTable(cells, [{}, {}, { min: 8 }, { paint: io.dim }], io.width())) io.line(line);
         io.line(io.dim(`${all.length} recording${all.length === 1 ? '' : 's'}, ${megabytes(all.reduce((n, r) => n + r.bytes, 0))} in ${dir}`));
       }
@@ -63,7 +63,7 @@ export const recordingsCommand: Command = {
       if (f.json === true) io.line(JSON.stringify({ dryRun: dry, maxMb: policy.maxBytes / 1_000_000, pruned: gone, kept: kept.map((k) => ({ ...k.recording, reason: k.reason })) }));
       else if (gone.length === 0 && kept.length === 0) io.line(`nothing to prune: every recording is within ${rule}`);
       else if (gone.length > 0) {
-        for (const r of gone) io.line(`  ${r.id}  ${io.dim(`${printable(r.robot ?? 'transcript gone')} · ${megabytes(r.bytes)}`)}`);
+        for (const r of gone) io.line(`  ${printable(r.id)}  ${io.dim(`${printable(r.robot ?? 'transcript gone')} · ${megabytes(r.bytes)}`)}`);
         const total = megabytes(gone.reduce((n, r) => n + r.bytes, 0));
         io.line(dry ? `would delete ${gone.length} recording${gone.length === 1 ? '' : 's'} (${total}); keeping ${rule} (--dry-run: nothing deleted)` : `deleted ${gone.length} recording${gone.length === 1 ? '' : 's'} (${total}); kept ${rule}`);
       }

@@ -42,6 +42,20 @@ describe('quackd recordings, a folder with more than recordings in it', () => {
     assert.deepEqual(readdirSync(h.recordings).sort(), [STRAY_DIR, USERS]);
   });
 
+  it('a file whose name would drive the terminal is neither shown nor deleted', async () => {
+    const h = home(['20261201-120000-walk']);
+    const odd = '20261201-120100-walk\n\x1b[2J\x1b]0;owned\x07.mcap';
+    writeFileSync(join(h.recordings, odd), Buffer.alloc(100));
+    const env = { QUACKD_HOME: h.home };
+    for (const args of [['recordings', 'list'], ['recordings', 'prune', '--dry-run'], ['recordings', 'prune']]) {
+      const r = await runCli(args, { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(!(r.stdout + r.stderr).includes('\x1b') && !(r.stdout + r.stderr).includes('\x07'), `${args.join(' ')}: ${JSON.stringify(r.stdout)}`);
+      assert.doesNotMatch(r.stdout, /owned/, args.join(' '));
+    }
+    assert.ok(existsSync(join(h.recordings, odd)));
+  });
+
   it('a run’s own retention deletes neither, and does not fail', async () => {
     // One at a time: on its own, each was what a run's retention broke on.
     for (const stray of [USERS, STRAY_DIR]) {
