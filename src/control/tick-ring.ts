@@ -22,6 +22,20 @@ export const RING_TICKS = 256;
 
 export const recordWidth = (joints: number): number => TICK_FIELDS + 3 * joints;
 
+/**
+ * Each tick's epoch ms, as its record carries it. In real time, the wall's. In lockstep the loop
+ * runs faster than the wall (a twin walk of 66 s took 8.5 s) and stands still between verbs, so a
+ * tick is one period after the last, or the wall's time if that is later: a walk replays at the
+ * robot's own speed, and the next verb's ticks start no earlier than it did.
+ */
+export function tickStamper(lockstep: boolean, periodMs: number): () => number {
+  // This thread's performance clock has its own origin, the main thread's another.
+  const origin = performance.timeOrigin;
+  if (!lockstep) return () => origin + performance.now();
+  let last = -Infinity;
+  return () => (last = Math.max(last + periodMs, origin + performance.now()));
+}
+
 /** The shared memory for a ring of `capacity` ticks of `joints` joints. */
 export function tickRingBuffer(joints: number, capacity = RING_TICKS): SharedArrayBuffer {
   return new SharedArrayBuffer(16 + capacity * recordWidth(joints) * 8);

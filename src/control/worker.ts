@@ -10,7 +10,7 @@ import { loadPlant, loadSkill, settleSkills, warmSkill, type Json, type ModuleSp
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
-import { TickRingWriter, tickRingBuffer } from './tick-ring.js';
+import { TickRingWriter, tickRingBuffer, tickStamper } from './tick-ring.js';
 import { LOCKSTEP_SCHEDULING, LOOP_THREAD_NAME, UNASKED_SCHEDULING, nameThread, raiseThreadPriority } from './realtime.js';
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -34,8 +34,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const warned = new Set<string>();
   const ticks = tickRingBuffer(plant.joints.length);
   const ring = new TickRingWriter(ticks, plant.joints.length);
-  // Epoch time: this thread's performance clock has its own origin, the main thread's another.
-  const origin = performance.timeOrigin;
+  const stamp = tickStamper(virtual !== undefined, init.periodMs);
   const hooks: CoreHooks = {
     verbEnded: (id, result) => post({ type: 'verb', id, result }),
     fell: (tiltRad, tick, inVerb) => {
@@ -49,7 +48,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       warned.add(call);
       post({ type: 'warn', message: `plant ${call} failed: ${errorText(err)} (further failures are only counted)` });
     },
-    ticked: (sample) => ring.push(origin + performance.now(), sample),
+    ticked: (sample) => ring.push(stamp(), sample),
   };
   const scheduling = await asked;
   const core = new ControlCore(plant, init, hooks, clock, stopCounter(shared));

@@ -1,0 +1,39 @@
+/**
+ * A walk of the MuJoCo twin in its default pace (lockstep: the simulation runs as fast as it
+ * computes, faster than the wall), recorded as `quackd run` (the built CLI) records it: its ticks
+ * are stamped with the robot's own time, a period apart, so Foxglove plays the walk at the speed
+ * the duck walked it, not sped up to however long the simulation took.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { writeDuck } from '../helpers/ducks.js';
+import { readIndexed } from '../helpers/mcap.js';
+import { tempDir } from '../helpers/tmp.js';
+
+interface Tick {
+  readonly header: { readonly stamp: { readonly sec: number; readonly nanosec: number } };
+  readonly tick: number;
+}
+
+test('a twin’s lockstep walk is recorded on its own clock: one tick every 20 ms', async () => {
+  const home = tempDir('quackd-twin-ticks-');
+  writeFileSync(join(home, 'config.yaml'), 'robots:\n  tw: { body: microduck:mujoco }\n');
+  const duck = writeDuck(home, 'walk', 'robot: microduck:mujoco\nverbs: [walk]\nbudgets: { steps: 3, llm_calls: 5, seconds: 120 }', '# Walk\n\n## Strategy\n1. walk 1.5\n');
+  const run = await runCli(['run', duck, '--provider', 'script'], { env: { QUACKD_HOME: home } });
+  assert.equal(run.code, 0, run.stderr);
+  const recordings = join(home, 'recordings');
+  const [file] = readdirSync(recordings);
+  assert.ok(file !== undefined);
+  const ticks = ((await readIndexed(join(recordings, file))).messages.get('/control/tick') ?? []) as Tick[];
+  // 1.5 m at the policy's 0.3 m/s: about 5 s of the robot's time.
+  assert.ok(ticks.length >= 250, `${ticks.length} ticks`);
+  const ms = (t: Tick) => t.header.stamp.sec * 1000 + t.header.stamp.nanosec / 1e6;
+  const gaps = ticks.slice(1).map((t, i) => ms(t) - ms(ticks[i] as Tick));
+  // At least a period between ticks; rounding of the nanoseconds aside.
+  assert.ok(Math.min(...gaps) > 19.99, `the closest ticks are ${Math.min(...gaps).toFixed(3)} ms apart`);
+  const spanS = (ms(ticks.at(-1) as Tick) - ms(ticks[0] as Tick)) / 1000;
+  assert.ok(spanS >= ((ticks.length - 1) * 20) / 1000, `${ticks.length} ticks over ${spanS.toFixed(2)} s`);
+});
