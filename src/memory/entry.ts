@@ -15,6 +15,17 @@ export const TAG_MAX_CHARS = 32;
 export const TOPIC_MAX_CHARS = 60;
 /** Superseded texts kept per note; older ones fall off so a busy topic cannot grow without end. */
 export const HISTORY_MAX = 10;
+/** Ids longer than this are refused (quackd's own are 8 characters: `n-1a2b3c`). */
+export const ID_MAX_CHARS = 40;
+
+/**
+ * What an id may be: the characters quackd makes its own from (rules.ts's newId). An id is one
+ * MQTT topic level in fleet memory and a word a person types after `memory forget`, so `/`, `+`,
+ * `#`, spaces and the rest never enter, whatever a file being imported says.
+ */
+export function isMemoryId(id: string): boolean {
+  return id.length <= ID_MAX_CHARS && /^[a-z0-9][a-z0-9-]*$/.test(id);
+}
 
 export const SOURCES = ['model', 'human', 'mcp', 'quackd'] as const;
 export type Source = (typeof SOURCES)[number];
@@ -30,7 +41,7 @@ export const historySchema = z.object({
 
 export const entrySchema = z.object({
   v: z.literal(1),
-  id: z.string().min(1).max(40),
+  id: z.string().min(1).max(ID_MAX_CHARS),
   kind: z.enum(['note', 'episode']),
   body: z.string().regex(/^[^:\s]+:[^:\s]+$/),
   text: z.string().min(1),
@@ -84,7 +95,7 @@ export class MemoryRefusal extends Error {
   override readonly name = 'MemoryRefusal';
   constructor(
     message: string,
-    readonly code: 'empty' | 'too-long' | 'secret' | 'tags' | 'topic',
+    readonly code: 'empty' | 'too-long' | 'secret' | 'tags' | 'topic' | 'id',
   ) {
     super(message);
   }

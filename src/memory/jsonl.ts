@@ -38,7 +38,8 @@ export interface JsonlParse {
 
 const lineSchema = z.object({
   text: z.string(),
-  id: z.string().min(1).max(40).optional().catch(undefined),
+  // Judged by the rules (rules.ts's checkFields), so a bad id is named rather than swapped silently.
+  id: z.string().min(1).optional().catch(undefined),
   kind: z.enum(['note', 'episode']).optional(),
   tags: z.union([z.array(z.string()), z.string().transform((t) => [t])]).optional().catch(undefined),
   topic: z.string().optional().catch(undefined),

@@ -8,9 +8,11 @@ import { randomBytes } from 'node:crypto';
 import {
   BODY_CAP,
   HISTORY_MAX,
+  ID_MAX_CHARS,
   MemoryRefusal,
   NOTE_MAX_CHARS,
   charCount,
+  isMemoryId,
   normalizeTags,
   normalizeText,
   normalizeTopic,
@@ -91,6 +93,9 @@ export function checkFields(input: { readonly tags?: readonly string[]; readonly
   for (const [where, value] of fields) {
     const secret = value !== undefined ? secretReason(value) : undefined;
     if (secret !== undefined) throw new MemoryRefusal(`not saved: ${secret}, in ${where}; secrets never go into memory, and nothing of it was kept`, 'secret');
+  }
+  if (carried.id !== undefined && !isMemoryId(carried.id)) {
+    throw new MemoryRefusal(`its id is not one quackd keeps (only a-z, 0-9 and -, at most ${ID_MAX_CHARS} characters); leave "id" out for a new one`, 'id');
   }
 }
 

@@ -11,6 +11,8 @@
  * per batch, and remembered as told, so the broker's echo of our own messages costs nothing.
  */
 import type { BodyKey } from '../../bodies/body.js';
+import { logger } from '../../log.js';
+import { isMemoryId } from '../entry.js';
 import type { MemoryStore } from '../store.js';
 import type { Merged } from './merge-job.js';
 import { stamp, type Arrival } from './merge.js';
@@ -73,6 +75,8 @@ interface BodyState {
   inbox: Arrival[];
   /** Ids the broker handed us since the last connection: what it still holds. */
   readonly seen: Set<string>;
+  /** Entries kept home because their id cannot be a topic level, each logged once. */
+  readonly unshareable: Set<string>;
 }
 
 export class Replicator {
@@ -98,7 +102,7 @@ export class Replicator {
   start(): void {
     const saved = readState(this.options.statePath);
     for (const body of this.options.bodies) {
-      this.bodies.set(body.key, { body, told: new Map(Object.entries(saved[body.key] ?? {})), sending: new Map(), inbox: [], seen: new Set() });
+      this.bodies.set(body.key, { body, told: new Map(Object.entries(saved[body.key] ?? {})), sending: new Map(), inbox: [], seen: new Set(), unshareable: new Set() });
     }
     this.link.onMessage((topic, payload) => this.receive(topic, payload));
     this.link.onOnline(() => this.connected());
@@ -243,6 +247,7 @@ export class Replicator {
     const claimed = (id: string) => state.sending.get(id) ?? state.told.get(id);
     for (const e of entries) {
       held.add(e.id);
+      if (!this.shareable(state, e.id)) continue;
       const s = stamp(e);
       if (claimed(e.id) === s) continue;
       pending += 1;
@@ -250,11 +255,25 @@ export class Replicator {
     }
     const now = (this.options.now?.() ?? new Date()).toISOString();
     for (const [id, told] of state.told) {
-      if (held.has(id) || goneTime(told) !== undefined || goneTime(state.sending.get(id)) !== undefined) continue;
+      if (held.has(id) || goneTime(told) !== undefined || goneTime(state.sending.get(id)) !== undefined || !this.shareable(state, id)) continue;
       pending += 1;
       if (this.link.online) this.publish(state, id, `${GONE}${now}`, encodeGone(id, now, state.body.robot));
     }
     return this.link.online ? state.sending.size : pending;
+  }
+
+  /**
+   * An id from before ids were checked (entry.ts's isMemoryId) may hold `#`, `+` or `/`: published,
+   * the broker would cut the link on every try and wedge everything queued behind it, and every
+   * peer refuses such an id anyway. It stays in this store alone, said once.
+   */
+  private shareable(state: BodyState, id: string): boolean {
+    if (isMemoryId(id)) return true;
+    if (!state.unshareable.has(id)) {
+      state.unshareable.add(id);
+      logger('memory').warn({ body: state.body.key, id }, 'memory share: an entry whose id is not a memory id stays on this robot; forget it and add it again to share it');
+    }
+    return false;
   }
 
   private publish(state: BodyState, id: string, told: string, payload: string): void {

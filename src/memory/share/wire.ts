@@ -6,7 +6,7 @@
  * characters, no secrets). A message that fails is dropped with a reason and never stored.
  */
 import type { BodyKey } from '../../bodies/body.js';
-import { MemoryRefusal, entrySchema, type Entry } from '../entry.js';
+import { MemoryRefusal, entrySchema, isMemoryId, type Entry } from '../entry.js';
 import { checkFields, validateText } from '../rules.js';
 import type { Arrival } from './merge.js';
 
@@ -59,6 +59,8 @@ const isIso = (v: unknown): v is string => typeof v === 'string' && !Number.isNa
  */
 export function decodeMessage(key: BodyKey, id: string, payload: Buffer, self: string): Decoded {
   if (payload.length === 0) return { ok: false, reason: 'empty' };
+  // What no quackd publishes (replicator.ts keeps such an entry home) no quackd takes in either.
+  if (!isMemoryId(id)) return { ok: false, reason: 'refused' };
   if (payload.length > MAX_MESSAGE_BYTES) return { ok: false, reason: 'oversized' };
   let value: unknown;
   try {
