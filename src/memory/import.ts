@@ -7,6 +7,7 @@
 import { HISTORY_MAX, MemoryRefusal, normalizeTags, normalizeText, normalizeTopic, type Entry, type Source } from './entry.js';
 import type { JsonlLine, JsonlParse, Skipped } from './jsonl.js';
 import { checkFields, validateText } from './rules.js';
+import { said, type Shown } from './edit-shown.js';
 import type { BodyTx, LmdbBody } from './lmdb-store.js';
 
 export interface ImportResult {
@@ -68,57 +69,86 @@ export interface EditResult {
   readonly added: number;
   readonly removed: number;
   readonly skipped: readonly Skipped[];
+  /**
+   * Entries written since the editor was given them whose line the person changed or deleted:
+   * the newer is kept (`line`: the line not written; none: the entry not removed), and
+   * `forgotten` ones stay forgotten.
+   */
+  readonly newer: readonly { readonly id: string; readonly was: 'changed' | 'forgotten'; readonly line?: number }[];
 }
 
 /**
- * Writes back an edited JSONL of `snapshot` (what the editor was given) in one transaction.
- * Lines with a snapshot id update that entry; lines without one are new notes; snapshot
- * entries whose line is gone are removed. Entries other processes added meanwhile are left alone.
+ * Writes back an edited JSONL of what the editor was `shown` (edit-shown.ts) in one transaction.
+ * Lines with a shown id update that entry; lines without one are new notes; shown entries whose
+ * line is gone are removed. Only what the person changed is written, and never over a newer
+ * write: entries others added meanwhile are left alone, and one changed or forgotten since it was
+ * shown stays as it now is, named in `newer`.
  */
-export function applyEdit(body: LmdbBody, snapshot: readonly Entry[], parse: JsonlParse, now: () => string): EditResult {
+export function applyEdit(body: LmdbBody, shown: Shown, parse: JsonlParse, now: () => string): EditResult {
   const skipped: Skipped[] = [...parse.skipped];
-  const before = new Map(snapshot.map((e) => [e.id, e]));
   const seen = new Set<string>();
   const counts = { changed: 0, added: 0, removed: 0 };
+  const newer: EditResult['newer'][number][] = [];
+  const wasShown = (id: string | undefined): id is string => id !== undefined && Object.hasOwn(shown, id) && !seen.has(id);
   body.batch((tx) => {
     for (const l of parse.lines) {
-      const old = l.id !== undefined ? before.get(l.id) : undefined;
+      const id = l.id;
       try {
-        if (old === undefined || seen.has(old.id)) {
+        if (!wasShown(id)) {
           const { id: _drop, ...fresh } = l;
           writeLine(tx, fresh, 'human');
           counts.added += 1;
           continue;
         }
-        seen.add(old.id);
-        const text = validateText(l.text, old.kind);
+        seen.add(id);
+        const current = tx.get(id);
+        const kind = current?.kind ?? l.kind;
+        const text = validateText(l.text, kind);
         checkFields({ tags: l.tags, ...(l.topic !== undefined ? { topic: l.topic } : {}) });
         const tags = normalizeTags(l.tags);
-        const topic = old.kind === 'note' ? normalizeTopic(l.topic) : undefined;
-        // Only what the person changed is written: a line left as it was in the editor keeps
-        // whatever another process wrote to its entry meanwhile (a refresh, a topic supersede).
-        if (text === old.text && tags.join('\u0000') === old.tags.join('\u0000') && topic === old.topic) continue;
-        const current = tx.get(old.id);
-        if (current === undefined) continue;
-        counts.changed += 1;
-        // A note edited into another note's text or topic folds into it, as `remember` would.
-        const twin = current.kind === 'note' ? tx.entries().find((e) => e.kind === 'note' && e.id !== current.id && (e.text === text || (topic !== undefined && e.topic === topic))) : undefined;
-        if (twin !== undefined) {
-          tx.remove(current.id);
-          tx.remember({ text, tags, source: 'human', ...(topic !== undefined ? { topic } : {}) });
+        const topic = kind === 'note' ? normalizeTopic(l.topic) : undefined;
+        const wanted = said({ kind, text, tags, topic });
+        // A line left as it was shown keeps whatever was written to its entry meanwhile.
+        if (wanted === shown[id]) continue;
+        if (current === undefined) {
+          newer.push({ id, was: 'forgotten', line: l.line });
           continue;
         }
-        const { topic: _t, ...rest } = current;
-        const history = text === current.text ? current.history : [...current.history, { time: current.time, text: current.text, source: current.source, ...(current.run !== undefined ? { run: current.run } : {}) }];
-        tx.put({ ...rest, text, tags, ...(topic !== undefined ? { topic } : {}), time: now(), history: history.slice(-HISTORY_MAX) });
+        if (said(current) !== shown[id]) {
+          if (said(current) !== wanted) newer.push({ id, was: 'changed', line: l.line });
+          continue;
+        }
+        counts.changed += 1;
+        writeChange(tx, current, { text, tags, topic }, now);
       } catch (err) {
         if (!(err instanceof MemoryRefusal)) throw err;
-        if (old !== undefined) seen.add(old.id);
+        if (id !== undefined) seen.add(id);
         skipped.push({ line: l.line, reason: err.message });
       }
     }
-    for (const id of before.keys()) if (!seen.has(id) && tx.remove(id)) counts.removed += 1;
+    for (const [id, was] of Object.entries(shown)) {
+      if (seen.has(id)) continue;
+      const current = tx.get(id);
+      if (current === undefined) continue;
+      if (said(current) !== was) newer.push({ id, was: 'changed' });
+      else if (tx.remove(id)) counts.removed += 1;
+    }
   });
   skipped.sort((a, b) => a.line - b.line);
-  return { ...counts, skipped };
+  return { ...counts, skipped, newer };
+}
+
+/** The person's text, tags and topic for `current`, its old text into history. */
+function writeChange(tx: BodyTx, current: Entry, change: { text: string; tags: string[]; topic: string | undefined }, now: () => string): void {
+  const { text, tags, topic } = change;
+  // A note edited into another note's text or topic folds into it, as `remember` would.
+  const twin = current.kind === 'note' ? tx.entries().find((e) => e.kind === 'note' && e.id !== current.id && (e.text === text || (topic !== undefined && e.topic === topic))) : undefined;
+  if (twin !== undefined) {
+    tx.remove(current.id);
+    tx.remember({ text, tags, source: 'human', ...(topic !== undefined ? { topic } : {}) });
+    return;
+  }
+  const { topic: _t, ...rest } = current;
+  const history = text === current.text ? current.history : [...current.history, { time: current.time, text: current.text, source: current.source, ...(current.run !== undefined ? { run: current.run } : {}) }];
+  tx.put({ ...rest, text, tags, ...(topic !== undefined ? { topic } : {}), time: now(), history: history.slice(-HISTORY_MAX) });
 }

@@ -25,6 +25,7 @@ import type { Entry, Source } from './entry.js';
 import { MemoryBusy, StoreError } from './errors.js';
 import { StoreGuard, guardAddress } from './guard.js';
 import type { EditResult, ImportResult } from './import.js';
+import type { Shown } from './edit-shown.js';
 import type { JsonlParse } from './jsonl.js';
 import { DATA_FILE, openLmdbStore, type LmdbStore } from './lmdb-store.js';
 import { InlineWriter } from './inline-writer.js';
@@ -74,8 +75,8 @@ export interface BodyMemory {
   clear(options?: WriteOptions): Promise<number>;
   /** Adds parsed JSONL lines in one transaction (`memory import`). */
   importLines(parse: JsonlParse, source?: Source, options?: WriteOptions): Promise<ImportResult>;
-  /** Writes back an edited JSONL of `snapshot` in one transaction (`memory edit`). */
-  applyEdit(snapshot: readonly Entry[], parse: JsonlParse, options?: WriteOptions): Promise<EditResult>;
+  /** Writes back an edited JSONL of what the editor was `shown` in one transaction (`memory edit`). */
+  applyEdit(shown: Shown, parse: JsonlParse, options?: WriteOptions): Promise<EditResult>;
   /**
    * Recall on demand, the one path every front door takes: BM25 alone without embeddings (exactly
    * src/memory/recall.ts's rank), words and meaning fused with them (src/memory/meaning.ts).
@@ -227,7 +228,7 @@ class GuardedStore implements MemoryStore {
       forget: (id, options) => write({ kind: 'forget', body: key, id }, options),
       clear: (options) => write({ kind: 'clear', body: key }, options),
       importLines: (parse, source = 'human', options) => write({ kind: 'import', body: key, parse, source }, options),
-      applyEdit: (snapshot, parse, options) => write({ kind: 'edit', body: key, snapshot, parse }, options),
+      applyEdit: (shown, parse, options) => write({ kind: 'edit', body: key, shown, parse }, options),
       merge: (arrivals, options) => write({ kind: 'merge', body: key, arrivals }, options),
       search: (query, options = {}) => this.meaning?.search(vectorBody, query, options) ?? Promise.resolve({ hits: rank(read.entries(), query, options) }),
       vectors: () => read.vectors(),

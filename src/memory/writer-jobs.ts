@@ -8,6 +8,7 @@ import type { BodyKey } from '../bodies/body.js';
 import type { Entry, Source } from './entry.js';
 import { applyEdit, importLines, type EditResult, type ImportResult } from './import.js';
 import type { JsonlParse } from './jsonl.js';
+import type { Shown } from './edit-shown.js';
 import { importLegacy } from './legacy.js';
 import type { LmdbStore } from './lmdb-store.js';
 import type { EpisodeInput, NoteInput, Plan } from './rules.js';
@@ -21,7 +22,7 @@ export type WriteJob =
   | { readonly kind: 'forget'; readonly body: BodyKey; readonly id: string }
   | { readonly kind: 'clear'; readonly body: BodyKey }
   | { readonly kind: 'import'; readonly body: BodyKey; readonly parse: JsonlParse; readonly source: Source }
-  | { readonly kind: 'edit'; readonly body: BodyKey; readonly snapshot: readonly Entry[]; readonly parse: JsonlParse }
+  | { readonly kind: 'edit'; readonly body: BodyKey; readonly shown: Shown; readonly parse: JsonlParse }
   | { readonly kind: 'legacy' }
   | { readonly kind: 'vectors'; readonly body: BodyKey; readonly items: readonly { id: string; vector: StoredVector }[] }
   | { readonly kind: 'task-vector'; readonly key: string; readonly vector: StoredVector }
@@ -69,7 +70,7 @@ export function runJob(store: LmdbStore, job: WriteJob, now: string): JobResults
     case 'import':
       return importLines(store.body(job.body), job.parse, job.source);
     case 'edit':
-      return applyEdit(store.body(job.body), job.snapshot, job.parse, () => now);
+      return applyEdit(store.body(job.body), job.shown, job.parse, () => now);
     case 'legacy':
       return importLegacy(store);
     case 'vectors':

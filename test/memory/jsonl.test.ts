@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { shownOf } from '../../src/memory/edit-shown.js';
 import { parseJsonl, skippedWarning, toJsonl } from '../../src/memory/jsonl.js';
 import { openMemoryStore } from '../../src/memory/store.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -56,7 +57,7 @@ describe('import and edit', () => {
       .map((l) => l.replace('"change me"', '"changed"'))
       .join('\n')
       .concat('{"text":"a new note"}\n{"text":"sk-ant-api03-abcdefghijklmnopqrstuv"}\n');
-    const r = await body.applyEdit(snapshot, parseJsonl(edited));
+    const r = await body.applyEdit(shownOf(snapshot), parseJsonl(edited));
     assert.deepEqual([r.changed, r.added, r.removed, r.skipped.length], [1, 1, 1, 1]);
     assert.deepEqual(body.entries().map((e) => e.text).sort(), ['a new note', 'changed', 'keep me', 'written by a run meanwhile']);
     assert.deepEqual(body.entries().find((e) => e.id === change?.id)?.history.map((h) => h.text), ['change me']);
@@ -75,7 +76,7 @@ describe('import and edit', () => {
     await run.body('microduck:sim2d').remember({ text: 'the ball is in the hall', topic: 'ball', source: 'model' });
     await run.close();
     const edited = toJsonl(snapshot).replace('"the rug is slippery"', '"the rug is very slippery"');
-    const r = await body.applyEdit(snapshot, parseJsonl(edited));
+    const r = await body.applyEdit(shownOf(snapshot), parseJsonl(edited));
     assert.deepEqual([r.changed, r.added, r.removed], [1, 0, 0]);
     assert.deepEqual(body.entries().map((e) => e.text).sort(), ['the ball is in the hall', 'the rug is very slippery']);
     await store.close();
@@ -94,7 +95,7 @@ describe('import and edit', () => {
       .replace('"the ball was seen in the hall","tags":[]', '"the ball was seen in the hall","tags":[],"topic":"ball"')
       // The first line (the oldest note) gets a secret tag: refused, and the note stays as it was.
       .replace('"the charger is under the desk","tags":[]', '"the charger is under the desk","tags":["password=hunter2"]');
-    const r = await body.applyEdit(snapshot, parseJsonl(edited));
+    const r = await body.applyEdit(shownOf(snapshot), parseJsonl(edited));
     assert.equal(r.skipped.length, 1);
     assert.match(r.skipped[0]?.reason ?? '', /in a tag/);
     const notes = body.entries();
