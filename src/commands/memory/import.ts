@@ -7,6 +7,7 @@ import { printable } from '../../cli/output.js';
 import { readJsonl, skippedWarning, type JsonlLine, type JsonlParse, type Skipped } from '../../memory/jsonl.js';
 import { isBodyKey } from '../../memory/entry.js';
 import type { BodyKey } from '../../bodies/body.js';
+import type { ImportResult } from '../../memory/import.js';
 import { didYouMean } from '../../text/suggest.js';
 import type { Command } from '../command.js';
 import type { Invocation } from '../../cli/invocation.js';
@@ -23,6 +24,9 @@ const help = [
   '',
   'example: quackd memory import m.jsonl --robot microduck:sim2d',
 ].join('\n');
+
+/** Lines that are in the body after the import: written, or already there. */
+const kept = (r: ImportResult): number => r.added + r.refreshed + r.superseded + r.unchanged;
 
 /** The file (or stdin for `-`), streamed line by line. */
 async function read(file: string, stdin: Invocation['stdin']): Promise<JsonlParse> {
@@ -70,18 +74,26 @@ export const importCommand: Command = {
       throw new InputError(skipped.length === 0 ? `memory import: ${printable(file)} has no entries` : `memory import: nothing to import from ${skippedWarning(file, skipped) ?? printable(file)}`, hint);
     }
     const store = await openForWrite(dir, io);
+    const results: [BodyKey, ImportResult][] = [];
     try {
       let first = true;
       for (const [to, lines] of groups) {
-        const r = await guarded(dir, () => store.body(to).importLines({ lines, skipped: first ? [...parse.skipped, ...misplaced] : [] }));
+        results.push([to, await guarded(dir, () => store.body(to).importLines({ lines, skipped: first ? [...parse.skipped, ...misplaced] : [] }))]);
         first = false;
-        const warning = skippedWarning(file, r.skipped, r.added + r.refreshed + r.superseded + r.unchanged);
-        if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);
-        io.line(fitLine(`imported ${printable(file)} into ${to}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`, io.width(), 2));
       }
-      return 0;
     } finally {
       await store.close();
     }
+    // Every line refused by the rules: as much "nothing to import" as a file of another body's lines.
+    if (results.every(([, r]) => kept(r) === 0)) {
+      const skipped = results.flatMap(([, r]) => r.skipped).sort((a, b) => a.line - b.line);
+      throw new InputError(`memory import: nothing to import from ${skippedWarning(file, skipped) ?? printable(file)}`);
+    }
+    for (const [to, r] of results) {
+      const warning = skippedWarning(file, r.skipped, kept(r));
+      if (warning !== undefined) io.err.write(`quackd: warning: ${warning}\n`);
+      io.line(fitLine(`imported ${printable(file)} into ${to}: ${r.added} added, ${r.refreshed} refreshed, ${r.superseded} replaced, ${r.unchanged} already there${r.evicted > 0 ? `, ${r.evicted} removed over the cap` : ''}`, io.width(), 2));
+    }
+    return 0;
   },
 };
