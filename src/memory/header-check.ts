@@ -239,6 +239,15 @@ function accessProblem(path: string, readOnly: boolean): string | undefined {
   return dataAccess ?? (lockKind === 'absent' ? creatable(lock) : writable(lock, 'the lock file')) ?? data;
 }
 
+/**
+ * Why a write open of the store at `path` (a run's, `memory add`'s) would be refused before LMDB
+ * is asked: its files' kinds and the access they need, as the open checks them. Writes nothing.
+ */
+export function writeAccessProblem(path: string): string | undefined {
+  const problem = accessProblem(path, false);
+  return problem === 'absent' ? undefined : problem;
+}
+
 /** 'absent', a one-line problem when `path` is there but not a regular file, or undefined. */
 function kindProblem(path: string, what: string): string | undefined {
   try {
