@@ -17,15 +17,21 @@ export interface TerminalResult {
   readonly lines: string[];
 }
 
-/** `quackd ARGS` on a terminal `columns` wide; `env` on top of the test's (colour on, as a terminal has it). */
-export function onTerminal(args: readonly string[], columns: number, env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<TerminalResult> {
+/**
+ * `quackd ARGS` on a terminal `columns` wide; `env` on top of the test's (colour on, as a terminal
+ * has it); `typed`: what the person types at it (a question's answer).
+ */
+export function onTerminal(args: readonly string[], columns: number, env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, typed?: string): Promise<TerminalResult> {
   assertFreshBuild();
   const command = `stty cols ${columns} rows 50 && exec ${[process.execPath, MAIN, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
       env: childEnv({ TERM: 'xterm-256color', NO_COLOR: undefined, QUACKD_LOG_JSON: '1', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Left open after typing: script ends the session when its input ends, maybe before the question is read.
+    if (typed !== undefined) child.stdin.write(typed);
+    else child.stdin.end();
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (text += d));

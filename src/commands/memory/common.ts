@@ -37,6 +37,8 @@ export interface Target {
   readonly known: readonly BodyKey[];
   /** The fleet robot chosen because --robot was left out and it is the fleet's one. */
   readonly unnamed?: string;
+  /** What of this body's memory `quackd serve` shares with the fleet's other robots (memory.share), if any. */
+  readonly shared?: 'notes' | 'notes and episodes';
 }
 
 /**
@@ -46,15 +48,23 @@ export interface Target {
  * a typo must not quietly start a memory no run reads.
  */
 export async function target(flags: { 'memory-dir'?: string | undefined; robot?: string | undefined }, env: NodeJS.ProcessEnv): Promise<Target> {
-  const fleet = new Fleet((await loadConfigFile(env)).config.robots ?? {});
+  const { config } = await loadConfigFile(env);
+  const fleet = new Fleet(config.robots ?? {});
+  const shared = sharing(fleet, config.memory?.share);
   // Unnamed: the fleet's one robot (a Pi with its duck configured), else the simulator.
   const robot = flags.robot ?? fleet.sole()?.name ?? DEFAULT_BODY;
   const member = fleet.get(robot);
-  if (member !== undefined) return { dir: memoryDir(flags['memory-dir'], env), body: member.key, known: knownBodies(fleet), ...(flags.robot === undefined ? { unnamed: member.name } : {}) };
+  if (member !== undefined) return { dir: memoryDir(flags['memory-dir'], env), body: member.key, known: knownBodies(fleet), ...(flags.robot === undefined ? { unnamed: member.name } : {}), ...shared(member.key) };
   if (!isBodyKey(robot)) throw new InputError(`--robot: "${robot}" is neither a robot of the fleet nor an adapter:backend key`, 'e.g. --robot microduck:sim2d; see quackd bodies');
   const known = knownBodies(fleet);
   if (!known.includes(robot)) throw new InputError(`--robot: unknown body "${robot}"${didYouMean(robot, [...known, ...fleet.list().map((r) => r.name)])}`, "'quackd bodies' lists them");
-  return { dir: memoryDir(flags['memory-dir'], env), body: robot, known };
+  return { dir: memoryDir(flags['memory-dir'], env), body: robot, known, ...shared(robot) };
+}
+
+/** What the service shares of a body's memory: only its robots' bodies (serve.ts), only with memory.share on. */
+function sharing(fleet: Fleet, share: boolean | 'episodes' | undefined): (key: BodyKey) => Pick<Target, 'shared'> {
+  if (share === undefined || share === false) return () => ({});
+  return (key) => (fleet.list().some((r) => r.key === key) ? { shared: share === true ? 'notes' : 'notes and episodes' } : {});
 }
 
 /** Body keys a memory may belong to: this quackd's bodies and the fleet's. */
