@@ -4,6 +4,7 @@
  * is refused before a run starts, and one that loses it mid-run ends the verb with its 503.
  */
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createDaemonBody, QUACK_FILE } from '../../../src/bodies/reachy-mini/daemon/daemon-body.js';
 import { quackWav } from '../../../src/bodies/reachy-mini/daemon/quack-sound.js';
@@ -58,6 +59,19 @@ describe('reachy-mini:daemon in-process', () => {
       await body.stop();
     } finally {
       await frozen.close().catch(() => undefined);
+    }
+  });
+
+  it('a move waited out on a run\'s signal leaves no listener on it per poll (the signal lives as long as the run)', async () => {
+    const slow = await startFakeDaemon({ moveMs: 1_500 });
+    try {
+      const body = await createDaemonBody({ seed: 0, settings: { base_url: slow.url } });
+      const run = new AbortController();
+      const r = await body.perform({ verb: 'look', args: { yaw: 40 } }, run.signal);
+      assert.equal(r.ok, true, r.summary);
+      assert.ok(getEventListeners(run.signal, 'abort').length <= 1, `${getEventListeners(run.signal, 'abort').length} abort listeners left after one look`);
+    } finally {
+      await slow.close();
     }
   });
 

@@ -37,10 +37,16 @@ export function gotoRequest(target: GotoTarget, seconds: number): GotoRequest {
   };
 }
 
+/** Its abort listener goes with it, however it ends: a move polls many times on one run's signal. */
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /** Asks for the move and waits until the daemon has finished it (or `signal` stops the wait). */
