@@ -10,7 +10,7 @@ import { buildCommit, buildStamp } from '../service/build.js';
 import type { RestartRequest } from '../service/restart.js';
 import type { EventBus } from '../runtime/events.js';
 import { VERSION } from '../version.js';
-import { Availability, runEnded, runStarted, type BridgeEvent } from './bridge-event.js';
+import { Availability, reachable, runEnded, runStarted, type BridgeEvent } from './bridge-event.js';
 import { bridgeInfo } from './bridge-info.js';
 import { loggingPayload } from './bridge-logging.js';
 import type { Publisher } from './publisher.js';
@@ -59,12 +59,12 @@ export class BridgeTopics {
 
   /** Where each robot is when the door starts: no event for those. */
   know(status: RobotStatus): void {
-    this.availability.know(status.robot, status.activity !== 'offline');
+    this.availability.know(status.robot, reachable(status));
   }
 
   /** A robot's new status: a robot that came online or went offline is an event, said as it happens. */
   statusChanged(status: RobotStatus): void {
-    const event = this.availability.change(status.robot, status.key, status.activity !== 'offline');
+    const event = this.availability.change(status.robot, status.key, reachable(status));
     if (event !== undefined) this.send(event);
   }
 

@@ -22,6 +22,7 @@ import { HA_LOGIN, MQTT_RIGHTS, SERVICE_USER } from './config.js';
 import { ensureCredentials } from './credentials.js';
 import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
+import { reachable } from './bridge-event.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
 import { answer, errorLine, execute, parseRequest, parseSet, refusal, rightRefusal, type Answer, type Command, type MqttAsker, type Parsed } from './commands.js';
@@ -184,7 +185,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     if (!force && last !== undefined && !beyondDeadband(last, status)) return;
     published.set(status.robot, status);
     publisher.retain(topics.robotState(status.robot), JSON.stringify(status), force);
-    publisher.retain(topics.robotAvailability(status.robot), status.activity === 'offline' ? 'offline' : 'online', force);
+    publisher.retain(topics.robotAvailability(status.robot), reachable(status) ? 'online' : 'offline', force);
   };
   const states = new Coalescer<RobotStatus>(settings.stateHz, (_name, status) => publishState(status));
 

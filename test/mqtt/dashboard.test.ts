@@ -207,8 +207,11 @@ describe('MQTT for dashboards (mosquitto)', { skip: noMosquitto }, () => {
   test('bridge/event: a robot leaves and joins again, runs start and end; the fleet found at start is no event', async () => {
     const { base, api } = await rig();
     const w = await watch(broker.url, [`${base}/bridge/event`]);
-    api.update('bench', { activity: 'offline' });
-    api.update('bench', { activity: 'idle' });
+    api.update('bench', { activity: 'offline', link: 'lost' });
+    // A run tried while its link is down (it fails at once) is no coming back: HA's entities must not flap.
+    api.update('bench', { activity: 'running', link: 'lost' });
+    api.update('bench', { activity: 'offline', link: 'lost' });
+    api.update('bench', { activity: 'idle', link: 'ok' });
     await api.run('den', { duck: 'hello-world' });
     api.finish('den');
     await w.waitFor((m) => json(m.payload)['type'] === 'run_ended', 'run_ended');
