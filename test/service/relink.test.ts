@@ -99,4 +99,17 @@ describe('a serial robot whose link is lost mid-walk and comes back', { skip: mi
     assert.equal(stop.stdout.trim(), 'stopped bench');
     assert.match(stop.stderr.trim(), /^quackd: bench: its body did not confirm the stop: serial link to .* is down: torque off not sent; the firmware's watchdog cuts it within \d+ ms$/);
   });
+
+  it('a port that is back with a firmware that says nothing is no link: the robot stays offline until the firmware speaks', async () => {
+    const bench = () => serving!.service.status('bench');
+    await waitFor('the loss', () => bench().link === 'lost', 30_000);
+    await rig.killFirmware();
+    await rig.startLink();
+    await sleep(3000);
+    assert.equal(bench().link, 'lost', 'the port came back, and nothing answers on it');
+    assert.equal(bench().activity, 'offline');
+    await rig.startFirmware(['--reopen']);
+    await waitFor('the firmware to speak', () => bench().link === 'ok', 30_000);
+  });
 });
+

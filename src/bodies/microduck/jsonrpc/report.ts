@@ -43,7 +43,8 @@ export function reportBody(link: BridgeLink, body: Body, robot: string, events: 
     torque = on;
     say({ torque });
   });
-  link.on('attached', () => linked(true));
+  // A port that is back is not yet a link: the firmware behind it may be silent (off, stuck). Up
+  // is its first state (or torque answer) after that, above.
   link.on('detached', () => linked(false));
   // The body also notices a firmware gone silent behind a port that stayed (no detach).
   body.onTrouble?.((t) => {
