@@ -30,8 +30,9 @@ to open in Foxglove; exit 1 when the run has none). 'follow' shows a run as it h
 quackd serve its run on ROBOT (or with that run id; any run when none is named), waiting for the
 next one when none is under way, with the gates it waits on and how to answer them; else the
 transcript ID (default: last) read as it grows; until the run ends or Ctrl-C. 'prune' deletes
-the runs the retention policy lets go: it keeps each robot's newest N runs and every run of the
-last D days (transcripts.keep_runs and keep_days in the config; 200 and 30 by default);
+the runs the retention policy lets go: it keeps each robot's newest N runs, every run of the
+last D days (transcripts.keep_runs and keep_days in the config; 200 and 30 by default) and a run
+that may still be going (no end line, and its process alive or its file changed in two days);
 --dry-run lists what would go and deletes nothing.
 
 examples:

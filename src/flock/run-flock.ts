@@ -120,6 +120,7 @@ export async function runFlock(req: FlockRequest): Promise<FlockReport> {
     confirm: [...duck.confirm],
     quackd: VERSION,
     node: process.version,
+    pid: process.pid,
   });
 
   let finish: (outcome: Outcome) => void = () => undefined;

@@ -127,6 +127,7 @@ export async function startRun(req: RunRequest): Promise<RunReport> {
       confirm: [...req.duck.confirm],
       quackd: VERSION,
       node: process.version,
+      pid: process.pid,
     });
     lease = await (req.lease ?? (() => ownLease(req, events)))();
     const body = lease.body;

@@ -3,7 +3,7 @@
  * id) and `type`. Readers must tolerate types they do not know (newer quackd versions add some).
  */
 export type TranscriptEvent =
-  | { type: 'start'; duck: string; body: string; /** the fleet's name of the robot, when it has one */ robot?: string; /** who asked for the run: `mcp session 3f2a1b9c (claude-ai 0.1.0)` */ by?: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string }
+  | { type: 'start'; duck: string; body: string; /** the fleet's name of the robot, when it has one */ robot?: string; /** who asked for the run: `mcp session 3f2a1b9c (claude-ai 0.1.0)` */ by?: string; provider: string; model: string; dryRun: boolean; seed: number; budgets: Record<string, number>; verbs: string[]; confirm: string[]; quackd: string; node: string; /** the writing process, to tell a run still going from one whose process died (older transcripts have none) */ pid?: number }
   | { type: 'prompt'; role: 'system' | 'user' | 'tool'; content: string; name?: string }
   /** `pictureBytes`: the bytes of pictures (base64) this request carries, when it carries any. */
   | { type: 'request'; call: number; messages: number; tools: number; pictureBytes?: number }

@@ -6,9 +6,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../errors.js';
-import { isRecord } from '../is-record.js';
 import { didYouMean } from '../text/suggest.js';
 import type { TranscriptLine } from './events.js';
+import { transcriptRecord } from './record.js';
 
 export interface TranscriptSummary {
   readonly id: string;
@@ -25,21 +25,7 @@ export interface TranscriptSummary {
   readonly steps?: number;
 }
 
-/** One line of a transcript file as a record every printer can take, or undefined. */
-export function transcriptRecord(raw: string): TranscriptLine | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  return isTranscriptLine(value) ? value : undefined;
-}
-
-/** Every writer sets both; a printer reads both (a time, a kind of line) before anything else. */
-function isTranscriptLine(value: unknown): value is TranscriptLine {
-  return isRecord(value) && typeof value['type'] === 'string' && typeof value['t'] === 'string';
-}
+export { transcriptRecord } from './record.js';
 
 export function readTranscript(path: string): { lines: TranscriptLine[]; skipped: number } {
   const lines: TranscriptLine[] = [];

@@ -1,13 +1,14 @@
 /**
  * Transcript retention, so a robot that runs all day does not fill its SD card: of each robot's
- * runs (by the body in the run's start line) the newest `keep_runs` are kept, and every run that
- * started in the last `keep_days` days. A run still being written is its robot's newest, so it is
- * always kept. Memory episodes are not touched: they have their own cap (src/memory/entry.ts).
+ * runs (by the robot's name in the run's start line) the newest `keep_runs` are kept, every run
+ * that started in the last `keep_days` days, and every run that may still be going. Memory episodes are not touched: they have their own cap (src/memory/entry.ts).
  */
-import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { transcriptEnds, type TranscriptEnds } from './ends.js';
 import { listTranscriptIds } from './reader.js';
+import { writerAlive } from './writer-alive.js';
 
 export const RETENTION_DEFAULTS = { keep_runs: 200, keep_days: 30 } as const;
 
@@ -40,21 +41,26 @@ export interface PrunedRun {
   readonly bytes: number;
 }
 
-/** The start line only: transcripts with frames run to megabytes, and only their head is needed. */
-function head(path: string): { robot?: string; started?: string } {
-  const fd = openSync(path, 'r');
+/**
+ * A run without an end line may still be going, and need not be its robot's newest by the time
+ * retention runs: a gated run sits at its gate writing nothing while the same robot's name is
+ * used by other runs. It is kept while its writer's process lives (the start line's pid), and
+ * whatever the pid says while its file changed in the last two days: a run's seconds budget and a
+ * gate's wait are each at most a day, and a pid cannot be asked across a container's namespace
+ * or of a transcript older than the pid field. A file quiet for longer is a run that died.
+ */
+const UNFINISHED_KEPT_MS = 2 * 86_400_000;
+
+function mayBeRunning(ends: TranscriptEnds, mtimeMs: number, now: number): boolean {
+  if (ends.end !== undefined) return false;
+  return now - mtimeMs < UNFINISHED_KEPT_MS || writerAlive(ends.start) === true;
+}
+
+function endsOf(path: string): TranscriptEnds | undefined {
   try {
-    const buf = Buffer.alloc(8192);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const first = buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '';
-    const line = JSON.parse(first) as { type?: unknown; body?: unknown; t?: unknown };
-    if (line.type !== 'start') return {};
-    return { ...(typeof line.body === 'string' ? { robot: line.body } : {}), ...(typeof line.t === 'string' && !Number.isNaN(Date.parse(line.t)) ? { started: line.t } : {}) };
+    return transcriptEnds(path);
   } catch {
-    // A torn or foreign first line: the file's own time stands in, under no robot.
-    return {};
-  } finally {
-    closeSync(fd);
+    return undefined; // removed by someone else meanwhile
   }
 }
 
@@ -76,12 +82,15 @@ export function pruneTranscripts(dir: string, policy: RetentionPolicy, options: 
     } catch {
       continue; // removed by someone else meanwhile
     }
-    const h = head(path);
-    const robot = h.robot ?? '(unknown robot)';
+    const ends = endsOf(path);
+    if (ends === undefined) continue;
+    // By the robot's fleet name; a run on a bare body (or of an older quackd) by its body.
+    const robot = ends.start?.robot ?? ends.start?.body ?? '(unknown robot)';
     const rank = (seen.get(robot) ?? 0) + 1;
     seen.set(robot, rank);
-    const started = h.started ?? new Date(st.mtimeMs).toISOString();
-    if (rank <= policy.keepRuns || Date.parse(started) >= since) continue;
+    const t = ends.start?.t;
+    const started = t !== undefined && !Number.isNaN(Date.parse(t)) ? t : new Date(st.mtimeMs).toISOString();
+    if (rank <= policy.keepRuns || Date.parse(started) >= since || mayBeRunning(ends, st.mtimeMs, now)) continue;
     gone.push({ id, robot, started, bytes: st.size });
   }
   gone.reverse();

@@ -4,12 +4,17 @@
  * the policy comes from the config's `transcripts:` section unless a flag says otherwise.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runIdFor } from '../../src/transcript/writer.js';
 import { pruneTranscripts } from '../../src/transcript/retention.js';
+import { runCli } from '../helpers/cli.js';
+import { writeDuck } from '../helpers/ducks.js';
 import { quackd } from '../helpers/quackd.js';
+import { serve } from '../helpers/serve.js';
+import { startOnTerminal } from '../helpers/terminal.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const DAY = 86_400_000;
@@ -92,5 +97,65 @@ describe('transcript retention', () => {
     // Another robot's only run is its newest: kept.
     assert.ok(left.includes(`${other}.jsonl`));
     assert.equal(left.length, 2);
+  });
+
+  it("counts each robot's runs by its name, and keeps a run waiting at its gate: two runs on den leave hall's gated run whole", async () => {
+    const home = tempDir('quackd-home-');
+    mkdirSync(join(home, 'ducks'));
+    writeDuck(join(home, 'ducks'), 'gated', 'robot: microduck:sim2d\nverbs: [quack]\nconfirm: [quack]\nbudgets: { steps: 3, llm_calls: 5, seconds: 60 }');
+    const env = { QUACKD_HOME: home };
+    // Two robots of one body: by the body they shared one quota of a run.
+    const s = await serve(home, 'pilot: { provider: fake }\nrobots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\nmqtt: false\ntranscripts: { keep_runs: 1, keep_days: 0 }\n');
+    const gated = startOnTerminal(['run', 'gated', '--robot', 'hall'], 300, env, 60_000);
+    try {
+      while (!gated.text().includes('confirm? [y/N]')) {
+        assert.equal(await Promise.race([gated.exited.then(() => 'ended'), new Promise((r) => setTimeout(r, 20))]), undefined, gated.text());
+      }
+      for (let i = 0; i < 2; i += 1) {
+        const den = await runCli(['run', 'hello-world', '--robot', 'den'], { env });
+        assert.equal(den.code, 0, den.stderr);
+      }
+      // den keeps its newest run only; hall's run at its gate is untouched.
+      assert.equal(readdirSync(join(home, 'transcripts')).filter((n) => n.endsWith('.jsonl')).length, 2);
+      const yes = await runCli(['confirm', 'hall', 'yes'], { env });
+      assert.equal(yes.code, 0, yes.stderr);
+      const ended = await gated.exited;
+      assert.equal(ended.code, 0, ended.lines.join('\n'));
+      const id = /transcript (\S+)$/.exec(ended.lines.at(-1) ?? '')?.[1] ?? '';
+      assert.match(id, /-gated$/, ended.lines.join('\n'));
+      const shown = await runCli(['transcript', 'show', id], { env });
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.match(shown.stdout, /success/);
+    } finally {
+      gated.kill();
+      s.child.kill('SIGTERM');
+      await s.exited;
+    }
+  });
+
+  it('keeps a run without an end line while its process lives or its file changed lately; a dead one goes', async () => {
+    const home = tempDir('quackd-home-');
+    const dir = join(home, 'transcripts');
+    mkdirSync(dir);
+    const now = Date.now();
+    const newest = writeRun(dir, 'microduck:sim2d', 'hello-world', 0.5, now);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    /** A run of den started 10 days ago that never wrote its end line; its file last changed `quietDays` ago. */
+    const unfinished = (duck: string, pid: number | undefined, quietDays: number): string => {
+      const at = new Date(now - 10 * DAY);
+      const id = runIdFor(duck, at);
+      const start = { t: at.toISOString(), run: id, type: 'start', duck, body: 'microduck:sim2d', provider: 'fake', model: 'scripted', dryRun: false, seed: 1, budgets: {}, verbs: [], confirm: [], quackd: '0', node: 'v20', ...(pid !== undefined ? { pid } : {}) };
+      writeFileSync(join(dir, `${id}.jsonl`), `${JSON.stringify(start)}\n`);
+      const quiet = new Date(now - quietDays * DAY);
+      utimesSync(join(dir, `${id}.jsonl`), quiet, quiet);
+      return id;
+    };
+    const living = unfinished('at-its-gate', process.pid, 5);
+    const lately = unfinished('older-quackd', undefined, 0.5);
+    const killed = unfinished('killed', dead, 5);
+    const r = await runCli(['transcript', 'prune', '--keep-runs', '1', '--keep-days', '0', '--json'], { env: { QUACKD_HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { pruned: { id: string }[] }).pruned.map((p) => p.id), [killed]);
+    assert.deepEqual(readdirSync(dir).sort(), [newest, living, lately].map((id) => `${id}.jsonl`).sort());
   });
 });
