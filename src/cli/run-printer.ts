@@ -156,3 +156,9 @@ export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dr
   const pictures = report.pictures !== undefined ? `, ${plural(report.pictures.shown, 'picture')} (${(report.pictures.bytes / 1000).toFixed(1)} kB sent)` : '';
   io.line(fitLine(`${mark} ${word}${dry} — ${printable(reason)} · ${stats}${tokens}${pictures} · transcript ${report.runId}`, io.width(), 2));
 }
+
+/** In the outcome's place, a run whose transcript has no end line: `transcript list` calls it unfinished. */
+export function printNeverEnded(io: Output, runId: string, why: string, json: boolean): void {
+  if (json) io.err.write(`quackd: ${runId}: unfinished — ${why}\n`);
+  else io.line(fitLine(`${io.red(io.fail)} unfinished — ${why} · transcript ${runId}`, io.width(), 2));
+}

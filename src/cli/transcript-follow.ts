@@ -3,19 +3,27 @@
  * a step, the outcome). Through the running service when there is one (its events as they come),
  * else from a transcript file, read as it grows until its `end` line.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openService, replyError } from '../service/socket/client.js';
 import type { Reply } from '../service/socket/protocol.js';
 import type { TranscriptEvent } from '../transcript/events.js';
 import { resolveTranscriptId, skippedLine, transcriptRecord } from '../transcript/reader.js';
+import { FileTail } from '../transcript/tail.js';
+import { unfinishedReason } from '../transcript/unfinished.js';
+import { writerAlive } from '../transcript/writer-alive.js';
+import { RuntimeError } from './errors.js';
 import { pilotLabel } from '../pilot/providers/provider.js';
 import { fitLine } from './fit.js';
 import { printable, type Output } from './output.js';
 import { robotLabel } from '../runtime/fleet.js';
-import { printHeader, printOutcome, stepPrinter } from './run-printer.js';
+import { printHeader, printNeverEnded, printOutcome, stepPrinter } from './run-printer.js';
 
 const POLL_MS = 200;
+/** A transcript that names no process (an older quackd's) quiet this long: its run is taken as gone. */
+const QUIET_MS = 10 * 60_000;
+
+type StartLine = Extract<TranscriptEvent, { type: 'start' }>;
 
 /** Prints a run's events as `quackd run` does: the header from its start, the outcome from its end. */
 export function followPrinter(io: Output, json: boolean): (event: TranscriptEvent, runId: string) => void {
@@ -68,34 +76,76 @@ export async function followThroughService(io: Output, env: NodeJS.ProcessEnv, t
   return true;
 }
 
-/** Follows a transcript file (`last`, an id or a prefix) until its end line, or until `signal`. */
+/** Waits `ms`, or less when `signal` aborts; leaves no listener on `signal` behind. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const wake = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener('abort', wake, { once: true });
+  });
+}
+
+/**
+ * Whether the run's writer is gone, asked when a poll brought nothing new: the start line names
+ * its process, which is asked (no service answered, so nobody else can say); a transcript of an
+ * older quackd names none, and a file quiet for QUIET_MS then is a run that ended without a word.
+ */
+function writerGone(start: StartLine | undefined, quietMs: number): string | undefined {
+  const alive = writerAlive(start);
+  if (alive === false) return unfinishedReason(start, false);
+  if (alive === undefined && quietMs >= QUIET_MS) return `the run never ended: nothing written for ${QUIET_MS / 60_000} minutes`;
+  return undefined;
+}
+
+/** Follows a transcript file (`last`, an id or a prefix) until its end line, its writer is gone, or `signal`. */
 export async function followFile(io: Output, dir: string, ref: string, json: boolean, signal: AbortSignal): Promise<void> {
   const id = resolveTranscriptId(dir, ref);
   const path = join(dir, `${id}.jsonl`);
+  const gone = (): RuntimeError => new RuntimeError(`transcript ${id} was deleted while it was followed (by 'quackd transcript prune' or retention?)`);
   const print = followPrinter(io, json);
-  let seen = 0;
+  let tail: FileTail;
+  try {
+    tail = FileTail.open(path);
+  } catch {
+    throw gone();
+  }
   let skipped = 0;
-  const done = (): void => {
-    if (skipped > 0) io.err.write(`${skippedLine(skipped, id)}\n`);
-  };
-  for (;;) {
-    // Only whole lines: the writer may be half-way through the last one.
-    const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
-    for (const raw of lines.slice(seen)) {
-      seen += 1;
-      if (raw.trim() === '') continue;
-      const line = transcriptRecord(raw);
-      if (line === undefined) {
-        skipped += 1;
-        continue;
+  let start: StartLine | undefined;
+  let changed = Date.now();
+  let verdict: string | undefined;
+  try {
+    for (;;) {
+      const { lines, bytes } = tail.read();
+      for (const raw of lines) {
+        if (raw.trim() === '') continue;
+        const line = transcriptRecord(raw);
+        if (line === undefined) {
+          skipped += 1;
+          continue;
+        }
+        if (line.type === 'start') start = line;
+        print(line, id);
+        if (line.type === 'end') return;
       }
-      print(line, id);
-      if (line.type === 'end') return done();
+      if (bytes > 0) {
+        changed = Date.now();
+        verdict = undefined;
+        continue; // more may be there already: caught up before the next pause
+      }
+      if (signal.aborted) return;
+      // The open file reads on after it is unlinked: its name says whether it is still there.
+      if (!existsSync(path)) throw gone();
+      if (verdict !== undefined) return printNeverEnded(io, id, verdict, json);
+      verdict = writerGone(start, Date.now() - changed);
+      // Gone: one more read first, for what the writer wrote just before it went.
+      if (verdict === undefined) await pause(POLL_MS, signal);
     }
-    if (signal.aborted) return done();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, POLL_MS);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
+  } finally {
+    tail.close();
+    if (skipped > 0) io.err.write(`${skippedLine(skipped, id)}\n`);
   }
 }

@@ -29,7 +29,8 @@ many there are when it shows fewer. 'show' takes a run id, a unique prefix of on
 to open in Foxglove; exit 1 when the run has none). 'follow' shows a run as it happens, as 'quackd run' shows it: through the running
 quackd serve its run on ROBOT (or with that run id; any run when none is named), waiting for the
 next one when none is under way, with the gates it waits on and how to answer them; else the
-transcript ID (default: last) read as it grows; until the run ends or Ctrl-C. 'prune' deletes
+transcript ID (default: last) read as it grows; until the run ends (or its process is gone
+without an end line: 'unfinished') or Ctrl-C. 'prune' deletes
 the runs the retention policy lets go: it keeps each robot's newest N runs, every run of the
 last D days (transcripts.keep_runs and keep_days in the config; 200 and 30 by default) and a run
 that may still be going (no end line, and its process alive or its file changed in two days);
