@@ -5,8 +5,9 @@ import { fitTable } from '../cli/fit.js';
 import { megabytes, printable } from '../cli/output.js';
 import { recordingsDir, transcriptsDir } from '../config/paths.js';
 import { existsSync } from 'node:fs';
-import { printTranscript } from '../cli/transcript-format.js';
-import { listTranscriptIds, readTranscript, resolveTranscriptId, skippedLine, summarize } from '../transcript/reader.js';
+import { transcriptPrinter } from '../cli/transcript-format.js';
+import type { TranscriptLine } from '../transcript/events.js';
+import { listTranscriptIds, resolveTranscriptId, skippedLine, streamTranscript, summarize } from '../transcript/reader.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
@@ -91,11 +92,11 @@ export const transcriptCommand: Command = {
       if (extra.length > 0) throw new UsageError('transcript show: one run at a time');
       const id = resolveTranscriptId(dir, ref);
       if (f.mcap === true) return showRecording(io, env, id, f.json === true);
-      const { lines, skipped } = readTranscript(join(dir, `${id}.jsonl`));
-      if (f.json === true) for (const l of lines) io.line(JSON.stringify(l));
-      else printTranscript(io, lines, f.frames === true);
+      let skipped = 0;
+      const print = f.json === true ? (l: TranscriptLine) => io.line(JSON.stringify(l)) : transcriptPrinter(io, f.frames === true);
+      for await (const l of streamTranscript(join(dir, `${id}.jsonl`), () => (skipped += 1))) print(l);
       if (skipped > 0) io.err.write(`${skippedLine(skipped, id)}\n`);
-      return Promise.resolve(EXIT.ok);
+      return EXIT.ok;
     }
     if (sub === 'follow') {
       if (extra.length > 0) throw new UsageError('transcript follow: one robot or run at a time');

@@ -3,11 +3,13 @@
  * that is not a transcript record (a torn last write, `null`, `5`, `[1,2,3]`, an object without
  * its `type` and `t`) is skipped and counted, never fatal.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { basename, join } from 'node:path';
 import { InputError } from '../errors.js';
 import { didYouMean } from '../text/suggest.js';
 import type { TranscriptLine } from './events.js';
+import { transcriptEnds } from './ends.js';
 import { transcriptRecord } from './record.js';
 
 export interface TranscriptSummary {
@@ -26,6 +28,21 @@ export interface TranscriptSummary {
 }
 
 export { transcriptRecord } from './record.js';
+
+/**
+ * One run's records as they are read, line by line from a stream: a transcript with frames runs
+ * to tens of megabytes, and held whole (text, lines, records) it took fifteen times its size.
+ * `onSkipped` is told of each line that is not a record.
+ */
+export async function* streamTranscript(path: string, onSkipped: () => void): AsyncGenerator<TranscriptLine> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const raw of lines) {
+    if (raw.trim() === '') continue;
+    const line = transcriptRecord(raw);
+    if (line !== undefined) yield line;
+    else onSkipped();
+  }
+}
 
 export function readTranscript(path: string): { lines: TranscriptLine[]; skipped: number } {
   const lines: TranscriptLine[] = [];
@@ -61,17 +78,15 @@ export function listTranscriptIds(dir: string): string[] {
   return runs.sort((a, b) => byText(second(b.id), second(a.id)) || b.born - a.born || byText(b.id, a.id)).map((r) => r.id);
 }
 
+/** A run's row in `transcript list`: its start and end lines only, read from the file's two ends. */
 export function summarize(dir: string, id: string): TranscriptSummary {
   const path = join(dir, `${id}.jsonl`);
-  const { lines } = readTranscript(path);
-  const start = lines.find((l) => l.type === 'start');
-  const end = lines.find((l) => l.type === 'end');
+  const { start, end } = transcriptEnds(path);
   return {
     id,
     path,
-    ...(start ? { started: start.t } : {}),
-    ...(start?.type === 'start' ? { duck: start.duck, body: start.body, ...(start.robot !== undefined ? { robot: start.robot } : {}), provider: start.provider, dryRun: start.dryRun } : {}),
-    ...(end?.type === 'end' ? { outcome: end.outcome, reason: end.reason, steps: end.steps } : {}),
+    ...(start !== undefined ? { started: start.t, duck: start.duck, body: start.body, ...(start.robot !== undefined ? { robot: start.robot } : {}), provider: start.provider, dryRun: start.dryRun } : {}),
+    ...(end !== undefined ? { outcome: end.outcome, reason: end.reason, steps: end.steps } : {}),
   };
 }
 
