@@ -157,8 +157,11 @@ export function printOutcome(io: Output, report: Pick<RunReport, 'outcome' | 'dr
   io.line(fitLine(`${mark} ${word}${dry} — ${printable(reason)} · ${stats}${tokens}${pictures} · transcript ${report.runId}`, io.width(), 2));
 }
 
-/** In the outcome's place, a run whose transcript has no end line: `transcript list` calls it unfinished. */
-export function printNeverEnded(io: Output, runId: string, why: string, json: boolean): void {
+/**
+ * In the outcome's place, a run whose transcript has no end line: `transcript list` calls it
+ * unfinished. `going`: its process still runs, so it is not (yet) a failure.
+ */
+export function printUnfinished(io: Output, runId: string, why: string, json: boolean, going = false): void {
   if (json) io.err.write(`quackd: ${runId}: unfinished — ${why}\n`);
-  else io.line(fitLine(`${io.red(io.fail)} unfinished — ${why} · transcript ${runId}`, io.width(), 2));
+  else io.line(fitLine(`${going ? '…' : io.red(io.fail)} unfinished — ${why} · transcript ${runId}`, io.width(), 2));
 }

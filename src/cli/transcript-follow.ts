@@ -17,7 +17,7 @@ import { pilotLabel } from '../pilot/providers/provider.js';
 import { fitLine } from './fit.js';
 import { printable, type Output } from './output.js';
 import { robotLabel } from '../runtime/fleet.js';
-import { printHeader, printNeverEnded, printOutcome, stepPrinter } from './run-printer.js';
+import { printHeader, printUnfinished, printOutcome, stepPrinter } from './run-printer.js';
 
 const POLL_MS = 200;
 /** A transcript that names no process (an older quackd's) quiet this long: its run is taken as gone. */
@@ -139,7 +139,7 @@ export async function followFile(io: Output, dir: string, ref: string, json: boo
       if (signal.aborted) return;
       // The open file reads on after it is unlinked: its name says whether it is still there.
       if (!existsSync(path)) throw gone();
-      if (verdict !== undefined) return printNeverEnded(io, id, verdict, json);
+      if (verdict !== undefined) return printUnfinished(io, id, verdict, json);
       verdict = writerGone(start, Date.now() - changed);
       // Gone: one more read first, for what the writer wrote just before it went.
       if (verdict === undefined) await pause(POLL_MS, signal);

@@ -5,9 +5,8 @@ import { fitTable } from '../cli/fit.js';
 import { megabytes, printable } from '../cli/output.js';
 import { recordingsDir, transcriptsDir } from '../config/paths.js';
 import { existsSync } from 'node:fs';
-import { transcriptPrinter } from '../cli/transcript-format.js';
-import type { TranscriptLine } from '../transcript/events.js';
-import { listTranscriptIds, resolveTranscriptId, skippedLine, streamTranscript, summarize } from '../transcript/reader.js';
+import { showTranscript } from '../cli/transcript-show.js';
+import { listTranscriptIds, resolveTranscriptId, summarize } from '../transcript/reader.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
 import type { Invocation } from '../cli/invocation.js';
@@ -72,6 +71,8 @@ export const transcriptCommand: Command = {
     const { flags: f, positionals } = parseFlags('transcript', argv, flags);
     const [sub = 'list', ref = 'last', ...extra] = positionals;
     const dir = transcriptsDir(env);
+    // Every id starts with the empty string: '' (an unset shell variable) is a mistake, not a prefix.
+    if ((sub === 'show' || sub === 'follow') && positionals[1] === '') throw new UsageError(`transcript ${sub}: empty run id`, `give a run id, a unique prefix of one, or 'last'${sub === 'follow' ? ', or a robot' : ''}`);
     if (sub === 'list') {
       if (f.all === true && f.limit !== undefined) throw new UsageError('transcript list: --all and --limit contradict each other');
       const limit = f.all === true ? Infinity : (numberFlag('limit', f.limit, { int: true, min: 1 }) ?? DEFAULT_LIMIT);
@@ -92,11 +93,7 @@ export const transcriptCommand: Command = {
       if (extra.length > 0) throw new UsageError('transcript show: one run at a time');
       const id = resolveTranscriptId(dir, ref);
       if (f.mcap === true) return showRecording(io, env, id, f.json === true);
-      let skipped = 0;
-      const print = f.json === true ? (l: TranscriptLine) => io.line(JSON.stringify(l)) : transcriptPrinter(io, f.frames === true);
-      for await (const l of streamTranscript(join(dir, `${id}.jsonl`), () => (skipped += 1))) print(l);
-      if (skipped > 0) io.err.write(`${skippedLine(skipped, id)}\n`);
-      return EXIT.ok;
+      return showTranscript(io, dir, id, { json: f.json === true, frames: f.frames === true });
     }
     if (sub === 'follow') {
       if (extra.length > 0) throw new UsageError('transcript follow: one robot or run at a time');
@@ -135,6 +132,6 @@ export const transcriptCommand: Command = {
       return EXIT.ok;
     }
     const hint = didYouMean(sub, ['list', 'show', 'follow', 'prune']);
-    throw new UsageError(`transcript: unknown sub-command "${sub}"${hint}`, hint === '' ? "use 'list', 'show', 'follow' or 'prune'" : undefined);
+    throw new UsageError(`transcript: unknown sub-command "${printable(sub)}"${hint}`, hint === '' ? "use 'list', 'show', 'follow' or 'prune'" : undefined);
   },
 };

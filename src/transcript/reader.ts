@@ -7,6 +7,7 @@ import { createReadStream, existsSync, readdirSync, readFileSync, statSync } fro
 import { createInterface } from 'node:readline';
 import { basename, join } from 'node:path';
 import { InputError } from '../errors.js';
+import { printable } from '../text/printable.js';
 import { didYouMean } from '../text/suggest.js';
 import type { TranscriptLine } from './events.js';
 import { transcriptEnds } from './ends.js';
@@ -98,6 +99,7 @@ export function resolveTranscriptId(dir: string, ref: string): string {
   if (ids.includes(ref)) return ref;
   const matches = ids.filter((id) => id.startsWith(ref));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new InputError(`transcript "${ref}" is ambiguous: ${matches.length} runs start with it`);
-  throw new InputError(`no transcript "${ref}"${didYouMean(ref, ids)}`, "'quackd transcript list' shows them");
+  // The id as typed is shown escaped: a terminal must not run what an argument carried.
+  if (matches.length > 1) throw new InputError(`transcript "${printable(ref)}" is ambiguous: ${matches.length} runs start with it`);
+  throw new InputError(`no transcript "${printable(ref)}"${didYouMean(ref, ids)}`, "'quackd transcript list' shows them");
 }

@@ -10,6 +10,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { groupId } from '../../config/os-group.js';
 import { jsonTooDeep, nestingMessage } from '../../text/nesting.js';
+import { printable } from '../../text/printable.js';
 import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
@@ -457,7 +458,7 @@ export class ControlSocket implements FrontDoor {
     };
     const followed = this.service.follow(target, listener) ?? (wait ? await this.followNext(target, listener, socket, send) : undefined);
     if (followed === undefined) {
-      if (!socket.destroyed) send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${target}"` : 'no run under way' });
+      if (!socket.destroyed) send({ type: 'error', kind: 'input', message: target !== undefined ? `no run under way on or with "${printable(target)}"` : 'no run under way' });
       return void socket.end();
     }
     const { done: _done, ...run } = followed.run;
