@@ -7,7 +7,6 @@
  */
 import type { BodyKey } from '../bodies/body.js';
 import type { RuntimeEvents } from '../runtime/events.js';
-import type { RobotStatus } from '../runtime/robot-status.js';
 
 export type BridgeEvent =
   | { readonly type: 'robot_joined' | 'robot_left'; readonly data: { readonly robot: string; readonly body: BodyKey } }
@@ -21,12 +20,6 @@ export function runStarted(e: RuntimeEvents['run:start']): BridgeEvent {
 export function runEnded(e: RuntimeEvents['run:end']): BridgeEvent {
   return { type: 'run_ended', data: { robot: e.robot, body: e.key, runId: e.runId, outcome: e.outcome.status, reason: e.outcome.reason } };
 }
-
-/**
- * A robot is online to a dashboard when the service holds it and can reach it: a run tried on a
- * robot whose link is down (it fails at once) does not bring it back, nor HA's entities with it.
- */
-export const reachable = (status: Pick<RobotStatus, 'activity' | 'link'>): boolean => status.activity !== 'offline' && status.link !== 'lost';
 
 /**
  * Each robot's availability as last published: a change is a robot joining or leaving. Robots

@@ -22,7 +22,7 @@ import { HA_LOGIN, MQTT_RIGHTS, SERVICE_USER } from './config.js';
 import { ensureCredentials } from './credentials.js';
 import { InputError } from '../errors.js';
 import { BridgeTopics, type BridgeOptions } from './bridge.js';
-import { reachable } from './bridge-event.js';
+import { reachable } from '../runtime/robot-status.js';
 import { bridgeHealth } from './bridge-health.js';
 import { Coalescer } from './coalesce.js';
 import { answer, errorLine, execute, parseRequest, parseSet, refusal, rightRefusal, type Answer, type Command, type MqttAsker, type Parsed } from './commands.js';

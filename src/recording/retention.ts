@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 import { listTranscriptIds, summarize } from '../transcript/reader.js';
+import { isRunId } from '../transcript/writer.js';
 
 export const RECORDING_DEFAULTS = { record: true, max_mb: 2000, camera_fps: 1 } as const;
 
@@ -56,9 +57,6 @@ export interface Pruned {
   readonly kept: { readonly recording: Recording; readonly reason: string }[];
 }
 
-/** A run id as runIdFor names one (`20261205-190840-gated`, `…-2` for a second run in that second). */
-const RUN_ID = /^\d{8}-\d{6}-[A-Za-z0-9_-]*$/;
-
 const WHY: Readonly<Record<string, string>> = { ENOTDIR: 'not a directory', EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', EBUSY: 'in use' };
 const why = (err: unknown): string => WHY[(err as NodeJS.ErrnoException).code ?? ''] ?? (err instanceof Error ? err.message : String(err));
 
@@ -71,7 +69,7 @@ function recordingFiles(dir: string): Map<string, string> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
     throw new RuntimeError(`cannot read the recordings in ${dir}: ${why(err)}`);
   }
-  const ids = entries.flatMap((e) => (e.isFile() && e.name.endsWith('.mcap') && RUN_ID.test(basename(e.name, '.mcap')) ? [basename(e.name, '.mcap')] : []));
+  const ids = entries.flatMap((e) => (e.isFile() && e.name.endsWith('.mcap') && isRunId(basename(e.name, '.mcap')) ? [basename(e.name, '.mcap')] : []));
   return new Map(ids.map((id) => [id, join(dir, `${id}.mcap`)]));
 }
 

@@ -39,3 +39,9 @@ export function bodyFacts(s: RobotStatus): string[] {
   const torque = s.torque === null ? 'torque unknown' : s.torque !== undefined ? `torque ${s.torque ? 'on' : 'off'}` : undefined;
   return [s.battery_v !== undefined ? `battery ${s.battery_v.toFixed(2)} V` : undefined, torque, s.link !== undefined ? `link ${s.link}` : undefined].filter((x) => x !== undefined);
 }
+
+/**
+ * Held and within reach: not offline, its link not lost. A run tried on a robot whose link is down
+ * (it fails at once) does not bring it back, to a dashboard (MQTT availability) or to health.
+ */
+export const reachable = (status: Pick<RobotStatus, 'activity' | 'link'>): boolean => status.activity !== 'offline' && status.link !== 'lost';

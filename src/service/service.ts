@@ -25,6 +25,7 @@ import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
 import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
 import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
 import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun, UnconfirmedStop } from './api.js';
+import { reachable } from '../runtime/robot-status.js';
 import { createScriptProvider } from '../pilot/providers/script.js';
 import { runnableDucks } from '../ducks/runnable.js';
 import { torqueDuckName, torqueDuckText, torqueReadBack } from './torque.js';
@@ -433,7 +434,7 @@ export class Service implements ServiceApi {
    * a `fail` of the service (sd_notify's watchdog counts only the service's own lines).
    */
   private linkHealth(s: RobotStatus): Pick<HealthLine, 'status' | 'detail'> {
-    if (s.activity !== 'offline' && s.link !== 'lost') return { status: 'ok', detail: 'ok' };
+    if (reachable(s)) return { status: 'ok', detail: 'ok' };
     const why = this.held.reason(s.robot);
     if (why !== undefined) return { status: 'warn', detail: `not open: ${why}` };
     return { status: 'warn', detail: s.link === 'lost' ? 'lost: quackd opens it again once its port is back' : 'not open' };

@@ -16,6 +16,9 @@ import type { TranscriptEvent } from './events.js';
 const pad = (n: number): string => String(n).padStart(2, '0');
 
 /** `20261130-012203-find-and-kick`, in local time: people read these names. */
+/** A name runIdFor makes (`20261205-190840-gated`, `…-2` for a second run in that second). */
+export const isRunId = (name: string): boolean => /^\d{8}-\d{6}-[A-Za-z0-9_-]*$/.test(name);
+
 export function runIdFor(duck: string, at: Date = new Date()): string {
   const date = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}`;
   const time = `${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}`;
