@@ -163,9 +163,10 @@ describe('serve-mcp over HTTP on 127.0.0.1', () => {
       const quack = await client.callTool({ name: 'robot_verb', arguments: { verb: 'quack' } });
       assert.equal(isError(quack), true, text(quack));
       assert.match(text(quack), /^denied — quack: the question could not be put to the person at this MCP client \(its elicitation failed\); nothing moved$/m);
+      // Read once the session has ended: the transcript is written behind the answers, and whole once the run is over.
+      await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'no yes' } } });
       const lines = transcript(home, runIdIn(text(quack)));
       assert.deepEqual(lines.filter((l) => l.type === 'gate').map((l) => (l.type === 'gate' ? [l.allowed, l.how] : [])), [[false, 'unasked']]);
-      await client.callTool({ name: 'robot_verb', arguments: { verb: 'declare_failure', args: { reason: 'no yes' } } });
     } finally {
       await client.close();
     }
