@@ -31,10 +31,10 @@ export function foxgloveDoor(options: FoxgloveDoorOptions): FrontDoor {
       server = live;
       unlisten = [
         api.events.on('control:ticks', (batch) => {
-          for (const tick of batch.ticks) for (const m of tickMessages(batch.joints, tick, batch.dropped)) live.publish(batch.robot, m);
+          for (const tick of batch.ticks) for (const m of tickMessages(batch.joints, tick, batch.dropped, live.frames(batch.robot))) live.publish(batch.robot, m);
         }),
         api.events.on('run:event', (e) => {
-          for (const m of transcriptMessages(e.event, Date.now())) live.publish(e.robot, m);
+          for (const m of transcriptMessages(e.event, Date.now(), live.frames(e.robot))) live.publish(e.robot, m);
         }),
       ];
       logger('foxglove').info({ url: live.url, token: options.token !== undefined }, `Foxglove live at ${live.url}${options.token !== undefined ? ' (token required)' : ''}`);

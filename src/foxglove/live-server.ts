@@ -22,6 +22,7 @@ import { logger } from '../log.js';
 import { isLoopback } from '../mcp/exposure.js';
 import { CHANNELS, encodeMessage, type ChannelName } from '../recording/channels.js';
 import type { ChannelMessage } from '../recording/joint-messages.js';
+import { FRAMES, framesOf, type Frames } from '../recording/scene.js';
 import { nanos } from '../recording/time.js';
 import { VERSION } from '../version.js';
 
@@ -43,7 +44,8 @@ export interface LiveServerOptions {
   readonly token?: string;
   /**
    * The fleet's robots, whose channels are advertised at once (a client subscribes before a run
-   * starts). With several, each robot's topics are under `/<robot>`; with one, a recording's topics as they are.
+   * starts). With several, each robot's topics are under `/<robot>` and its frames are `<robot>/room`
+   * and `<robot>/trunk`; with one, a recording's topics and frames as they are.
    */
   readonly robots: readonly string[];
 }
@@ -180,9 +182,18 @@ export class LiveServer {
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
 
+  /** The frames a robot's messages are to be in here. */
+  frames(robot: string): Frames {
+    return this.shared ? framesOf(robot) : FRAMES;
+  }
+
+  private get shared(): boolean {
+    return this.options.robots.length > 1;
+  }
+
   private channel(robot: string, name: ChannelName): number {
     const spec = CHANNELS[name];
-    const topic = this.options.robots.length > 1 ? `/${robot}${spec.topic}` : spec.topic;
+    const topic = this.shared ? `/${robot}${spec.topic}` : spec.topic;
     let id = this.channelIds.get(topic);
     if (id === undefined) {
       id = this.foxglove.addChannel({ topic, encoding: spec.encoding, schemaName: spec.schemaName, schema: spec.schema, schemaEncoding: spec.schemaEncoding });

@@ -8,7 +8,7 @@
 import type { TickRecord } from '../control/tick-ring.js';
 import type { ChannelName } from './channels.js';
 import { CdrWriter } from './cdr.js';
-import { trunkTransform } from './scene.js';
+import { FRAMES, trunkTransform, type Frames } from './scene.js';
 
 export interface ChannelMessage {
   readonly channel: ChannelName;
@@ -49,7 +49,7 @@ function controlTick(names: readonly string[], tick: TickRecord, dropped: number
   return w.uint32(dropped).end();
 }
 
-export function tickMessages(names: readonly string[], tick: TickRecord, dropped: number): ChannelMessage[] {
+export function tickMessages(names: readonly string[], tick: TickRecord, dropped: number, frames: Frames = FRAMES): ChannelMessage[] {
   const at = tick.epochMs;
   const out: ChannelMessage[] = [];
   const push = (channel: ChannelName, message: object | undefined) => message !== undefined && out.push({ channel, epochMs: at, message });
@@ -58,8 +58,8 @@ export function tickMessages(names: readonly string[], tick: TickRecord, dropped
   push('measured', jointState(names, tick.measured, at));
   const [gx, gy, gz] = tick.gyro;
   const [ax, ay, az] = tick.gravity;
-  if (!Number.isNaN(gx)) push('imu', header(cdr.begin(), at, 'trunk').float64(gx).float64(gy).float64(gz).float64(ax).float64(ay).float64(az).end());
+  if (!Number.isNaN(gx)) push('imu', header(cdr.begin(), at, frames.trunk).float64(gx).float64(gy).float64(gz).float64(ax).float64(ay).float64(az).end());
   push('tick', controlTick(names, tick, dropped));
-  if (tick.trunk !== undefined) push('tf', trunkTransform(tick.trunk, at));
+  if (tick.trunk !== undefined) push('tf', trunkTransform(tick.trunk, at, frames));
   return out;
 }

@@ -10,8 +10,21 @@ import type { TrunkPose } from '../control/plant.js';
 import { isRecord } from '../is-record.js';
 import { foxgloveTime, type FoxgloveTime } from './time.js';
 
-export const ROOM_FRAME = 'room';
-export const TRUNK_FRAME = 'trunk';
+/** The frames a robot's messages are in: its room (where it stands) and its trunk. */
+export interface Frames {
+  readonly room: string;
+  readonly trunk: string;
+}
+
+/** A recording's frames, and a live view's of its one robot. */
+export const FRAMES: Frames = { room: 'room', trunk: 'trunk' };
+
+/**
+ * One robot's frames where several share a view: Foxglove's 3D panel merges every transform it
+ * hears into one tree, so two robots both saying room → trunk would draw one trunk jumping between
+ * them. Prefixed by the robot, as ROS names each robot's frames (`den1/room`), each its own tree.
+ */
+export const framesOf = (robot: string): Frames => ({ room: `${robot}/room`, trunk: `${robot}/trunk` });
 
 /** The trunk's pose in the room, as the control plant tells it. */
 export type Pose3 = TrunkPose;
@@ -24,9 +37,9 @@ export function quaternion(roll: number, pitch: number, yaw: number): Quaternion
   return { w: cr * cp * cy + sr * sp * sy, x: sr * cp * cy - cr * sp * sy, y: cr * sp * cy + sr * cp * sy, z: cr * cp * sy - sr * sp * cy };
 }
 
-export function trunkTransform(pose: Pose3, epochMs: number): { transforms: object[] } {
+export function trunkTransform(pose: Pose3, epochMs: number, frames: Frames = FRAMES): { transforms: object[] } {
   return {
-    transforms: [{ timestamp: foxgloveTime(epochMs), parent_frame_id: ROOM_FRAME, child_frame_id: TRUNK_FRAME, translation: { x: pose.x, y: pose.y, z: pose.z }, rotation: quaternion(pose.roll, pose.pitch, pose.yaw) }],
+    transforms: [{ timestamp: foxgloveTime(epochMs), parent_frame_id: frames.room, child_frame_id: frames.trunk, translation: { x: pose.x, y: pose.y, z: pose.z }, rotation: quaternion(pose.roll, pose.pitch, pose.yaw) }],
   };
 }
 
@@ -49,12 +62,12 @@ function cube(x: number, y: number, z: number, sx: number, sy: number, sz: numbe
   return { pose: { position: { x, y, z }, orientation: still }, size: { x: sx, y: sy, z: sz }, color };
 }
 
-function entity(id: string, timestamp: FoxgloveTime, shapes: { cubes?: object[]; spheres?: object[]; texts?: object[] }): object {
-  return { timestamp, frame_id: ROOM_FRAME, id, lifetime: { sec: 0, nsec: 0 }, frame_locked: false, metadata: [], arrows: [], cubes: shapes.cubes ?? [], spheres: shapes.spheres ?? [], cylinders: [], lines: [], triangles: [], texts: shapes.texts ?? [], models: [] };
+function entity(id: string, timestamp: FoxgloveTime, room: string, shapes: { cubes?: object[]; spheres?: object[]; texts?: object[] }): object {
+  return { timestamp, frame_id: room, id, lifetime: { sec: 0, nsec: 0 }, frame_locked: false, metadata: [], arrows: [], cubes: shapes.cubes ?? [], spheres: shapes.spheres ?? [], cylinders: [], lines: [], triangles: [], texts: shapes.texts ?? [], models: [] };
 }
 
 /** The walls and the sofa: the same in every seed. */
-function fixed(timestamp: FoxgloveTime): object[] {
+function fixed(timestamp: FoxgloveTime, room: string): object[] {
   const [w, h] = [ROOM.x1 - ROOM.x0, ROOM.y1 - ROOM.y0];
   const t = WALL.thickness;
   const z = WALL.height / 2;
@@ -65,7 +78,7 @@ function fixed(timestamp: FoxgloveTime): object[] {
     cube(ROOM.x1 + t / 2, ROOM.y0 + h / 2, z, t, h, WALL.height, grey),
   ];
   const sofa = cube((SOFA.x0 + SOFA.x1) / 2, (SOFA.y0 + SOFA.y1) / 2, 0.225, SOFA.x1 - SOFA.x0, SOFA.y1 - SOFA.y0, 0.45, { r: 0.45, g: 0.3, b: 0.55, a: 1 });
-  return [entity('walls', timestamp, { cubes: walls }), entity('sofa', timestamp, { cubes: [sofa] })];
+  return [entity('walls', timestamp, room, { cubes: walls }), entity('sofa', timestamp, room, { cubes: [sofa] })];
 }
 
 /** What a frame says stands on the floor: the ball (`ball`), a lookout room's `things` (the sofa is drawn already). */
@@ -81,13 +94,13 @@ function loose(state: Readonly<Record<string, unknown>>): { name: string; x: num
 }
 
 /** The room as one SceneUpdate: its fixed parts and the things a frame places, each labelled. */
-export function roomScene(state: Readonly<Record<string, unknown>>, epochMs: number): { deletions: object[]; entities: object[] } {
+export function roomScene(state: Readonly<Record<string, unknown>>, epochMs: number, frames: Frames = FRAMES): { deletions: object[]; entities: object[] } {
   const timestamp = foxgloveTime(epochMs);
   const things = loose(state).map((t) => {
     const r = t.name === 'ball' ? BALL_RADIUS : 0.12;
     const sphere = { pose: { position: { x: t.x, y: t.y, z: r }, orientation: still }, size: { x: 2 * r, y: 2 * r, z: 2 * r }, color: t.name === 'ball' ? { r: 1, g: 0.45, b: 0.1, a: 1 } : { r: 0.3, g: 0.6, b: 0.9, a: 0.8 } };
     const label = { pose: { position: { x: t.x, y: t.y, z: 2 * r + 0.08 }, orientation: still }, billboard: true, font_size: 14, scale_invariant: true, color: { r: 1, g: 1, b: 1, a: 1 }, text: t.name };
-    return entity(t.name, timestamp, { spheres: [sphere], texts: [label] });
+    return entity(t.name, timestamp, frames.room, { spheres: [sphere], texts: [label] });
   });
-  return { deletions: [], entities: [...fixed(timestamp), ...things] };
+  return { deletions: [], entities: [...fixed(timestamp, frames.room), ...things] };
 }

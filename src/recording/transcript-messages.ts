@@ -5,13 +5,13 @@
 import type { TranscriptEvent } from '../transcript/events.js';
 import type { ChannelMessage } from './joint-messages.js';
 import { logLine } from './log-line.js';
-import { poseOfFrame, roomScene, trunkTransform } from './scene.js';
+import { FRAMES, poseOfFrame, roomScene, trunkTransform, type Frames } from './scene.js';
 
-export function transcriptMessages(event: TranscriptEvent, epochMs: number): ChannelMessage[] {
+export function transcriptMessages(event: TranscriptEvent, epochMs: number, frames: Frames = FRAMES): ChannelMessage[] {
   const out: ChannelMessage[] = [{ channel: 'log', epochMs, message: logLine(event, epochMs) }];
   if (event.type !== 'frame') return out;
   const pose = poseOfFrame(event.state);
-  if (pose !== undefined) out.push({ channel: 'tf', epochMs, message: trunkTransform(pose, epochMs) });
-  out.push({ channel: 'room', epochMs, message: roomScene(event.state, epochMs) });
+  if (pose !== undefined) out.push({ channel: 'tf', epochMs, message: trunkTransform(pose, epochMs, frames) });
+  out.push({ channel: 'room', epochMs, message: roomScene(event.state, epochMs, frames) });
   return out;
 }

@@ -86,6 +86,41 @@ describe('quackd serve --foxglove, a twin walking in the service', () => {
   });
 });
 
+describe('quackd serve --foxglove, two robots in one view', () => {
+  it("each robot's pose and room are in frames of its own, so Foxglove's 3D panel keeps two trees", async (t) => {
+    const home = mkdtempSync(join(tmpdir(), 'quackd-foxglove-'));
+    writeFileSync(join(home, 'config.yaml'), 'robots:\n  den1: { body: microduck:sim2d }\n  den2: { body: microduck:sim2d }\nmqtt: false\nfoxglove: { listen: "127.0.0.1:0" }\n');
+    const env = { QUACKD_HOME: home };
+    let door: FrontDoor | undefined;
+    const serving = await startService({
+      env,
+      pilot: () => Promise.resolve(scripted([[{ name: 'walk', args: { metres: 0.3 } }], [{ name: 'declare_success', args: { reason: 'walked' } }]])),
+      doors: (service, config) => {
+        const doors = serveDoors(env)(service, config);
+        door = doors.find((d) => d.name === 'foxglove');
+        return doors;
+      },
+    });
+    t.after(async () => {
+      await serving.stop('the test');
+      rmSync(home, { recursive: true, force: true });
+    });
+    const w = await watch(urlOf(door), SUBPROTOCOLS[0], '/den2/tf');
+    t.after(() => w.close());
+    for (const topic of ['/den1/tf', '/den2/tf', '/den1/room', '/den2/room']) w.subscribe(topic);
+    const runs = await Promise.all(['den1', 'den2'].map((robot) => serving.service.run(robot, { duck: 'walker', goal: 'walk a little', gates: 'yes' })));
+    for (const run of runs) assert.equal((await run.done).outcome.status, 'success');
+    type Transforms = { transforms: { parent_frame_id: string; child_frame_id: string }[] };
+    for (const robot of ['den1', 'den2']) {
+      await waitFor(`${robot}'s pose`, () => (w.got.get(`/${robot}/tf`) ?? []).length > 0 && (w.got.get(`/${robot}/room`) ?? []).length > 0, 10_000);
+      const links = new Set((w.got.get(`/${robot}/tf`) as Transforms[]).flatMap((m) => m.transforms.map((f) => `${f.parent_frame_id} → ${f.child_frame_id}`)));
+      assert.deepEqual([...links], [`${robot}/room → ${robot}/trunk`]);
+      const rooms = new Set((w.got.get(`/${robot}/room`) as { entities: { frame_id: string }[] }[]).flatMap((m) => m.entities.map((e) => e.frame_id)));
+      assert.deepEqual([...rooms], [`${robot}/room`]);
+    }
+  });
+});
+
 describe('who may watch', () => {
   it('off loopback, the service refuses to start without a token, in one line', async () => {
     const home = mkdtempSync(join(tmpdir(), 'quackd-foxglove-'));

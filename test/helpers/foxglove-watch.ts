@@ -14,8 +14,8 @@ export interface Watcher {
   close(): void;
 }
 
-/** A Foxglove client under `subprotocol`: connected, channels advertised. */
-export async function watch(url: string, subprotocol: string): Promise<Watcher> {
+/** A Foxglove client under `subprotocol`: connected, channels advertised (`first` among them: a robot's joint states). */
+export async function watch(url: string, subprotocol: string, first = '/joints/measured'): Promise<Watcher> {
   const ws = new WebSocket(url, [subprotocol]);
   const client = new wsProtocol.FoxgloveClient({ ws: ws as unknown as ConstructorParameters<typeof wsProtocol.FoxgloveClient>[0]['ws'] });
   const channels = new Map<string, Channel>();
@@ -27,7 +27,7 @@ export async function watch(url: string, subprotocol: string): Promise<Watcher> 
     const channel = channels.get(topic);
     got.set(topic, [...(got.get(topic) ?? []), decodeMessage(channel?.encoding ?? '', channel?.schemaName ?? '', new Uint8Array(m.data.buffer, m.data.byteOffset, m.data.byteLength))]);
   });
-  await waitFor(`${subprotocol}: the channels advertised`, () => channels.has('/joints/measured'), 10_000);
+  await waitFor(`${subprotocol}: the channels advertised`, () => channels.has(first), 10_000);
   return {
     ws,
     channels,
