@@ -139,3 +139,10 @@ export interface BodyOptions {
 export class BodyError extends Error {
   override readonly name = 'BodyError';
 }
+
+/**
+ * A held body that cannot start a run as it is, though one opened afresh may (its servo bus
+ * faulted between runs and is not trusted again): the pool closes it and opens the robot again
+ * for the same run, once.
+ */
+export class BodyStale extends BodyError {}

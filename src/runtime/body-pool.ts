@@ -4,7 +4,7 @@
  * body (a seeded simulator's world) is opened for its lease and closed after it. One lease at a
  * time per robot; leases of different robots go on side by side.
  */
-import type { Body } from '../bodies/body.js';
+import { BodyStale, type Body } from '../bodies/body.js';
 import { QuackdError } from '../errors.js';
 import { timeOfDay } from '../text/clock.js';
 import type { EventBus } from './events.js';
@@ -98,20 +98,20 @@ export class BodyPool {
   private async openLease(robot: Robot, seed: number): Promise<Lease> {
     let body: Body;
     try {
-      body = robot.entry.perRun === true ? await this.open(robot, seed) : await this.heldBody(robot, seed);
+      body = await this.begun(robot, seed);
     } catch (err) {
-      this.leased.delete(robot.name);
-      throw err;
-    }
-    try {
-      await body.beginRun?.();
-    } catch (err) {
-      // A body that cannot start a run (its link died between runs, its firmware does not answer)
-      // is not lent again: the next run opens the robot afresh.
-      if (robot.entry.perRun === true) await this.close(robot, body).catch(() => undefined);
-      else await this.discard(robot, body);
-      this.leased.delete(robot.name);
-      throw err;
+      // A held body gone stale between runs (its servo bus faulted, nobody running) is the old
+      // body's trouble, not this run's: opened afresh once, and only that open's failure is said.
+      if (!(err instanceof BodyStale) || robot.entry.perRun === true) {
+        this.leased.delete(robot.name);
+        throw err;
+      }
+      try {
+        body = await this.begun(robot, seed);
+      } catch (again) {
+        this.leased.delete(robot.name);
+        throw again;
+      }
     }
     this.lent.set(robot.name, body);
     let released = false;
@@ -134,6 +134,22 @@ export class BodyPool {
         }
       },
     };
+  }
+
+  /**
+   * `robot`'s body, open and told a run begins. One that cannot start a run (its link died between
+   * runs, its firmware does not answer, its bus faulted) is closed, never lent again.
+   */
+  private async begun(robot: Robot, seed: number): Promise<Body> {
+    const body = robot.entry.perRun === true ? await this.open(robot, seed) : await this.heldBody(robot, seed);
+    try {
+      await body.beginRun?.();
+    } catch (err) {
+      if (robot.entry.perRun === true) await this.close(robot, body).catch(() => undefined);
+      else await this.discard(robot, body);
+      throw err;
+    }
+    return body;
   }
 
   /**

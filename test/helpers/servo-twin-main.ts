@@ -33,6 +33,7 @@ const methods: Record<string, (...args: number[]) => unknown> = {
   received: () => twin.sim.received,
   writes: () => twin.sim.writes(),
   silence: (id) => twin.sim.silence(id),
+  speak: (id) => twin.sim.silence(id, false),
   raise: (id, bits) => twin.sim.raise(id, bits),
   garble: (id, count) => twin.sim.garble(id, count),
   unplugImu: () => twin.unplugImu(),

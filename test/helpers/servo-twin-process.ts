@@ -82,6 +82,11 @@ export class ServoTwinProcess {
     return this.call('silence', id);
   }
 
+  /** Servo `id` answers again (after silence). */
+  speak(id: number): Promise<void> {
+    return this.call('speak', id);
+  }
+
   raise(id: number, errorBits: number): Promise<void> {
     return this.call('raise', id, errorBits);
   }

@@ -9,7 +9,11 @@
  * does, read back from every servo, the goals set to the pose the servos stand in first. A fault
  * on the bus (a servo silent, a reply garbled after its retry, an alarm bit, the adapter pulled)
  * ends the verb at the next look (every WATCH_MS) and the run: motion can no longer be trusted.
- * Torque off is then attempted and its read-back said in the same line. Closing turns torque off
+ * Torque off is then attempted and its read-back said in the same line. A held duck's bus is
+ * watched between runs too (IDLE_WATCH_MS): a fault there is said on the runtime's bus as a lost
+ * link (`body:report`), and the link as ok again once every servo answers; the body is still not
+ * trusted, and the next run finds it stale (BodyStale), so the pool opens it afresh for that run.
+ * Closing turns torque off
  * and reads it back: on Feetech nothing else would (the servos hold their last goal after a
  * `kill -9`); on Dynamixel the Bus Watchdog also stops them 100 ms after quackd falls silent.
  *
@@ -32,7 +36,9 @@ import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { settleAfterGait } from '../gait-settle.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { siblingModule } from '../../../worker-thread.js';
-import { BodyError, type Body, type BodyKey, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { logger } from '../../../log.js';
+import type { EventBus } from '../../../runtime/events.js';
+import { BodyError, BodyStale, type Body, type BodyKey, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { turnedDeg } from '../heading.js';
 import { torqueResult } from '../torque.js';
 import { RemoteServoBus, type TorqueReadBack } from './channel.js';
@@ -43,6 +49,8 @@ import { BUS_REFUSED, busKey, servoBusSettings } from './settings.js';
 const PERIOD_MS = 20;
 /** How often a running verb looks at the bus for a fault. */
 const WATCH_MS = 50;
+/** How often a held duck's bus is looked at when nobody but the service listens: a dashboard's second. */
+const IDLE_WATCH_MS = 250;
 const TORQUE_TIMEOUT_MS = 3000;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
@@ -62,6 +70,7 @@ export class BusBody implements Body {
   private halt: AbortController | undefined;
   private readonly listeners = new Set<(t: BodyTrouble) => void>();
   private watch: NodeJS.Timeout | undefined;
+  private watchMs: number | undefined;
   private reported = false;
 
   constructor(
@@ -73,8 +82,12 @@ export class BusBody implements Body {
     first: BusFacts,
     /** A straight walk's heading hold (the robot's `heading_hold`; off unless set: BUS_HEADING_HOLD). */
     private readonly headingHold: HeadingHoldSettings | false,
+    /** Says the bus's link on the runtime's bus when it changes (a held duck's: the service shows it). */
+    private readonly sayLink?: (up: boolean) => void,
   ) {
     this.facts = first;
+    sayLink?.(linkUp(first));
+    this.rewatch();
   }
 
   private async sense(): Promise<BusFacts> {
@@ -85,17 +98,17 @@ export class BusBody implements Body {
 
   onTrouble(listener: (t: BodyTrouble) => void): () => void {
     this.listeners.add(listener);
-    this.startWatch();
+    this.rewatch();
     return () => {
       this.listeners.delete(listener);
-      if (this.listeners.size === 0 && this.halt === undefined) this.stopWatch();
+      this.rewatch();
     };
   }
 
-  /** A bus that faulted in an earlier run is not trusted again: the pool then opens the robot afresh. */
+  /** A bus that faulted (in an earlier run, or between runs) is not trusted again: the pool opens the robot afresh. */
   async beginRun(): Promise<void> {
     const f = await this.sense();
-    if (f.fault !== null) throw new BodyError(`${this.key} on ${this.port} faulted in an earlier run (${f.fault}); it is opened afresh for the next`);
+    if (f.fault !== null) throw new BodyStale(`${this.key} on ${this.port} faulted (${f.fault}); it is opened afresh`);
   }
 
   async observe(): Promise<Observation> {
@@ -147,7 +160,7 @@ export class BusBody implements Body {
     this.halt = halt;
     const stop = (): void => halt.abort();
     signal?.addEventListener('abort', stop, { once: true });
-    this.startWatch();
+    this.rewatch();
     let result: LoopResult;
     try {
       result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs, this.headingHold), halt.signal);
@@ -158,7 +171,7 @@ export class BusBody implements Body {
     } finally {
       signal?.removeEventListener('abort', stop);
       this.halt = undefined;
-      if (this.listeners.size === 0) this.stopWatch();
+      this.rewatch();
     }
     const f = await this.sense();
     if (f.fault !== null) await this.failHard(verb, f.fault);
@@ -214,25 +227,34 @@ export class BusBody implements Body {
     if (f.fault !== null) throw new BodyError(`${this.key} on ${this.port}: ${f.fault}`);
   }
 
-  /** Looks at the bus while a verb runs or anyone listens: a fault stops the verb and is told. */
-  private startWatch(): void {
-    this.watch ??= setInterval(() => {
-      void this.sense().then((f) => {
-        if (f.fault === null) return;
-        this.halt?.abort();
-        if (this.reported) return;
-        this.reported = true;
-        // Told as a lost link whatever the fault: the bus is not trusted again until opened afresh,
-        // which the pool does for a lost link once the port is back (a pulled adapter, a servo reset).
-        for (const l of [...this.listeners]) l({ kind: 'link-lost', message: `${this.key} on ${this.port}: ${f.fault ?? ''}` });
-      });
-    }, WATCH_MS);
+  /**
+   * Looks at the bus while a verb runs or anyone listens (every WATCH_MS), and for a held duck's
+   * link between runs (every IDLE_WATCH_MS): a fault stops the verb and is told.
+   */
+  private rewatch(): void {
+    const ms = this.closed ? undefined : this.halt !== undefined || this.listeners.size > 0 ? WATCH_MS : this.sayLink !== undefined ? IDLE_WATCH_MS : undefined;
+    if (ms === this.watchMs) return;
+    if (this.watch !== undefined) clearInterval(this.watch);
+    this.watch = undefined;
+    this.watchMs = ms;
+    if (ms === undefined) return;
+    this.watch = setInterval(() => void this.look(), ms);
     this.watch.unref();
   }
 
-  private stopWatch(): void {
-    if (this.watch !== undefined) clearInterval(this.watch);
-    this.watch = undefined;
+  private async look(): Promise<void> {
+    const f = await this.sense();
+    if (this.closed) return;
+    this.sayLink?.(linkUp(f));
+    if (f.fault === null) return;
+    this.halt?.abort();
+    if (this.reported) return;
+    this.reported = true;
+    // Between runs nobody else hears it: the journal says why the robot went offline.
+    if (this.halt === undefined && this.listeners.size === 0) logger('body').warn({ body: this.key, port: this.port, fault: f.fault }, 'servo bus fault between runs; the next run opens it afresh');
+    // Told as a lost link whatever the fault: the bus is not trusted again until opened afresh,
+    // which the pool does for a lost link once the port is back (a pulled adapter, a servo reset).
+    for (const l of [...this.listeners]) l({ kind: 'link-lost', message: `${this.key} on ${this.port}: ${f.fault}` });
   }
 
   frame(): Frame {
@@ -263,12 +285,25 @@ export class BusBody implements Body {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopWatch();
+    this.rewatch();
     this.halt?.abort();
     await this.remote.torque(false).catch(() => undefined);
     this.remote.close();
     await this.loop.close();
   }
+}
+
+/** The servos answer (a faulted bus whose servos all answer again is back, though not trusted). */
+const linkUp = (f: BusFacts): boolean => f.fault === null || f.answering;
+
+/** `body:report` of a held duck's link, said when it changes. */
+function linkReporter(events: EventBus, robot: string): (up: boolean) => void {
+  let was: boolean | undefined;
+  return (up) => {
+    if (up === was) return;
+    was = up;
+    events.emit('body:report', { robot, link: up ? 'ok' : 'lost' });
+  };
 }
 
 function ranSeconds(result: LoopResult): number {
@@ -310,7 +345,8 @@ export async function createBusBody(protocol: ProtocolName, options: BodyOptions
     throw new BodyError(`${key}: the bus plant reported nothing it could be read from`);
   }
   // No hold unless asked for (BUS_HEADING_HOLD, the setting's default, says why).
-  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data), s.heading_hold);
+  const say = options.events !== undefined ? linkReporter(options.events, options.robot ?? key) : undefined;
+  return new BusBody(key, loop, remote, s.port, policies, await imuSettled(loop, first.data), s.heading_hold, say);
 }
 
 /**

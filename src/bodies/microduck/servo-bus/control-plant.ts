@@ -10,7 +10,9 @@
  * loop; a tick that sends nothing new has read() start the sync read alone. A cycle that fails (a servo silent, a garbled reply after its retry, a lost
  * adapter) or a reply carrying an alarm bit (overload, overheat…) is a fault naming the servo
  * and why; from then on read() reads nothing (the loop runs no policy), and the body ends the
- * verb and the run on it. Torque is switched only on the body's word (channel.ts) and read back
+ * verb and the run on it. A faulted bus is still looked at now and then (PROBE_MS), reading only,
+ * so the body can say when every servo answers again; the fault stands until the body is opened
+ * afresh. Torque is switched only on the body's word (channel.ts) and read back
  * from every servo; on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
  * dies; on Feetech there is none, and close() turns torque off on the way out. The trunk's IMU
  * (trunk-imu.ts: the BNO055 on I²C) is opened here too and read each tick; one that cannot be
@@ -61,6 +63,12 @@ const HOLD_READ_MS = 100;
  */
 const IDLE_POLL_MS = 250;
 
+/**
+ * How often a faulted bus is read, to learn whether every servo answers again (a servo back, the
+ * adapter plugged in again): a read only, never a write, and never trusted as a reading.
+ */
+const PROBE_MS = 500;
+
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
@@ -73,6 +81,8 @@ export const BusFactsSchema = z.object({
   torque: z.boolean(),
   /** Why the bus can no longer be trusted (`servo 22 (left_hip_pitch) silent …`), or null. */
   fault: z.nullable(z.string()),
+  /** Every servo answered the last read of the bus (after a fault too: it is back, though still not trusted). */
+  answering: z.boolean(),
   attached: z.boolean(),
   /** A trunk reading came from the IMU and it has not failed since. */
   imu: z.boolean(),
@@ -117,6 +127,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const span = Math.max(p.address + p.size, v.address + v.size) - start;
 
   let fault: string | undefined;
+  let answering = true;
   let torque = false;
   /** Goals are written only after the body switched torque on itself: a torque found on at open is left holding. */
   let armed = false;
@@ -175,6 +186,21 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       c.cycles++;
     } catch (err) {
       fault ??= why(err);
+      answering = false;
+    } finally {
+      busy = false;
+    }
+  };
+
+  /** A faulted bus read again, only to say whether every servo answers now. */
+  const probe = async (): Promise<void> => {
+    busy = true;
+    cycleAt = performance.now();
+    try {
+      await readAll();
+      answering = true;
+    } catch {
+      answering = false;
     } finally {
       busy = false;
     }
@@ -252,6 +278,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   bus.on('detached', (reason) => {
     fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
     armed = false;
+    answering = false;
   });
 
   const joints: JointSpec[] = rows.map((j) => ({ name: j.name, min: j.min, max: j.max, maxVelocity: JOINT_MAX_VELOCITY }));
@@ -279,6 +306,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       lastTick = now;
       // A tick whose targets did not change starts no cycle in send(): its reading is read here (holding, every HOLD_READ_MS).
       if (!sentSinceRead && !busy && fault === undefined && bus.attached && now - cycleAt >= HOLD_READ_MS) void cycle();
+      else if (!busy && fault !== undefined && bus.attached && now - cycleAt >= PROBE_MS) void probe();
       sentSinceRead = false;
       moving = false;
       if (fault !== undefined || frame === undefined) return undefined;
@@ -310,6 +338,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         protocol: o.protocol,
         torque,
         fault: fault ?? null,
+        answering: answering && bus.attached,
         attached: bus.attached,
         imu: imu !== undefined,
         imu_problem: imuProblem ?? trunkImu?.fault() ?? (imu === undefined && trunkImu !== undefined ? IMU_PENDING : null),
