@@ -10,8 +10,9 @@ import type { RelayStep } from '../pilot/providers/relay.js';
 import type { RunReport } from '../run/start-run.js';
 import type { RunBy } from '../runtime/holder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus, StartedRun } from '../service/api.js';
-import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
+import type { TranscriptEvent } from '../transcript/events.js';
 import type { GateAnswer } from './ask-person.js';
+import type { TranscriptExcerpt } from '../transcript/excerpt.js';
 import type { TranscriptSummary } from '../transcript/reader.js';
 
 export interface RunAsk {
@@ -62,7 +63,8 @@ export interface Backend {
   can(robot: string): Promise<RobotCan>;
   start(ask: RunAsk): Promise<RunHandle>;
   transcripts(limit: number): Promise<readonly TranscriptSummary[]>;
-  transcript(id: string): Promise<{ readonly id: string; readonly lines: readonly TranscriptLine[] }>;
+  /** One run's transcript, its beginning and end when it is long. */
+  transcript(id: string): Promise<{ readonly id: string } & TranscriptExcerpt>;
   /** Stops what this backend started (its runs end, their bodies stop) and lets go of the robots. */
   close(why: string): Promise<void>;
 }

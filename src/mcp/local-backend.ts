@@ -14,7 +14,7 @@ import { createRuntime } from '../runtime/runtime.js';
 import type { EmbeddingSettings } from '../memory/embedder.js';
 import type { MemoryAnswer, MemoryAsk, RobotStatus } from '../service/api.js';
 import { Service } from '../service/service.js';
-import type { TranscriptLine } from '../transcript/events.js';
+import type { TranscriptExcerpt } from '../transcript/excerpt.js';
 import type { TranscriptSummary } from '../transcript/reader.js';
 import type { Backend, Observed, RunAsk, RunHandle } from './backend.js';
 
@@ -115,7 +115,7 @@ class LocalBackend implements Backend {
     return this.service.transcripts(limit);
   }
 
-  async transcript(id: string): Promise<{ readonly id: string; readonly lines: readonly TranscriptLine[] }> {
+  async transcript(id: string): Promise<{ readonly id: string } & TranscriptExcerpt> {
     return this.service.transcript(id);
   }
 

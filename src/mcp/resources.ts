@@ -66,11 +66,14 @@ export function installResources(server: McpServer, ctx: ToolContext, memory: bo
         resources: (await ctx.backend.transcripts(LATEST)).map((t) => ({ uri: `quackd://transcript/${t.id}`, name: t.id, description: `${t.duck ?? '?'} on ${t.body ?? '?'}: ${t.outcome ?? 'under way'}`, mimeType: 'application/x-ndjson' })),
       }),
     }),
-    { title: 'One run', description: 'Every line of one run\'s transcript (JSONL): prompts, calls, refusals, gates, results, the end', mimeType: 'application/x-ndjson' },
+    { title: 'One run', description: 'One run\'s transcript (JSONL): prompts, calls, refusals, gates, results, the end; a long one\'s middle left out, said in a `left_out` line', mimeType: 'application/x-ndjson' },
     (uri, variables) =>
       reading(async () => {
-        const { lines } = await ctx.backend.transcript(one(variables, 'id'));
-        return { contents: [{ uri: uri.href, mimeType: 'application/x-ndjson', text: lines.map((l) => JSON.stringify(l)).join('\n') }] };
+        const { id, lines, gap } = await ctx.backend.transcript(one(variables, 'id'));
+        const text = lines.map((l) => JSON.stringify(l));
+        // A long run's middle is left out, said where it was, in a line no transcript record has.
+        if (gap !== undefined) text.splice(gap.at, 0, JSON.stringify({ type: 'left_out', lines: gap.lines, reason: `a long transcript: its first and last lines are here; quackd transcript show ${id} has every one` }));
+        return { contents: [{ uri: uri.href, mimeType: 'application/x-ndjson', text: text.join('\n') }] };
       }),
   );
 }

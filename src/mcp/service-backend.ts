@@ -14,7 +14,7 @@ import type { MemoryAnswer, MemoryAsk, RobotStatus } from '../service/api.js';
 import { askService, openService, replyError, type Connection } from '../service/socket/client.js';
 import type { Reply, Request } from '../service/socket/protocol.js';
 import { didYouMean } from '../text/suggest.js';
-import type { TranscriptLine } from '../transcript/events.js';
+import type { TranscriptExcerpt } from '../transcript/excerpt.js';
 import type { TranscriptSummary } from '../transcript/reader.js';
 import type { Backend, Observed, RunAsk, RunHandle } from './backend.js';
 
@@ -68,9 +68,9 @@ export class ServiceBackend implements Backend {
     return (await this.ask({ op: 'transcripts', limit }, 'transcripts')).runs;
   }
 
-  async transcript(id: string): Promise<{ readonly id: string; readonly lines: readonly TranscriptLine[] }> {
-    const { id: found, lines } = await this.ask({ op: 'transcript', id }, 'transcript');
-    return { id: found, lines };
+  async transcript(id: string): Promise<{ readonly id: string } & TranscriptExcerpt> {
+    const { id: found, lines, gap } = await this.ask({ op: 'transcript', id }, 'transcript');
+    return gap === undefined ? { id: found, lines } : { id: found, lines, gap };
   }
 
   start(ask: RunAsk): Promise<RunHandle> {

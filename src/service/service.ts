@@ -22,8 +22,9 @@ import { emergencyStopLine } from '../runtime/journal.js';
 import type { EventBus } from '../runtime/events.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { noTtyGate, yesGate, type Gate } from '../safety/gate.js';
-import type { TranscriptEvent, TranscriptLine } from '../transcript/events.js';
-import { listTranscriptIds, readTranscript, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
+import type { TranscriptEvent } from '../transcript/events.js';
+import { excerptTranscript, type TranscriptExcerpt } from '../transcript/excerpt.js';
+import { listTranscriptIds, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
 import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun, UnconfirmedStop } from './api.js';
 import { reachable } from '../runtime/robot-status.js';
 import { createScriptProvider } from '../pilot/providers/script.js';
@@ -380,11 +381,11 @@ export class Service implements ServiceApi {
       .map((id) => summarize(dir, id));
   }
 
-  /** One transcript's lines: `last`, an id, or a unique prefix of one (InputError otherwise). */
-  transcript(ref: string): { readonly id: string; readonly lines: readonly TranscriptLine[] } {
+  /** One transcript, its beginning and end when it is long (excerpt.ts): `last`, an id, or a unique prefix of one (InputError otherwise). */
+  async transcript(ref: string): Promise<{ readonly id: string } & TranscriptExcerpt> {
     const dir = this.runtime.transcriptsDir;
     const id = resolveTranscriptId(dir, ref);
-    return { id, lines: readTranscript(join(dir, `${id}.jsonl`)).lines };
+    return { id, ...(await excerptTranscript(join(dir, `${id}.jsonl`))) };
   }
 
   /** Each body's notes and earlier runs in the store (for `quackd status`); empty without a store. */

@@ -14,7 +14,7 @@ import { startService, type Serving } from '../../src/service/lifecycle.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
-import { isError, runIdIn, serveMcpStdio, text, transcript, type Served } from './client.js';
+import { isError, resourceText, runIdIn, serveMcpStdio, text, transcript, type Served } from './client.js';
 
 describe('serve-mcp through a running quackd serve', () => {
   const home = tempDir('quackd-mcp-serve-');
@@ -128,6 +128,30 @@ describe('serve-mcp through a running quackd serve', () => {
     } finally {
       await failing.close();
     }
+  });
+
+  it("reads a long run's transcript as a resource: its beginning and end, the middle said left out, the service unmoved", async () => {
+    // A run with frames writes tens of MB; this one 6 MB, a frame a line. Over the socket a reply is one line of at most 1 MiB.
+    const id = '20991231-235959-long';
+    const at = (i: number) => new Date(Date.UTC(2099, 11, 31, 23, 0, i / 1000)).toISOString();
+    const frames = Array.from({ length: 12_000 }, (_, i) => JSON.stringify({ t: at(i + 1), type: 'frame', step: i + 1, state: { duck: { x: i / 1000, y: 0, heading_deg: 0 }, pad: 'x'.repeat(420) } }));
+    const lines = [JSON.stringify({ t: at(0), type: 'start', run_id: id, duck: 'long', body: 'microduck:sim2d' }), ...frames, JSON.stringify({ t: at(12_001), type: 'end', outcome: 'success', reason: 'walked far' })];
+    mkdirSync(join(home, 'transcripts'), { recursive: true });
+    writeFileSync(join(home, 'transcripts', `${id}.jsonl`), `${lines.join('\n')}\n`);
+    const read = resourceText(await served.client.readResource({ uri: `quackd://transcript/${id}` }));
+    assert.ok(read.length < 1_000_000, `${read.length} characters in one answer`);
+    const got = read.split('\n').map((l) => JSON.parse(l) as { type: string; step?: number; lines?: number; reason?: string });
+    assert.equal(got[0]?.type, 'start');
+    assert.deepEqual(got.at(-1), JSON.parse(lines.at(-1)!), 'the end as written');
+    const gaps = got.filter((l) => l.type === 'left_out');
+    assert.equal(gaps.length, 1);
+    const steps = got.filter((l) => l.type === 'frame').map((l) => l.step ?? 0);
+    assert.equal(gaps[0]?.lines, lines.length - 2 - steps.length, 'every line not shown is counted');
+    const gap = got.indexOf(gaps[0]!);
+    const last = got.length - gap - 2;
+    assert.deepEqual(steps, [...Array.from({ length: gap - 1 }, (_, i) => i + 1), ...Array.from({ length: last }, (_, i) => 12_000 - last + i + 1)], 'the first frames, then the last, in order');
+    assert.match(gaps[0]?.reason ?? '', new RegExp(`quackd transcript show ${id} has every one$`));
+    assert.match(text(await served.client.callTool({ name: 'robot_list', arguments: {} })), /^den · microduck:sim2d · idle/, 'the service answers on');
   });
 
   it('stops its session\'s run in the service when the MCP client goes', async () => {

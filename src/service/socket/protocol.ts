@@ -9,12 +9,13 @@ import { z } from 'zod';
 import type { Observation } from '../../bodies/body.js';
 import { MAX_TAGS, TAG_MAX_CHARS, TOPIC_MAX_CHARS } from '../../memory/entry.js';
 import type { RelayStep } from '../../pilot/providers/relay.js';
+import type { TranscriptExcerpt } from '../../transcript/excerpt.js';
 import type { TranscriptSummary } from '../../transcript/reader.js';
 import type { RobotCan } from '../../bodies/index.js';
 import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, StartedRun, UnconfirmedStop } from '../api.js';
 import type { DoorLine } from '../front-door.js';
 import type { RunReport } from '../../run/start-run.js';
-import type { TranscriptEvent, TranscriptLine } from '../../transcript/events.js';
+import type { TranscriptEvent } from '../../transcript/events.js';
 import type { ErrorKind } from '../../errors.js';
 
 import { MAX_LINE } from './lines.js';
@@ -134,5 +135,5 @@ export type Reply =
   | { readonly type: 'memory'; readonly answer: MemoryAnswer }
   | { readonly type: 'can'; readonly robot: string; readonly can: RobotCan }
   | { readonly type: 'transcripts'; readonly runs: readonly TranscriptSummary[] }
-  | { readonly type: 'transcript'; readonly id: string; readonly lines: readonly TranscriptLine[] };
+  | ({ readonly type: 'transcript'; readonly id: string } & TranscriptExcerpt);
 

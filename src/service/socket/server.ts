@@ -317,8 +317,7 @@ export class ControlSocket implements FrontDoor {
           send({ type: 'transcripts', runs: this.service.transcripts(r.limit) });
           break;
         case 'transcript': {
-          const { id, lines } = this.service.transcript(r.id);
-          send({ type: 'transcript', id, lines });
+          send({ type: 'transcript', ...(await this.service.transcript(r.id)) });
           break;
         }
       }
