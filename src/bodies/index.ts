@@ -45,6 +45,12 @@ export interface BodyEntry {
    * the service, which opens a held body that is not open again only once it is. Absent: always.
    */
   readonly present?: (settings: Readonly<Record<string, unknown>>) => boolean;
+  /**
+   * Whether a per-run body's far end (the daemon it is driven through) answers now: undefined
+   * when it does, else why not in one line. The service asks it while the robot is idle, cheaply
+   * and every few seconds, to show the robot offline; it moves nothing. Absent: nothing to ask.
+   */
+  readonly reach?: (settings: Readonly<Record<string, unknown>>, signal?: AbortSignal) => Promise<string | undefined>;
   /** Driven by skill policies in the control loop: has policy slots (src/policy/slots.ts). */
   readonly policies?: boolean;
   /** What in this body's settings differs from how a slot's policy was trained (one line), or undefined: health, `policy list` and a run's first lines say it. */
@@ -159,6 +165,7 @@ const entries: readonly BodyEntry[] = [
     // An HTTP client holds nothing open between runs; each run asks the daemon afresh.
     perRun: true,
     load: async (o) => (await import('./reachy-mini/daemon/daemon-body.js')).createDaemonBody(o),
+    reach: async (settings, signal) => (await import('./reachy-mini/daemon/daemon-check.js')).daemonReach(settings, signal),
     checkDaemon: async (settings, signal) => (await import('./reachy-mini/daemon/daemon-check.js')).checkDaemon(settings, signal),
     cameraHolder: async (settings, signal) => (await import('./reachy-mini/daemon/daemon-check.js')).daemonCameraHolder(settings, signal),
   },

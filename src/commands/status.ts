@@ -16,9 +16,9 @@ const help = `usage: quackd status [--json]
 
 Asks the running quackd serve (over its control socket) what it is doing: each robot's activity,
 the run under way and its step, a gate waiting for a person, the last outcome, the control loop's
-rate, the battery and link of a serial robot, memory counts; the front doors (the MQTT broker's
-connection); the service's pid, uptime and config file. Without a running service it says so on
-stderr and exits 3.
+rate, the battery and link of a serial robot (of a daemon's robot: whether its daemon answers,
+and why not), memory counts; the front doors (the MQTT broker's connection); the service's pid,
+uptime and config file. Without a running service it says so on stderr and exits 3.
 
 examples:
   quackd status
@@ -44,6 +44,7 @@ function robotLines(io: Output, r: StatusReply['robots'][number], width: number)
   if (r.loop !== undefined) row('loop', `${r.loop.hz.toFixed(1)} of ${Math.round(1000 / r.loop.periodMs)} Hz · ${r.loop.missed} missed · ${r.loop.overruns} overruns · ${r.loop.state}`);
   const body = bodyFacts(r);
   if (body.length > 0) row('body', body.join(' · '));
+  if (r.away !== undefined) row('away', io.yellow(printable(r.away)));
   if (r.memory !== undefined) row('memory', `${plural(r.memory.notes, 'note')}, ${plural(r.memory.episodes, 'earlier run')}`);
 }
 

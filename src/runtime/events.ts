@@ -32,8 +32,12 @@ export interface RuntimeEvents {
   'control:ticks': { readonly robot: string; readonly joints: readonly string[]; readonly ticks: readonly TickRecord[]; readonly dropped: number };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
-  /** What a held body reports of itself when it changes: its battery (volts, and the charge they mean), torque (null: unknown, the link was lost), the link to its firmware. */
-  'body:report': { readonly robot: string; readonly battery_v?: number; readonly battery_pct?: number; readonly torque?: boolean | null; readonly link?: 'ok' | 'lost' };
+  /**
+   * What a held body reports of itself when it changes: its battery (volts, and the charge they
+   * mean), torque (null: unknown, the link was lost), the link to its firmware (or, for a robot
+   * driven through a daemon, whether the daemon answers: `why` it does not, in one line).
+   */
+  'body:report': { readonly robot: string; readonly battery_v?: number; readonly battery_pct?: number; readonly torque?: boolean | null; readonly link?: 'ok' | 'lost'; readonly why?: string };
   /** A robot's status (src/service/status-board.ts) changed: a dashboard publishes it without polling. */
   'robot:status': { readonly robot: string; readonly status: RobotStatus };
   /** Every line of a run's transcript as the service wrote it (the service's runs only): the CLI's printer over the socket. */

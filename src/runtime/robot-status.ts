@@ -32,6 +32,8 @@ export interface RobotStatus {
    */
   readonly torque?: boolean | null;
   readonly link?: 'ok' | 'lost';
+  /** Why its link is lost, in one line, where the service knows (a daemon not answering at its URL). */
+  readonly away?: string;
 }
 
 /** What a body last said of itself, in words: `battery 7.92 V`, `torque on`, `link ok` (status, MCP). */

@@ -1,7 +1,8 @@
 /**
  * The journal's lines for a robot's link to its firmware: one `link lost` when it goes (a cable
  * out, the firmware silent), one `link back` when a body talks to the firmware again (the port
- * reopened, or the robot opened afresh), so `journalctl -u quackd` says when a robot was away.
+ * reopened, or the robot opened afresh; a daemon that answers again), so `journalctl -u quackd`
+ * says when a robot was away.
  * Read from the bus's body reports, which say the link only when it changes.
  */
 import type { ModuleLogger } from '../log.js';
@@ -10,12 +11,13 @@ import type { EventBus } from '../runtime/events.js';
 /** Logs each robot's link changes on `log`; returns the function that stops. */
 export function journalLinks(events: EventBus, log: ModuleLogger): () => void {
   const links = new Map<string, 'ok' | 'lost'>();
-  return events.on('body:report', ({ robot, link }) => {
+  return events.on('body:report', ({ robot, link, why }) => {
     if (link === undefined) return;
     const was = links.get(robot);
     links.set(robot, link);
     // A body's first report is its opening, said by `body open`.
-    if (link === 'lost' && was !== 'lost') log.info({ robot }, 'link lost; quackd opens it again once the port is back');
+    // A daemon's robot (reach-watch.ts) says why; a serial one's port is what comes back.
+    if (link === 'lost' && was !== 'lost') log.info(why !== undefined ? { robot, err: why } : { robot }, why !== undefined ? 'link lost; quackd asks again every few seconds' : 'link lost; quackd opens it again once the port is back');
     else if (link === 'ok' && was === 'lost') log.info({ robot }, 'link back');
   });
 }

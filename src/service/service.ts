@@ -36,6 +36,7 @@ import { askMemory } from './memory-ask.js';
 import type { DoorLine, FrontDoor } from './front-door.js';
 import { DEFAULT_GATE_TIMEOUT_MS, ServiceGate } from './gate.js';
 import { KeepHeld } from './keep-held.js';
+import { ReachWatch } from './reach-watch.js';
 import { journalLinks } from './link-journal.js';
 import { StatusBoard } from './status-board.js';
 import { StopMarks } from './stop-marks.js';
@@ -91,6 +92,7 @@ export class Service implements ServiceApi {
   private readonly awaiting = new Set<{ readonly robot: string | undefined; readonly onRun: (runId: string) => void }>();
   private readonly doors: FrontDoor[] = [];
   private readonly held: KeepHeld;
+  private readonly reach: ReachWatch;
   private unjournal: (() => void) | undefined;
   private stopping = false;
   private readonly stops = new StopMarks();
@@ -99,6 +101,7 @@ export class Service implements ServiceApi {
     this.events = options.runtime.events;
     this.board = new StatusBoard(this.events, options.runtime.fleet.list());
     this.held = new KeepHeld(options.runtime, logger('service'));
+    this.reach = new ReachWatch(options.runtime, logger('service'));
   }
 
   get runtime(): Runtime {
@@ -109,13 +112,14 @@ export class Service implements ServiceApi {
    * Listens to the bus, opens the memory store, and opens each held body (a serial robot) so
    * status shows its link: opening says hello and never switches torque on. A robot that cannot
    * be opened is logged and stays offline, and is opened once its device is back (keep-held.ts).
+   * A robot driven through a daemon is offline while its daemon does not answer (reach-watch.ts).
    */
   async start(): Promise<void> {
     this.board.start();
     this.unjournal = journalLinks(this.events, logger('service'));
     const { notice } = await this.runtime.memory();
     if (notice !== undefined) logger('service').warn({ notice }, 'memory store unavailable');
-    await this.held.start();
+    await Promise.all([this.held.start(), this.reach.start()]);
   }
 
   /** A front door's status and health lines join the service's own. */
@@ -413,7 +417,8 @@ export class Service implements ServiceApi {
         const scheduling = s.loop.scheduling.replace(/^normal/, 'normal priority');
         lines.push({ check: `loop ${robot}`, status: steady && !refused ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''} · ${scheduling}`, robot });
       }
-      if (!perRun) lines.push({ ...this.linkHealth(s), check: `link ${robot}`, robot });
+      // A per-run robot has a link to say only when it is driven through a daemon the service asks after.
+      if (!perRun || s.link !== undefined) lines.push({ ...this.linkHealth(s), check: `link ${robot}`, robot });
       if (s.battery_v !== undefined) lines.push({ check: `battery ${robot}`, status: 'ok', detail: `${s.battery_v.toFixed(2)} V`, robot });
     }
     if (this.runtime.config.memoryDir !== undefined) {
@@ -436,6 +441,7 @@ export class Service implements ServiceApi {
    */
   private linkHealth(s: RobotStatus): Pick<HealthLine, 'status' | 'detail'> {
     if (reachable(s)) return { status: 'ok', detail: 'ok' };
+    if (s.away !== undefined) return { status: 'warn', detail: `lost: ${s.away}` };
     const why = this.held.reason(s.robot);
     if (why !== undefined) return { status: 'warn', detail: `not open: ${why}` };
     return { status: 'warn', detail: s.link === 'lost' ? 'lost: quackd opens it again once its port is back' : 'not open' };
@@ -445,6 +451,7 @@ export class Service implements ServiceApi {
   async stopRuns(why: string): Promise<void> {
     this.stopping = true;
     this.held.stop();
+    this.reach.stop();
     this.unjournal?.();
     const runs = [...this.current.values()];
     for (const c of runs) c.abort.abort(new Error(`stopped by ${why}`));

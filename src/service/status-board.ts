@@ -13,7 +13,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 interface Entry {
   status: Mutable<RobotStatus>;
-  /** Opened for each run (a simulator): never `offline` between runs. */
+  /** Opened for each run (a simulator, a daemon's robot): `offline` only while its daemon does not answer (reach-watch.ts). */
   readonly perRun: boolean;
   open: boolean;
   fallen: boolean;
@@ -83,6 +83,8 @@ export class StatusBoard {
         if (e.battery_pct !== undefined) s.battery_pct = e.battery_pct;
         if (e.torque !== undefined) s.torque = e.torque;
         if (e.link !== undefined) s.link = e.link;
+        if (e.link === 'lost' && e.why !== undefined) s.away = e.why;
+        else if (e.link !== undefined) delete s.away;
       })),
     ];
   }
@@ -135,6 +137,6 @@ export class StatusBoard {
 function activity(entry: Entry): RobotActivity {
   if (entry.status.run !== undefined) return entry.stopping ? 'stopping' : 'running';
   if (entry.fallen) return 'fallen';
-  if (!entry.perRun && (!entry.open || entry.status.link === 'lost')) return 'offline';
+  if ((!entry.perRun && !entry.open) || entry.status.link === 'lost') return 'offline';
   return 'idle';
 }

@@ -61,7 +61,8 @@ function uploaded(raw: Buffer): Upload | undefined {
   return { filename: head[1], bytes: content.length, wav: content.subarray(0, 4).toString('latin1') === 'RIFF' && content.subarray(8, 16).toString('latin1') === 'WAVEfmt ' };
 }
 
-export async function startFakeDaemon(options: { moveMs?: number; version?: string } = {}): Promise<FakeDaemon> {
+/** `port`: where to listen (a daemon come back where it was); default a free one. */
+export async function startFakeDaemon(options: { moveMs?: number; version?: string; port?: number } = {}): Promise<FakeDaemon> {
   const requests: DaemonRequest[] = [];
   const failing = new Map<string, { status: number; detail: string }>();
   const hanging = new Set<string>();
@@ -177,7 +178,7 @@ export async function startFakeDaemon(options: { moveMs?: number; version?: stri
       route(req, path, body, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -22,6 +22,22 @@ export async function daemonCameraHolder(settings: Readonly<Record<string, unkno
   }
 }
 
+/**
+ * Whether the daemon answers at base_url now (GET /api/daemon/status, as a run's start asks
+ * first): undefined, or its one line (`… is not answering (ECONNREFUSED): …`, `… did not answer
+ * … within 5 s`). What state its backend is in is health's and the run's to say.
+ */
+export async function daemonReach(settings: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<string | undefined> {
+  const s = daemonSettings.parse(settings);
+  try {
+    await new DaemonClient(s.base_url, s.timeout_s * 1000).get('/api/daemon/status', signal);
+    return undefined;
+  } catch (err) {
+    if (err instanceof DaemonError && err.kind !== 'stopped') return err.message;
+    throw err;
+  }
+}
+
 export async function checkDaemon(settings: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<{ readonly status: 'ok' | 'warn' | 'fail'; readonly detail: string }> {
   const s = daemonSettings.parse(settings);
   try {
