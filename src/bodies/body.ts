@@ -118,6 +118,12 @@ export interface Body {
    * without it, stop().
    */
   emergencyStop?(): Promise<void>;
+  /**
+   * Optional: a stop this body could not deliver (its link was down) and still owes the motors.
+   * The body sends it itself the moment its link is back; one closed first leaves it to the
+   * robot's next body, which the pool has stop before anything else (body-pool.ts).
+   */
+  readonly stopOwed?: boolean;
   /** Release the hardware or simulator. Idempotent. */
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import type { EventBus } from './events.js';
 import type { Robot } from './fleet.js';
 import { byText, cliUser, type Holder } from './holder.js';
 import { policiesLine } from './journal.js';
+import { logger } from '../log.js';
 import { BUNDLED_SLOTS, bundledPolicyDir } from '../policy/bundled.js';
 
 /**
@@ -57,6 +58,12 @@ export class BodyPool {
   /** The body each lease holds now, per-run or held: what an emergency stop reaches. */
   private readonly lent = new Map<string, Body>();
   private closing = false;
+  /**
+   * Robots whose last body closed owing a stop (its link was down when it was stopped): the next
+   * body opened for it stops first, so a blip shorter than the firmware's watchdog does not leave
+   * its motors on with nobody sending the stop.
+   */
+  private readonly owed = new Set<string>();
 
   constructor(
     private readonly events: EventBus,
@@ -216,15 +223,29 @@ export class BodyPool {
   private async open(robot: Robot, seed: number): Promise<Body> {
     const policies = robot.entry.policies === true ? this.policiesOf(robot) : undefined;
     const body = await robot.entry.load({ seed, settings: robot.settings, robot: robot.name, events: this.events, ...(policies !== undefined ? { policies } : {}) });
+    if (this.owed.has(robot.name)) await this.payOwed(robot, body);
     this.events.emit('body:open', { robot: robot.name, key: robot.key });
     if (policies !== undefined) policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
     return body;
+  }
+
+  /** The stop the robot's last body could not deliver, before anything else; a body that cannot deliver it either is not lent. */
+  private async payOwed(robot: Robot, body: Body): Promise<void> {
+    try {
+      await body.stop();
+    } catch (err) {
+      await body.close().catch(() => undefined);
+      throw err;
+    }
+    this.owed.delete(robot.name);
+    logger('runtime').info({ robot: robot.name }, 'stop sent again as the link came back (the last one had not reached the motors): confirmed');
   }
 
   private async close(robot: Robot, body: Body): Promise<void> {
     try {
       await body.close();
     } finally {
+      if (body.stopOwed === true) this.owed.add(robot.name);
       this.events.emit('body:close', { robot: robot.name, key: robot.key });
     }
   }

@@ -10,8 +10,10 @@
  * answered with an invented sighting; with one (a camera of its own, beside the bridge, which
  * `snapshot` reads too) it turns in 30° steps with its turn skill and looks after each.
  *
- * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has already
- * cut torque. While anyone listens (onTrouble), and during every motion verb, the body watches the
+ * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has usually
+ * cut torque. A stop that could not be sent while the link was down is owed, and sent first
+ * thing once the link is back (a blip shorter than the watchdog leaves torque on otherwise); a
+ * body closed still owing it leaves it to the robot's next body (body-pool.ts). While anyone listens (onTrouble), and during every motion verb, the body watches the
  * link: a detach, or a state stream that goes stale and a firmware that does not answer either, is
  * reported as `link-lost`; a firmware `fault` notification as `fault`; either stops a running verb
  * on the loop's next tick. So does a stop (the caller's signal, stop()) at any moment of a motion
@@ -116,6 +118,11 @@ export class JsonRpcBody implements Body {
   private probing = false;
   /** The hello that opened the body is the first run's: only later runs say hello again. */
   private greeted = true;
+  /** A stop that could not reach the firmware (the link was down): sent again as soon as it is back. */
+  private owed = false;
+  private paying = false;
+  /** After a try that failed, the next waits this long (a state comes every 20 ms). */
+  private payAfter = 0;
 
   /** A motion verb is under way (from before torque on to its last tick): trouble and stop() end it. */
   private driving: AbortController | undefined;
@@ -139,7 +146,10 @@ export class JsonRpcBody implements Body {
     });
     client.on('state', () => {
       this.acted = false;
+      // The firmware speaks on a link that is back (it may take a moment to open its end).
+      void this.payOwed();
     });
+    client.on('attached', () => void this.payOwed());
     client.on('fault', (fault) => {
       if (!this.closed) this.report({ kind: 'fault', message: faultLine(fault) });
     });
@@ -450,15 +460,42 @@ export class JsonRpcBody implements Body {
   async stop(): Promise<void> {
     // A motion verb under way ends at the loop's next tick, whatever it was doing when this came.
     this.driving?.abort();
-    // Down: the watchdog has cut torque, but quackd could not say so itself.
+    // Down: a blip shorter than the watchdog leaves torque on, so the stop is owed until the link is back.
     if (!this.client.attached) {
-      throw new BodyError(`serial link to ${this.port.label} is down: torque off not sent; the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
+      this.owed = true;
+      throw new BodyError(`serial link to ${this.port.label} is down: torque off not sent; quackd sends it once the link is back, and the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
     }
     // Up again after a loss: say it anyway rather than trust that the gap outlasted the watchdog.
     try {
       await this.client.torque(false);
+      this.owed = false;
     } catch (err) {
+      if (err instanceof LinkLostError || err instanceof RequestTimeoutError) this.owed = true;
       throw this.bodyError(err);
+    }
+  }
+
+  get stopOwed(): boolean {
+    return this.owed;
+  }
+
+  /** The stop the link's loss kept from the firmware, sent first thing once it is back; the read-back is reported as any torque answer is. */
+  private async payOwed(): Promise<void> {
+    if (!this.owed || this.paying || this.closed || !this.client.attached || performance.now() < this.payAfter) return;
+    this.paying = true;
+    const log = { body: JSONRPC_KEY, port: this.port.label };
+    try {
+      const { torque } = await this.client.torque(false);
+      this.owed = false;
+      this.payAfter = 0;
+      logger('body').info({ ...log, torque }, `torque off sent again as the link came back (a stop had not reached the firmware): the firmware reads torque ${torque ? 'on' : 'off'}`);
+    } catch (err) {
+      // Still owed: a state a second from now (or the link back again) tries again; said once a spell.
+      if (this.payAfter === 0) logger('body').warn({ ...log, err: err instanceof Error ? err.message : String(err) }, 'torque off owed since the link was lost could not be sent yet; quackd tries again');
+      this.payAfter = performance.now() + 1000;
+      return;
+    } finally {
+      this.paying = false;
     }
   }
 
