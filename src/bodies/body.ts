@@ -66,7 +66,7 @@ export type Metrics = Readonly<Record<string, number>>;
  */
 export interface BodyTrouble {
   readonly kind: 'link-lost' | 'fault' | 'fell';
-  /** One line, e.g. `serial link to /dev/ttyACM0 lost; the firmware's watchdog has cut torque`. */
+  /** One line, e.g. `serial link to /dev/ttyACM0 lost; the firmware's watchdog cuts torque within 200 ms, …`. */
   readonly message: string;
 }
 

@@ -584,7 +584,8 @@ export class JsonRpcBody implements Body {
 
   private bodyError(err: unknown): BodyError {
     if (err instanceof LinkLostError || this.lost !== undefined) {
-      return new BodyError(`serial link to ${this.port.label} lost; the firmware's watchdog has cut torque`);
+      // Not "has cut": a blip shorter than the watchdog leaves torque on, until the owed stop lands (payOwed).
+      return new BodyError(`serial link to ${this.port.label} lost; the firmware's watchdog cuts torque within ${this.hello.watchdog_ms} ms, and quackd sends torque off once the link is back`);
     }
     if (err instanceof RequestTimeoutError) return new BodyError(`the firmware on ${this.port.label} stopped answering (${err.message})`);
     if (err instanceof BridgeError) return new BodyError(err.message);
