@@ -49,8 +49,11 @@ import { BUS_REFUSED, busKey, servoBusSettings } from './settings.js';
 const PERIOD_MS = 20;
 /** How often a running verb looks at the bus for a fault. */
 const WATCH_MS = 50;
-/** How often a held duck's bus is looked at when nobody but the service listens: a dashboard's second. */
-const IDLE_WATCH_MS = 250;
+/**
+ * How often a held duck's bus is looked at when nobody but the service listens: a dashboard's
+ * second. Each look is a round trip to the control worker, which a held duck's idle CPU pays.
+ */
+const IDLE_WATCH_MS = 1000;
 const TORQUE_TIMEOUT_MS = 3000;
 
 const deg = (r: number): number => Math.round((r * 180) / Math.PI);
