@@ -80,6 +80,9 @@ export class ServoSim {
   private wireFreeAt = 0;
   private readonly outbox: { readonly at: number; readonly bytes: Uint8Array }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private lagMs = 0;
+  private lagUntil = 0;
+  private readonly held: { readonly at: number; readonly chunk: Uint8Array }[] = [];
 
   constructor(options: ServoSimOptions) {
     this.protocol = protocolNamed(options.protocol);
@@ -163,7 +166,37 @@ export class ServoSim {
     return s;
   }
 
+  /**
+   * The wire is slow for `windowMs` from now: every byte that arrives is taken `lagMs` after it
+   * came (a loaded host's pty, whose kernel worker is starved), so a write lands and its reply
+   * leaves that much later.
+   */
+  lag(lagMs: number, windowMs: number): void {
+    this.lagMs = lagMs;
+    this.lagUntil = performance.now() + windowMs;
+  }
+
   private receive(chunk: Uint8Array): void {
+    if (this.lagMs > 0 && performance.now() < this.lagUntil) {
+      const at = performance.now() + this.lagMs;
+      this.held.push({ at, chunk });
+      if (this.held.length === 1) setTimeout(() => this.release(), this.lagMs);
+      return;
+    }
+    if (this.held.length > 0) {
+      this.held.push({ at: 0, chunk });
+      return;
+    }
+    this.take(chunk);
+  }
+
+  private release(): void {
+    while (this.held.length > 0 && (this.held[0]?.at ?? 0) <= performance.now() + 0.5) this.take(this.held.shift()!.chunk);
+    const next = this.held[0];
+    if (next !== undefined) setTimeout(() => this.release(), Math.max(0, next.at - performance.now()));
+  }
+
+  private take(chunk: Uint8Array): void {
     if (this.byteMs > 0) this.wireFreeAt = Math.max(performance.now(), this.wireFreeAt) + chunk.length * this.byteMs;
     for (const p of this.decoder.push(chunk)) this.answer(p);
   }

@@ -38,6 +38,7 @@ const methods: Record<string, (...args: number[]) => unknown> = {
   garble: (id, count) => twin.sim.garble(id, count),
   unplugImu: () => twin.unplugImu(),
   unplug: () => twin.pty.unplug(),
+  lag: (ms, windowMs) => twin.sim.lag(ms, windowMs),
 };
 
 let closing = false;

@@ -100,6 +100,11 @@ export class ServoTwinProcess {
     return this.call('unplugImu');
   }
 
+  /** The wire is slow for `windowMs`: what reaches the servos is taken `lagMs` late (ServoSim.lag). */
+  lag(lagMs: number, windowMs: number): Promise<void> {
+    return this.call('lag', lagMs, windowMs);
+  }
+
   /** The bus adapter is pulled out: the pty's links go. */
   unplug(): Promise<void> {
     return this.call('unplug');

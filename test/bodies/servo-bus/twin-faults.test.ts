@@ -3,7 +3,8 @@
  * answering, an alarm bit (overload, overheat), replies garbled past their retry, the adapter
  * pulled out. Each is raised in the twin-backed simulator while `quackd do walk` runs as a user
  * runs it; the run ends with exit 3 and one line naming the servo and why, with torque off tried
- * and its read-back said. A fresh twin for each: a walk cut short may leave the duck down.
+ * and its read-back said. A wire whose answers come late is no fault, but a verb it spoils says
+ * so. A fresh twin for each: a walk cut short may leave the duck down.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,6 +70,15 @@ describe('bus faults on microduck:feetech', { skip: onPath('socat') ? undefined 
     const r = await walkWith((twin) => twin.garble(31, 1000));
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /servo 31.* garbled/);
+  });
+
+  it('a wire whose bytes come 120 ms late is said in the verb\'s failure, not only "fell"', async () => {
+    // A loaded host's pty (its kernel worker starved) was seen 125 ms late; a duck walking on
+    // it fell and the run said only `fell`. The loop now holds on a reading older than 40 ms
+    // while its cycle is out (no policy on a pose it no longer knows) and the verb says so.
+    const r = await walkWith((twin) => twin.lag(120, 2000));
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /walk 2\.00 +walked \d+\.\d s: failed — fell; the servo bus answered late on \d+ ticks \(a reading \d+ ms old at worst\), which held the duck without a reading/);
   });
 
   it('a pulled adapter ends the run with one line; nothing crashes', async () => {

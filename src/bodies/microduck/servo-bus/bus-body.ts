@@ -93,6 +93,9 @@ export class BusBody implements Body {
     this.rewatch();
   }
 
+  /** The bus's late ticks when the running verb began (BusFacts.late). */
+  private lateBefore = 0;
+
   private async sense(): Promise<BusFacts> {
     const parsed = BusFactsSchema.safeParse(await this.loop.sense().catch(() => null));
     if (parsed.success) this.facts = parsed.data;
@@ -159,6 +162,7 @@ export class BusBody implements Body {
     const back = await this.torque(true);
     if (back.silent.length > 0) await this.failHard(verb, `${back.silent.join(', ')} did not answer torque on`);
     if (back.stuck.length > 0) return { ok: false, summary: `${verb}: ${describeReadBack(back)}`, data: { stuck: back.stuck } };
+    this.lateBefore = this.facts.late.ticks;
     const halt = new AbortController();
     this.halt = halt;
     const stop = (): void => halt.abort();
@@ -190,7 +194,10 @@ export class BusBody implements Body {
   private failed(result: LoopResult, what: string): VerbResult | undefined {
     if (result.outcome === 'done') return undefined;
     const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
-    return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
+    // A verb that went wrong while the bus's answers came late says so: a duck that fell walking blind was not only a fall.
+    const late = this.facts.late.ticks - this.lateBefore;
+    const blind = late > 0 ? `; the servo bus answered late on ${late} tick${late === 1 ? '' : 's'} (a reading ${this.facts.late.worst_ms} ms old at worst), which held the duck without a reading` : '';
+    return { ok: false, summary: `${what}: ${why}${blind}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
   /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */

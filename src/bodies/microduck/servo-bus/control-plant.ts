@@ -69,6 +69,16 @@ const IDLE_POLL_MS = 250;
  */
 const PROBE_MS = 500;
 
+/**
+ * A bus cycle out for longer than this is late: until it answers, the loop gets no reading (it
+ * holds, and runs no policy on a pose it no longer knows), and the verb it spoils says so. Two
+ * periods at 50 Hz: a cycle takes 2-3 ms. A loaded host's serial link is late in the kernel,
+ * whose tty worker threads run at normal priority (a pty round trip up to 125 ms beside four busy
+ * processes, with both ends under SCHED_FIFO); a twin's duck walking on it fell and the run said
+ * only `fell`.
+ */
+export const LATE_READING_MS = 40;
+
 /** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
 const WATCHDOG_COUNTS = 5;
 
@@ -94,6 +104,8 @@ export const BusFactsSchema = z.object({
   cycles: z.number(),
   sent: z.number(),
   counters: z.object({ timeouts: z.number(), damaged: z.number(), retries: z.number() }),
+  /** Ticks that got no reading because the bus's answer was late (LATE_READING_MS), and the oldest a reading then was, ms. */
+  late: z.object({ ticks: z.number(), worst_ms: z.number() }),
   positions: z.array(z.number()),
 });
 export type BusFacts = z.infer<typeof BusFactsSchema>;
@@ -135,6 +147,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let goalsDirty = false;
   let frame: { pos: Float64Array; vel: Float64Array } | undefined;
   let busy = false;
+  /** When the joints were last read back (performance.now() ms). */
+  let frameAt = Number.NEGATIVE_INFINITY;
   let sentSinceRead = false;
   let cycleAt = Number.NEGATIVE_INFINITY;
   let yaw = 0;
@@ -144,6 +158,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   /** The last tick sent targets that differ from the ones before (a skill is moving the duck). */
   let moving = false;
   const c = { cycles: 0, sent: 0 };
+  const late = { ticks: 0, worst_ms: 0 };
 
   const why = (err: unknown): string => {
     if (err instanceof ServoTimeoutError) return `${err.ids.map((id) => byId.get(id)).map((j) => (j !== undefined ? label(j) : 'a servo')).join(', ')} did not answer`;
@@ -183,6 +198,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         c.sent++;
       }
       frame = await readAll();
+      frameAt = performance.now();
       c.cycles++;
     } catch (err) {
       fault ??= why(err);
@@ -228,6 +244,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       // The servos take the pose they stand in as their goal first: switching on moves nothing.
       const now = await readAll();
       frame = now;
+      frameAt = performance.now();
       goals = now.pos.slice();
       await writeGoals(goals);
       goalsDirty = false;
@@ -263,6 +280,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
 
   try {
     frame = await readAll();
+    frameAt = performance.now();
     const back = await readTorque(true);
     torque = back.stuck.length === 0 && back.silent.length === 0;
   } catch (err) {
@@ -310,6 +328,11 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       sentSinceRead = false;
       moving = false;
       if (fault !== undefined || frame === undefined) return undefined;
+      if (busy && now - cycleAt > LATE_READING_MS) {
+        late.ticks++;
+        late.worst_ms = Math.max(late.worst_ms, Math.round(now - frameAt));
+        return undefined;
+      }
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.
       const gyro = imu?.gyro ?? [0, 0, 0];
       const gravity = imu?.gravity ?? [0, 0, -1];
@@ -347,6 +370,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         cycles: c.cycles,
         sent: c.sent,
         counters: { timeouts: k.timeouts, damaged: k.damaged, retries: k.retries },
+        late: { ...late },
         positions: Array.from(frame?.pos ?? []),
       };
     },
