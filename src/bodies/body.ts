@@ -110,6 +110,13 @@ export interface Body {
    * Optional: a body opened per run has nothing to reset.
    */
   beginRun?(): Promise<void>;
+  /**
+   * A held body that runs policies: each slot's folder for the run it is lent to, as the pool
+   * resolves them at each lease (`quackd policy load` between runs), since the body outlives the
+   * run it opened for. A swap during a run waits for the next lease. Optional: a body opened per
+   * run gets its folders as it opens (BodyOptions.policies).
+   */
+  usePolicies?(dirs: Readonly<Record<string, string>>): void;
   /** Halt any motion now (Ctrl-C, budget end). Idempotent. */
   stop(): Promise<void>;
   /**

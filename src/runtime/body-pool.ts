@@ -64,6 +64,8 @@ export class BodyPool {
    * its motors on with nobody sending the stop.
    */
   private readonly owed = new Set<string>();
+  /** The slots' folders last said in the journal for each robot, so a lease says only a change. */
+  private readonly policiesSaid = new Map<string, string>();
 
   constructor(
     private readonly events: EventBus,
@@ -149,6 +151,8 @@ export class BodyPool {
    */
   private async begun(robot: Robot, seed: number): Promise<Body> {
     const body = robot.entry.perRun === true ? await this.open(robot, seed) : await this.heldBody(robot, seed);
+    // Before the try: a slots file that cannot be read fails this run, not the held body.
+    if (robot.entry.perRun !== true) this.lendPolicies(robot, body);
     try {
       await body.beginRun?.();
     } catch (err) {
@@ -220,12 +224,29 @@ export class BodyPool {
     return h.body;
   }
 
+  /**
+   * A held body runs each slot's folder as the slots say at this lease (`quackd policy load`
+   * between runs), not as they said when the service opened it; the journal says a change.
+   */
+  private lendPolicies(robot: Robot, body: Body): void {
+    const policies = robot.entry.policies === true ? this.policiesOf(robot) : undefined;
+    if (policies === undefined || body.usePolicies === undefined) return;
+    body.usePolicies(policies);
+    const said = JSON.stringify(policies);
+    if (this.policiesSaid.get(robot.name) === said) return;
+    this.policiesSaid.set(robot.name, said);
+    policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
+  }
+
   private async open(robot: Robot, seed: number): Promise<Body> {
     const policies = robot.entry.policies === true ? this.policiesOf(robot) : undefined;
     const body = await robot.entry.load({ seed, settings: robot.settings, robot: robot.name, events: this.events, ...(policies !== undefined ? { policies } : {}) });
     if (this.owed.has(robot.name)) await this.payOwed(robot, body);
     this.events.emit('body:open', { robot: robot.name, key: robot.key });
-    if (policies !== undefined) policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
+    if (policies !== undefined) {
+      this.policiesSaid.set(robot.name, JSON.stringify(policies));
+      policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
+    }
     return body;
   }
 

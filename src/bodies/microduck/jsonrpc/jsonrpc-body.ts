@@ -267,10 +267,10 @@ export class JsonRpcBody implements Body {
       const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
       if (!state.torque && !down && !halt.signal.aborted) await this.client.torque(true);
       before = await this.facts(loop);
-      result = await loop.run(policySkill(control.policies(slot), command, until, timeoutMs, control.headingHold), halt.signal);
-      result = await settleAfterGait(loop, control.policies('stand'), slot, result, halt.signal);
+      result = await loop.run(policySkill(this.policyDir(control, slot), command, until, timeoutMs, control.headingHold), halt.signal);
+      result = await settleAfterGait(loop, this.policyDir(control, 'stand'), slot, result, halt.signal);
       // A camera's duck stands while the ball rolls on, so the look after a kick sees where it stopped.
-      if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, control.policies('stand'), KICK_SETTLE_MS, result, halt.signal);
+      if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, this.policyDir(control, 'stand'), KICK_SETTLE_MS, result, halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
@@ -320,7 +320,7 @@ export class JsonRpcBody implements Body {
 
   /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
   private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
-    const dir = this.control?.policies(slot);
+    const dir = this.control !== undefined ? this.policyDir(this.control, slot) : undefined;
     const c = commandFor(dir !== undefined ? readManifest(dir).manifest : undefined, axis, direction, asked);
     return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
   }
@@ -410,6 +410,17 @@ export class JsonRpcBody implements Body {
 
   get link(): BodyLink {
     return { device: this.port.label, firmware: this.hello.firmware, board: this.hello.board, boot: this.hello.boot };
+  }
+
+  /** The slots' folders of the run this body is lent to (the pool's, at each lease); the ones it opened with until one is. */
+  private lentPolicies: Readonly<Record<string, string>> | undefined;
+
+  usePolicies(dirs: Readonly<Record<string, string>>): void {
+    this.lentPolicies = { ...dirs };
+  }
+
+  private policyDir(control: JsonRpcControl, slot: Slot): string {
+    return this.lentPolicies?.[slot] ?? control.policies(slot);
   }
 
   /**

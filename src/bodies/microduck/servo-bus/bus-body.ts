@@ -111,6 +111,17 @@ export class BusBody implements Body {
     };
   }
 
+  /** The slots' folders of the run this body is lent to (the pool's, at each lease); the ones it opened with until one is. */
+  private lentPolicies: Readonly<Record<string, string>> | undefined;
+
+  usePolicies(dirs: Readonly<Record<string, string>>): void {
+    this.lentPolicies = { ...dirs };
+  }
+
+  private policyDir(slot: Slot): string {
+    return this.lentPolicies?.[slot] ?? this.policies(slot);
+  }
+
   /** A bus that faulted (in an earlier run, or between runs) is not trusted again: the pool opens the robot afresh. */
   async beginRun(): Promise<void> {
     const f = await this.sense();
@@ -151,7 +162,7 @@ export class BusBody implements Body {
   }
 
   private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
-    const c = commandFor(readManifest(this.policies(slot)).manifest, axis, direction, asked);
+    const c = commandFor(readManifest(this.policyDir(slot)).manifest, axis, direction, asked);
     return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
   }
 
@@ -170,8 +181,8 @@ export class BusBody implements Body {
     this.rewatch();
     let result: LoopResult;
     try {
-      result = await this.loop.run(policySkill(this.policies(slot), command, until, timeoutMs, this.headingHold), halt.signal);
-      result = await settleAfterGait(this.loop, this.policies('stand'), slot, result, halt.signal);
+      result = await this.loop.run(policySkill(this.policyDir(slot), command, until, timeoutMs, this.headingHold), halt.signal);
+      result = await settleAfterGait(this.loop, this.policyDir('stand'), slot, result, halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
