@@ -21,6 +21,8 @@ import { MemorySectionSchema } from '../memory/config.js';
 import { dataDir } from './paths.js';
 import { nestingMessage } from '../text/nesting.js';
 import { tooLarge } from '../text/too-large.js';
+import { closest, didYouMean } from '../text/suggest.js';
+import { keysAt } from './schema-keys.js';
 
 /** A config is a page or two: a megabyte is far more than one needs, and bounds what start-up reads. */
 export const MAX_CONFIG_BYTES = 1 << 20;
@@ -89,6 +91,19 @@ export function configSource(env: NodeJS.ProcessEnv, system = SYSTEM_CONFIG): st
   return env['QUACKD_HOME'] ? 'QUACKD_HOME' : 'default';
 }
 
+/** The file's value at `path`, or undefined. */
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let v = value;
+  for (const key of path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+/** A key of `section` that the schema does not take and that is a likely typo of `missing`. */
+function typoOf(missing: string, section: unknown, known: readonly string[]): string | undefined {
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) return undefined;
+  return Object.keys(section).find((k) => !known.includes(k) && closest(k, [missing]) !== undefined);
+}
+
 export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
   const path = configPath(env);
   let text: string;
@@ -130,15 +145,29 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
   const parsed = ConfigFileSchema.safeParse(values.value ?? {});
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+      const at = issue.path.map(String);
+      const missing = issue.code === 'invalid_type' && at.length > 0 && valueAt(values.value, at) === undefined ? at.at(-1) : undefined;
+      // A key left out beside one that is a typo of it (`bodi:` for `body:`) is that typo: said where it is written.
+      const typo = missing !== undefined ? typoOf(missing, valueAt(values.value, at.slice(0, -1)), keysAt(ConfigFileSchema, at.slice(0, -1))) : undefined;
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : typo !== undefined ? [typo] : [];
+      const owner = typo !== undefined ? at.slice(0, -1) : at;
       // An unknown key is reported where the key is written, not where its value starts.
-      const parent = issue.path.length === 0 ? doc.contents : doc.getIn(issue.path.map(String), true);
-      const keyNode = keys.length > 0 && isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === keys[0])?.key : undefined;
-      const node = (keyNode ?? doc.getIn(issue.path.map(String), true)) as { range?: [number, number, number] } | undefined;
+      const parent = owner.length === 0 ? doc.contents : doc.getIn(owner, true);
+      const keyOf = (map: unknown, key: string | undefined) => (isMap(map) ? map.items.find((p) => isScalar(p.key) && p.key.value === key)?.key : undefined);
+      // A key left out has no line of its own: its section's name (`sim:` for robots.sim.body).
+      const section = missing !== undefined && typo === undefined ? at.slice(0, -1) : undefined;
+      const keyNode = keys.length > 0 ? keyOf(parent, keys[0]) : section !== undefined ? keyOf(section.length > 1 ? doc.getIn(section.slice(0, -1), true) : doc.contents, section.at(-1)) : undefined;
+      let node = (keyNode ?? doc.getIn(owner, true)) as { range?: [number, number, number] } | undefined;
+      for (let i = owner.length - 1; node?.range === undefined && i >= 0; i--) node = doc.getIn(owner.slice(0, i), true) as typeof node;
       const line = node?.range !== undefined ? lines.linePos(node.range[0]).line : undefined;
-      const field = issue.path.join('.') || '(top level)';
+      const field = owner.join('.') || '(top level)';
       // A key is the file's text: shown escaped, so a key cannot drive the terminal.
-      const what = keys.length > 0 ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${printable(k)}"`).join(', ')}` : issue.message;
+      const what =
+        keys.length > 0
+          ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${printable(k)}"`).join(', ')}${missing !== undefined ? ` (did you mean "${missing}"?)` : didYouMean(keys[0] ?? '', keysAt(ConfigFileSchema, owner))}`
+          : missing !== undefined
+            ? 'missing'
+            : issue.message;
       return `${path}${line !== undefined ? `:${line}` : ''}: ${field}: ${what}`;
     });
     // Every problem at once, each in the file:line: form a .duck error uses.

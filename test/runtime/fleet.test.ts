@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfigFile } from '../../src/config/file.js';
 import { Fleet } from '../../src/runtime/fleet.js';
+import { childEnv, runCli } from '../helpers/cli.js';
 import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -31,6 +32,24 @@ describe('robots: in config.yaml', () => {
       assert.match(err.message, /config\.yaml:9: robots\.hall\.baud: /);
       return true;
     });
+  });
+
+  it('config check names a misspelt key on its line with the key it was meant to be, in every section and a robot\'s body', async () => {
+    const cases: [string, RegExp][] = [
+      ['robots:\n  sim:\n    bodi: microduck:sim2d\n', /config\.yaml:3: robots\.sim: unknown key "bodi" \(did you mean "body"\?\)$/],
+      ['robots:\n  sim:\n    size: 3\n', /config\.yaml:2: robots\.sim\.body: missing$/],
+      ['robtos:\n  sim:\n    body: microduck:sim2d\n', /config\.yaml:1: \(top level\): unknown key "robtos" \(did you mean "robots"\?\)$/],
+      ['pilot:\n  timout_s: 10\n', /config\.yaml:2: pilot: unknown key "timout_s" \(did you mean "timeout_s"\?\)$/],
+      ['mqtt:\n  tls:\n    certt: x\n', /config\.yaml:3: mqtt\.tls: unknown key "certt" \(did you mean "cert"\?\)$/],
+      ['robots:\n  duck:\n    body: microduck:jsonrpc\n    prot: /dev/ttyACM0\n', /config\.yaml:4: robots\.duck\.prot: microduck:jsonrpc takes no setting "prot" \(did you mean "port"\?\)$/],
+    ];
+    for (const [config, line] of cases) {
+      const r = await runCli(['config', 'check'], { env: childEnv({ QUACKD_HOME: home(config) }) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr.trim(), line);
+    }
   });
 
   it('refuses a robot name outside the rule with the rule itself, on its line, as config check shows it', async () => {
