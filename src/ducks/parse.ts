@@ -72,7 +72,8 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   const raw: unknown = values.value ?? {};
   const parsed = frontMatterSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    // A misspelt field (`verb:`) is the problem a person fixes, not the field it leaves missing.
+    const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!;
     const unknown = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
     // An unknown field is reported where it is written, with the field it was probably meant to be.
     const parent = issue.path.length === 0 ? doc.contents : doc.getIn(issue.path as (string | number)[], true);

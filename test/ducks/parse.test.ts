@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findBody, robotCan } from '../../src/bodies/index.js';
 import { InputError } from '../../src/cli/errors.js';
 import { checkDuckForBody } from '../../src/ducks/check.js';
 import { findDuck, listDucks } from '../../src/ducks/find.js';
 import { parseDuck } from '../../src/ducks/parse.js';
+import { childEnv, runCli } from '../helpers/cli.js';
 import { duck, duckText } from '../helpers/ducks.js';
+import { tempDir } from '../helpers/tmp.js';
 import { aliasBomb } from '../helpers/yaml.js';
 
 function parseError(text: string): string {
@@ -130,6 +134,15 @@ describe('parseDuck explains in a person\'s words', () => {
       return '';
     })();
     assert.equal(msg, 'x.duck:4: front matter: unknown field "budget" (did you mean "budgets"?)');
+  });
+
+  it('a misspelt verbs field is named on its own line, not as the verbs it leaves missing (quackd run, the built CLI)', async () => {
+    const home = tempDir('quackd-duck-');
+    const file = join(home, 'verb.duck');
+    writeFileSync(file, '---\ndescription: Quack once.\nrobot: microduck:sim2d\nverb: [quack]\n---\n# Quack\n\n1. quack\n');
+    const r = await runCli(['run', file], { env: childEnv({ QUACKD_HOME: home }) });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `quackd: ${file}:4: front matter: unknown field "verb" (did you mean "verbs"?)\n`);
   });
 
   it('wrong types say what was expected', () => {
