@@ -31,7 +31,7 @@ import * as z from '../zod-mini.js';
 import { printable } from '../text/printable.js';
 import { PolicyError } from './errors.js';
 import { OBS_LAYOUTS, OBS_LEN, defaultLayout, type ObsLayout } from './layouts.js';
-import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_JOINTS } from './microduck.js';
+import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_CONTROL_HZ, MICRODUCK_JOINTS } from './microduck.js';
 
 /** The daemon API a policy may need: quackd runs feed-forward exports (API 1), not the recurrent ones (API 2). */
 export const MODEL_API = 1;
@@ -191,6 +191,10 @@ export function resolveManifest(m: ManifestFile, shape: ModelShape, opts: Resolv
   }
   if (m.robot?.model !== undefined && m.robot.model !== robot) {
     throw new PolicyError('robot', file, `${file}: robot.model is "${printable(m.robot.model)}" but this body is a ${robot}`);
+  }
+  // A policy stepped at another rate than it was trained at moves at the wrong speed, and its gait's phase drifts.
+  if (m.robot?.control_hz !== undefined && m.robot.control_hz !== MICRODUCK_CONTROL_HZ) {
+    throw new PolicyError('robot', file, `${file}: robot.control_hz is ${m.robot.control_hz} but quackd's control loop runs a ${robot} at ${MICRODUCK_CONTROL_HZ} Hz: a policy runs at the rate it was trained at (train or export it at ${MICRODUCK_CONTROL_HZ} Hz)`);
   }
   if (m.action_len !== undefined && m.action_len !== MICRODUCK_ACTIONS) {
     throw new PolicyError('robot', file, `${file}: action_len is ${m.action_len} but a ${robot} has ${MICRODUCK_ACTIONS} policy joints`);

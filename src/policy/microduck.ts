@@ -27,6 +27,9 @@ export type MicroduckJoint = (typeof MICRODUCK_JOINTS)[number];
 /** Every Microduck policy maps to 14 joint actions (the mouth excluded). */
 export const MICRODUCK_ACTIONS = 14;
 
+/** The control loop's rate on every Microduck body (a tick each 20 ms): a policy runs at the rate it was trained at, or not at all. */
+export const MICRODUCK_CONTROL_HZ = 50;
+
 /** Index of a joint in policy order. */
 export const J: Readonly<Record<MicroduckJoint, number>> = Object.fromEntries(MICRODUCK_JOINTS.map((name, i) => [name, i])) as Record<MicroduckJoint, number>;
 

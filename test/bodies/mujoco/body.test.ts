@@ -17,13 +17,18 @@ import { tempDir } from '../../helpers/tmp.js';
 bodyContract('microduck:mujoco', () => createMujocoBody({ seed: 7 }), { safeVerb: { verb: 'quack', args: {} }, measures: ['ball_displaced_m', 'quacks', 'tilt_deg', 'walked_m'] });
 
 /** A copy of the bundled walk whose manifest claims 61 inputs: a folder a run must refuse. */
-function wrongWalk(): string {
-  const dir = join(tempDir('quackd-policy-'), 'walk61');
+/** The bundled walk with `change` made to its manifest. */
+function changedWalk(name: string, change: (manifest: Record<string, unknown>) => Record<string, unknown>): string {
+  const dir = join(tempDir('quackd-policy-'), name);
   cpSync(bundledPolicyDir('walk'), dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, obs_len: 61, obs_layout: 'microduck-61' }));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(change(manifest)));
   return dir;
 }
+
+const wrongWalk = (): string => changedWalk('walk61', (m) => ({ ...m, obs_len: 61, obs_layout: 'microduck-61' }));
+/** Trained at 30 Hz, by its manifest: quackd's loop would step it at 50. */
+const slowWalk = (): string => changedWalk('walk30', (m) => ({ ...m, robot: { ...(m['robot'] as Record<string, unknown>), control_hz: 30 } }));
 
 describe('microduck:mujoco', () => {
   it('opens standing where sim2d would put the duck for that seed, and opening moves nothing', async () => {
@@ -183,6 +188,9 @@ describe('quackd policy', () => {
     const wrong = await quackd(['policy', 'load', 'walk', wrongWalk(), '--robot', 'microduck:mujoco'], { env });
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /takes 53 inputs but manifest\.json says obs_len 61/);
+    const slow = await quackd(['policy', 'load', 'walk', slowWalk(), '--robot', 'microduck:mujoco'], { env });
+    assert.equal(slow.code, 2, slow.stdout);
+    assert.match(slow.stderr, /^quackd: .*walk30\/manifest\.json: robot\.control_hz is 30 but quackd's control loop runs a microduck at 50 Hz: a policy runs at the rate it was trained at/m);
 
     const mine = join(tempDir('quackd-policy-'), 'my-walk');
     cpSync(bundledPolicyDir('walk'), mine, { recursive: true });
