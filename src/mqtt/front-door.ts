@@ -29,6 +29,7 @@ import { answer, errorLine, execute, parseRequest, parseSet, refusal, rightRefus
 import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
+import { readDiscoveryRecord, writeDiscoveryRecord } from './discovery-record.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
 import { mosquittoAclHint, probeAnonymous, probeNonce, PROBE_REQUEST } from './anonymous-check.js';
@@ -70,7 +71,10 @@ export interface MqttDoorOptions extends BridgeOptions {
   readonly limits?: PublisherLimits;
   /** Commands a client may give (rate-limit.ts). */
   readonly commandRate?: RateLimitSettings;
-  /** Where the embedded broker's logins are kept (credentials.ts): required for the embedded broker. */
+  /**
+   * Where the embedded broker's logins are kept (credentials.ts; required for the embedded broker),
+   * and the record of the Home Assistant entities announced (discovery-record.ts).
+   */
   readonly dataDir?: string;
   /** The group that may read them too (0640): the control socket's. */
   readonly credentialsGroup?: string;
@@ -107,6 +111,10 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const haMay = settings.broker.kind === 'embedded' ? settings.users[HA_LOGIN]?.may : undefined;
   const ha: DiscoveryContext = { base: settings.baseTopic, prefix: settings.homeassistant.discoveryPrefix, topics, canSwitchTorque: api.torque !== undefined, ...(api.ducks !== undefined ? { ducks: (robot: string) => api.ducks?.(robot) ?? [] } : {}), ...(haMay !== undefined ? { haMay } : {}) };
   let discoveryTopics = new Set<string>();
+  /** Config topics of ours that are no more, cleared at start and again when HA comes online (it may not have been there). */
+  const gone = new Set<string>();
+  /** The record as last read or written (discovery-record.ts). */
+  let recorded: string | undefined;
   let state: MqttLinkState = 'stopped';
   let reason: string | undefined;
   /** The broker turned us down (a login, a certificate), as opposed to not answering. */
@@ -197,11 +205,27 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
         publisher.retain(m.topic, JSON.stringify(m.payload), force);
       }
     }
-    // Entities of a robot (or a starter) that is gone: cleared, so HA removes them.
-    for (const gone of discoveryTopics) if (!next.has(gone)) publisher.retain(gone, '');
+    // Entities of a robot (or a starter) that is gone, now or at an earlier start (the record): cleared, so HA removes them.
+    for (const topic of discoveryTopics) if (!next.has(topic)) gone.add(topic);
+    for (const topic of next) gone.delete(topic);
+    for (const topic of gone) publisher.retain(topic, '', force);
     discoveryTopics = next;
+    keepRecord();
     publisher.retain(topics.bridgeDevices, JSON.stringify({ robots: [...robots.keys()], discovery: [...next] }));
     bridge.publishInfo();
+  };
+
+  /** The record of what was announced, written when it changed; one that cannot be written is a warning, and MQTT goes on. */
+  const keepRecord = (): void => {
+    if (options.dataDir === undefined) return;
+    const next = JSON.stringify({ published: [...discoveryTopics], gone: [...gone] });
+    if (next === recorded) return;
+    try {
+      writeDiscoveryRecord(options.dataDir, { published: [...discoveryTopics], gone: [...gone] });
+      recorded = next;
+    } catch (err) {
+      log.warn({ err }, 'could not keep the list of Home Assistant entities: one removed from the fleet may stay in HA after the next start');
+    }
   };
 
   /** `<robot>/get`: the robot's state now, published again whatever the deadbands say (zigbee2mqtt's get). */
@@ -447,6 +471,12 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
         brokerName = `embedded ${hostPort(settings.broker.host, broker.port)}`;
       } else {
         url = settings.broker.url;
+      }
+      if (options.dataDir !== undefined) {
+        // What earlier starts announced, which this one may not: cleared once the fleet is known (publishDiscovery).
+        const record = readDiscoveryRecord(options.dataDir);
+        for (const topic of [...record.gone, ...record.published]) gone.add(topic);
+        recorded = JSON.stringify(record);
       }
       state = 'connecting';
       publisher.retain(topics.bridgeState, 'online');

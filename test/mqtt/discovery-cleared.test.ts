@@ -1,0 +1,75 @@
+/**
+ * Home Assistant's ghost devices: `quackd serve` (the built bin in a child) restarted with a robot
+ * removed from config.yaml, or with another mqtt.base_topic, clears what it announced before (an
+ * empty config on each of the old discovery topics), on the embedded broker (whose retained
+ * messages a restart forgets) when HA comes online, and on a real mosquitto (whose retained device
+ * list sits under the old base topic) at start. The robots still served keep their entities.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { freePort, noMosquitto, startMosquitto } from '../helpers/mosquitto.js';
+import { watch, type Received } from '../helpers/mqtt-watch.js';
+import { quackd } from '../helpers/quackd.js';
+import { serve } from '../helpers/serve.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const isConfig = (m: Received) => m.topic.startsWith('homeassistant/') && m.topic.endsWith('/config');
+
+/** The configs a client connecting now is handed (retained), by topic. */
+async function retainedConfigs(url: string, login?: { username: string; password: string }): Promise<string[]> {
+  const w = await watch(url, ['homeassistant/#'], login);
+  await new Promise((r) => setTimeout(r, 500));
+  await w.close();
+  return w.messages.filter((m) => m.retain && isConfig(m) && m.payload !== '').map((m) => m.topic);
+}
+
+async function stop(s: Awaited<ReturnType<typeof serve>>): Promise<void> {
+  s.child.kill('SIGTERM');
+  assert.equal((await s.exited).code, 0);
+}
+
+describe('Home Assistant entities of what is no longer served are cleared at the next start', () => {
+  it('the embedded broker: a robot removed from config.yaml has its configs cleared when HA comes online; the others are announced', async () => {
+    const port = await freePort();
+    const url = `mqtt://127.0.0.1:${port}`;
+    const home = tempDir('quackd-ghost-embedded-');
+    const config = (robots: string) => `robots:\n${robots}mqtt:\n  port: ${port}\n`;
+    let s = await serve(home, config('  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\n'));
+    const creds = await quackd(['mqtt', 'credentials', '--json'], { env: { QUACKD_HOME: home } });
+    const login = { username: 'homeassistant', password: (JSON.parse(creds.stdout) as { users: { user: string; password: string }[] }).users.find((u) => u.user === 'homeassistant')?.password ?? '' };
+    const before = await retainedConfigs(url, login);
+    const hall = before.filter((t) => t.includes('/quackd_hall/'));
+    assert.ok(hall.length >= 3, `hall announced: ${before.join(' ')}`);
+    await stop(s);
+
+    s = await serve(home, config('  den: { body: microduck:sim2d }\n'));
+    // HA connects to the broker quackd started, subscribes, then says it is online (its birth).
+    const ha = await watch(url, ['homeassistant/#'], login);
+    await ha.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+    for (const topic of hall) await ha.waitFor((m) => m.topic === topic && m.payload === '', `${topic} cleared`, 5000);
+    await ha.waitFor((m) => m.topic.includes('/quackd_den/') && m.payload !== '', 'den announced');
+    assert.deepEqual(ha.messages.filter((m) => m.topic.includes('/quackd_den/') && m.payload === '').map((m) => m.topic), [], 'den keeps its entities');
+    await ha.close();
+    await stop(s);
+  });
+
+  it('a real mosquitto: a changed base_topic clears the entities announced under the old one, and announces the new', { skip: noMosquitto }, async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const home = tempDir('quackd-ghost-base-');
+    let s = await serve(home, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n`);
+    const old = await retainedConfigs(broker.url);
+    assert.ok(old.some((t) => t.includes('/quackd_den/')), old.join(' '));
+    await stop(s);
+
+    s = await serve(home, `robots:\n  den: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n  base_topic: duckhouse\n`);
+    const w = await watch(broker.url, ['duckhouse/bridge/devices']);
+    await w.waitFor((m) => m.topic === 'duckhouse/bridge/devices', 'the new device list');
+    await w.close();
+    // A client connecting now (Home Assistant starting) is handed the new base topic's entities only.
+    const now = await retainedConfigs(broker.url);
+    assert.deepEqual(now.filter((t) => t.includes('/quackd_')), [], 'no entity of the old base topic');
+    assert.ok(now.some((t) => t.includes('/duckhouse_den/')), now.join(' '));
+    await stop(s);
+  });
+});
