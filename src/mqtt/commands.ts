@@ -119,7 +119,11 @@ export function parseSet(payload: Buffer): Parsed<Command> {
   if (name === undefined) return { ok: false, error: `unknown command: expected one of ${Object.keys(SET_SCHEMAS).join(', ')}`, ...tx };
   if (others.length > 0) return { ok: false, error: `one command at a time (got ${names.join(', ')})`, ...tx };
   const parsed = SET_SCHEMAS[name].safeParse(read.value);
-  if (!parsed.success) return { ok: false, error: `${name}: ${firstIssue(parsed.error)}`, ...tx };
+  if (!parsed.success) {
+    // Named once: an issue with the command's own key already starts with it (`stop: expected true`).
+    const own = parsed.error.issues[0]?.path[0] === name;
+    return { ok: false, error: `${own ? '' : `${name}: `}${firstIssue(parsed.error)}`, ...tx };
+  }
   const d = parsed.data as Record<string, unknown>;
   const command: Command =
     name === 'run'
