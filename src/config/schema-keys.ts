@@ -2,29 +2,31 @@
  * The keys a zod schema takes at a path into its value, through optional, default, preprocess,
  * union and record: what an unknown key of a config file was probably meant to be.
  */
-import type { z } from 'zod';
+import * as z from 'zod';
 
-interface Def {
-  readonly type: string;
-  readonly innerType?: z.core.$ZodType;
-  readonly in?: z.core.$ZodType;
-  readonly out?: z.core.$ZodType;
-  readonly options?: readonly z.core.$ZodType[];
-  readonly shape?: Readonly<Record<string, z.core.$ZodType>>;
-  readonly valueType?: z.core.$ZodType;
+const isSchema = (value: unknown): value is z.core.$ZodType => value instanceof z.core.$ZodType;
+
+/** A field of a schema's definition, when it is a schema itself. */
+function inner(def: z.core.$ZodTypeDef, key: 'innerType' | 'in' | 'out' | 'valueType'): z.core.$ZodType | undefined {
+  const value: unknown = key in def ? Reflect.get(def, key) : undefined;
+  return isSchema(value) ? value : undefined;
 }
 
 export function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
-  const def = schema._zod.def as unknown as Def;
-  if (def.innerType !== undefined) return keysAt(def.innerType, path);
-  if (def.in !== undefined && def.out !== undefined) return [...keysAt(def.in, path), ...keysAt(def.out, path)];
-  if (def.options !== undefined) return [...new Set(def.options.flatMap((o) => keysAt(o, path)))];
-  if (def.type === 'object' && def.shape !== undefined) {
+  const def = schema._zod.def;
+  const wrapped = inner(def, 'innerType');
+  if (wrapped !== undefined) return keysAt(wrapped, path);
+  const [input, output] = [inner(def, 'in'), inner(def, 'out')];
+  if (input !== undefined && output !== undefined) return [...keysAt(input, path), ...keysAt(output, path)];
+  if (schema instanceof z.core.$ZodUnion) return [...new Set(schema._zod.def.options.flatMap((o) => keysAt(o, path)))];
+  if (schema instanceof z.core.$ZodObject) {
+    const shape = schema._zod.def.shape;
     const [first, ...rest] = path;
-    if (first === undefined) return Object.keys(def.shape);
-    const next = def.shape[String(first)];
+    if (first === undefined) return Object.keys(shape);
+    const next = shape[String(first)];
     return next !== undefined ? keysAt(next, rest) : [];
   }
-  if (def.type === 'record' && def.valueType !== undefined && path.length > 0) return keysAt(def.valueType, path.slice(1));
+  const value = inner(def, 'valueType');
+  if (def.type === 'record' && value !== undefined && path.length > 0) return keysAt(value, path.slice(1));
   return [];
 }
