@@ -116,19 +116,22 @@ describe('a servo-bus duck whose bus faults while the service holds it idle', { 
     await twin.speak(HEAD);
     const walkless = await cli(['do', 'torque', 'off', '--robot', 'odd', '--yes']);
     assert.equal(walkless.code, 0, walkless.stdout + walkless.stderr);
-    assert.equal((await until((s) => s.link === 'ok' && s.activity === 'idle', 5000)).activity, 'idle');
+    // Limp, the twin's duck may topple (it did under CI's load): then it is shown fallen, which a run's stand clears, not offline.
+    const back = await until((s) => s.link === 'ok' && (s.activity === 'idle' || s.activity === 'fallen'), 5000);
+    assert.ok(back.link === 'ok' && ['idle', 'fallen'].includes(back.activity), JSON.stringify(back));
   });
 
   it('the adapter pulled out while idle: shown lost, and the command after it fails in one line naming the port; the service goes on', async () => {
     await twin.unplug();
     const lost = await until((s) => s.link === 'lost', 5000);
-    assert.deepEqual({ activity: lost.activity, link: lost.link }, { activity: 'offline', link: 'lost' });
+    // Not usable either way: offline, or still fallen from the limp duck above (a fall is shown until a loop stands it again).
+    assert.ok(lost.link === 'lost' && ['offline', 'fallen'].includes(lost.activity), JSON.stringify(lost));
     const off = await cli(['torque', 'odd', 'off']);
     assert.equal(off.code, 3, off.stdout + off.stderr);
     const said = (off.stdout + off.stderr).trim().split('\n').filter((l) => l.includes(twin.port));
     assert.equal(said.length, 1, off.stdout + off.stderr);
     assert.match(said[0]!, /^FAIL error — microduck:feetech: /);
     assert.doesNotMatch(off.stdout + off.stderr, /faulted|afresh/);
-    assert.equal((await odd()).activity, 'offline', 'the service still answers');
+    assert.equal((await odd()).link, 'lost', 'the service still answers');
   });
 });
