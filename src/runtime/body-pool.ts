@@ -232,10 +232,15 @@ export class BodyPool {
     const policies = robot.entry.policies === true ? this.policiesOf(robot) : undefined;
     if (policies === undefined || body.usePolicies === undefined) return;
     body.usePolicies(policies);
+    this.sayPolicies(robot.name, policies, false);
+  }
+
+  /** The journal's line of a robot's policies: at each opening, and at a lease only when they changed. */
+  private sayPolicies(robot: string, policies: Parameters<typeof policiesLine>[1], always: boolean): void {
     const said = JSON.stringify(policies);
-    if (this.policiesSaid.get(robot.name) === said) return;
-    this.policiesSaid.set(robot.name, said);
-    policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
+    if (!always && this.policiesSaid.get(robot) === said) return;
+    this.policiesSaid.set(robot, said);
+    policiesLine(robot, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
   }
 
   private async open(robot: Robot, seed: number): Promise<Body> {
@@ -243,10 +248,7 @@ export class BodyPool {
     const body = await robot.entry.load({ seed, settings: robot.settings, robot: robot.name, events: this.events, ...(policies !== undefined ? { policies } : {}) });
     if (this.owed.has(robot.name)) await this.payOwed(robot, body);
     this.events.emit('body:open', { robot: robot.name, key: robot.key });
-    if (policies !== undefined) {
-      this.policiesSaid.set(robot.name, JSON.stringify(policies));
-      policiesLine(robot.name, policies, new Set(BUNDLED_SLOTS.map(bundledPolicyDir)));
-    }
+    if (policies !== undefined) this.sayPolicies(robot.name, policies, true);
     return body;
   }
 

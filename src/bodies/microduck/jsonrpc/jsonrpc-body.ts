@@ -45,6 +45,7 @@ import { bundledPolicyDir } from '../../../policy/bundled.js';
 import { commandFor, timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
+import { LentPolicies } from '../lent-policies.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyEyes, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
@@ -412,15 +413,14 @@ export class JsonRpcBody implements Body {
     return { device: this.port.label, firmware: this.hello.firmware, board: this.hello.board, boot: this.hello.boot };
   }
 
-  /** The slots' folders of the run this body is lent to (the pool's, at each lease); the ones it opened with until one is. */
-  private lentPolicies: Readonly<Record<string, string>> | undefined;
+  private readonly lent = new LentPolicies();
 
   usePolicies(dirs: Readonly<Record<string, string>>): void {
-    this.lentPolicies = { ...dirs };
+    this.lent.use(dirs);
   }
 
   private policyDir(control: JsonRpcControl, slot: Slot): string {
-    return this.lentPolicies?.[slot] ?? control.policies(slot);
+    return this.lent.dir(slot, control.policies);
   }
 
   /**

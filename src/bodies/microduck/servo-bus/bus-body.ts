@@ -33,6 +33,7 @@ import { bundledPolicyDir } from '../../../policy/bundled.js';
 import { commandFor, timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
+import { LentPolicies } from '../lent-policies.js';
 import { settleAfterGait } from '../gait-settle.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { siblingModule } from '../../../worker-thread.js';
@@ -111,15 +112,14 @@ export class BusBody implements Body {
     };
   }
 
-  /** The slots' folders of the run this body is lent to (the pool's, at each lease); the ones it opened with until one is. */
-  private lentPolicies: Readonly<Record<string, string>> | undefined;
+  private readonly lent = new LentPolicies();
 
   usePolicies(dirs: Readonly<Record<string, string>>): void {
-    this.lentPolicies = { ...dirs };
+    this.lent.use(dirs);
   }
 
   private policyDir(slot: Slot): string {
-    return this.lentPolicies?.[slot] ?? this.policies(slot);
+    return this.lent.dir(slot, this.policies);
   }
 
   /** A bus that faulted (in an earlier run, or between runs) is not trusted again: the pool opens the robot afresh. */
