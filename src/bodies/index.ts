@@ -46,8 +46,8 @@ export interface BodyEntry {
    */
   readonly present?: (settings: Readonly<Record<string, unknown>>) => boolean;
   /**
-   * Whether a per-run body's far end (the daemon it is driven through) answers now: undefined
-   * when it does, else why not in one line. The service asks it while the robot is idle, cheaply
+   * Whether a per-run body's far end (the daemon it is driven through) could drive it now:
+   * undefined when it could, else why not in one line (it does not answer, its backend is stopped). The service asks it while the robot is idle, cheaply
    * and every few seconds, to show the robot offline; it moves nothing. Absent: nothing to ask.
    */
   readonly reach?: (settings: Readonly<Record<string, unknown>>, signal?: AbortSignal) => Promise<string | undefined>;

@@ -3,8 +3,8 @@
  * through Pollen's daemon): nothing is held open between their runs, so nothing would say the
  * daemon died. While such a robot is idle the service asks its daemon every few seconds (one cheap
  * GET, BodyEntry.reach) and says on the bus, as a held robot's link does, `link lost` with why
- * when it does not answer and `link ok` when it does again: status, health and MQTT availability
- * follow. Nothing moves and no run starts; a run under way is its own witness, and a body that
+ * when it does not answer, or answers with its backend stopped (it drives nothing then), and
+ * `link ok` when it can drive the robot again: status, health and MQTT availability follow. Nothing moves and no run starts; a run under way is its own witness, and a body that
  * opens has just been answered.
  */
 import type { ModuleLogger } from '../log.js';

@@ -111,7 +111,7 @@ describe('reachy-mini:daemon in-process', () => {
     const d = await startFakeDaemon();
     try {
       d.state.backendReady = false;
-      await assert.rejects(createDaemonBody({ seed: 0, settings: { base_url: d.url } }), /the Reachy Mini daemon at http:\/\/127\.0\.0\.1:\d+ is stopped: start its backend/);
+      await assert.rejects(createDaemonBody({ seed: 0, settings: { base_url: d.url } }), /the Reachy Mini daemon at http:\/\/127\.0\.0\.1:\d+ answers, but its backend is stopped: start it from its dashboard, or POST \/api\/daemon\/start\?wake_up=false$/);
       d.state.backendReady = true;
       const body = await createDaemonBody({ seed: 0, settings: { base_url: d.url } });
       d.state.backendReady = false;

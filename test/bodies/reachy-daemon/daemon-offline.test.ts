@@ -3,8 +3,9 @@
  * embedded broker) while nothing runs: with the daemon answering the robot is idle and online; a
  * daemon that hangs past timeout_s, then one that is gone (connection refused), shows it offline
  * in `quackd status`, `quackd health` and on its MQTT availability topic, each saying why in one
- * line; a daemon back at its URL brings it online again. Nothing moves and no run starts: the
- * daemon is only asked its status.
+ * line; a daemon back at its URL brings it online again. A daemon that answers with its backend
+ * stopped shows it offline too, saying so and how to start it, and online once the backend runs.
+ * Nothing moves and no run starts: the daemon is only asked its status.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
@@ -95,6 +96,56 @@ describe('reachy-mini:daemon under quackd serve while its daemon comes and goes'
       serving.child.kill('SIGTERM');
       assert.equal((await serving.exited).code, 0, serving.stderr());
       assert.match(serving.stderr(), /link lost; quackd asks again every few seconds/);
+    } finally {
+      await daemon.close();
+    }
+  });
+
+  it('is offline, saying so and how to start it, while the daemon answers with its backend stopped; online once it runs, and nothing moves', async () => {
+    const daemon = await startFakeDaemon();
+    const home = tempDir('quackd-reachy-backend-');
+    const mqttPort = await freePort();
+    try {
+      const env = { QUACKD_HOME: home };
+      const serving = await serve(home, `robots:\n  reachy:\n    body: reachy-mini:daemon\n    base_url: ${daemon.url}\n    timeout_s: 1\nmqtt:\n  port: ${mqttPort}\n  users:\n    viewer: { may: [] }\n`);
+      const reachy = async (): Promise<Shown> => {
+        const r = await runCli(['status', '--json'], { env });
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        const found = (JSON.parse(r.stdout) as { robots: (Shown & { robot: string })[] }).robots.find((x) => x.robot === 'reachy');
+        assert.ok(found !== undefined, r.stdout);
+        return found;
+      };
+      const w = await watch(`mqtt://127.0.0.1:${mqttPort}`, ['quackd/reachy/availability'], { username: 'viewer', password: readCredentials(home)?.get('viewer') ?? '' });
+      await w.waitFor((m) => m.topic === 'quackd/reachy/availability' && m.payload === 'online', 'online at the start');
+      assert.equal((await reachy()).activity, 'idle');
+
+      // The daemon stays up (its dashboard's "stop", POST /api/daemon/stop): its status says `stopped`, no backend.
+      daemon.state.backendReady = false;
+      const why = `the Reachy Mini daemon at ${daemon.url} answers, but its backend is stopped: start it from its dashboard, or POST /api/daemon/start?wake_up=false`;
+      const stopped = await until('offline while its backend is stopped', reachy, (s) => s.activity === 'offline', 20_000);
+      assert.deepEqual(stopped, { robot: 'reachy', key: 'reachy-mini:daemon', activity: 'offline', link: 'lost', away: why });
+      const shown = await runCli(['status'], { env });
+      assert.match(shown.stdout, /^reachy +offline +reachy-mini:daemon$/m);
+      assert.ok(shown.stdout.split('\n').some((l) => /^ +away +/.test(l) && l.trim().endsWith(why)), shown.stdout);
+      await w.waitFor((m) => m.topic === 'quackd/reachy/availability' && m.payload === 'offline', 'offline on MQTT');
+      const health = await runCli(['health', '--robot', 'reachy'], { env });
+      assert.ok(health.stdout.split('\n').some((l) => /^link reachy +warn +lost: /.test(l) && l.endsWith(why)), health.stdout);
+      // A run asked for meanwhile is refused with the same words, before anything moves.
+      const run = await runCli(['do', 'look', '30', '--robot', 'reachy', '--yes'], { env });
+      assert.notEqual(run.code, 0, run.stdout + run.stderr);
+      assert.ok((run.stdout + run.stderr).includes(why), run.stdout + run.stderr);
+
+      // Started again.
+      daemon.state.backendReady = true;
+      const back = await until('online again', reachy, (s) => s.activity === 'idle', 20_000);
+      assert.deepEqual({ activity: back.activity, link: back.link, away: back.away }, { activity: 'idle', link: 'ok', away: undefined });
+      await w.waitFor((m) => m.topic === 'quackd/reachy/availability' && m.payload === 'online' && w.messages.some((x) => x.payload === 'offline'), 'online again on MQTT');
+
+      const asked = new Set(daemon.requests.map((q) => `${q.method} ${q.path}`));
+      assert.deepEqual([...asked], ['GET /api/daemon/status'], [...asked].join(', '));
+      await w.close();
+      serving.child.kill('SIGTERM');
+      assert.equal((await serving.exited).code, 0, serving.stderr());
     } finally {
       await daemon.close();
     }

@@ -19,6 +19,7 @@ import { clampNotes, type Clamped } from '../../room/clamp.js';
 import { describeSightings, mergeSightings, pitchWords } from '../../room/lookout-room.js';
 import { plural } from '../../../text/plural.js';
 import { clampBody, clampHead, LIMITS, type HeadPose } from '../mock/limits.js';
+import { backendDown } from './backend-state.js';
 import { DaemonClient, DaemonError } from './client.js';
 import { DaemonReleasedCamera } from './daemon-camera.js';
 import { headGlance, type Glance } from './head-camera.js';
@@ -273,7 +274,8 @@ export async function createDaemonBody(options: BodyOptions, eyes?: BodyEyes): P
   const settings = daemonSettings.parse(options.settings ?? {});
   const client = new DaemonClient(settings.base_url, settings.timeout_s * 1000);
   const status = parseAnswer(daemonStatus, await client.get('/api/daemon/status'), 'GET /api/daemon/status');
-  if (status.state !== 'running') throw new BodyError(`the Reachy Mini daemon at ${settings.base_url} is ${status.state}${status.error ? ` (${status.error})` : ''}: start its backend (the dashboard, or POST /api/daemon/start)`);
+  const down = backendDown(status, settings.base_url);
+  if (down !== undefined) throw new BodyError(down);
   const first = present(parseAnswer(fullState, await client.get('/api/state/full'), 'GET /api/state/full'));
   return new ReachyDaemonBody(client, settings, first, eyes ?? (settings.camera === undefined ? undefined : await releasedEyes(settings.camera, client)));
 }

@@ -2,6 +2,7 @@
  * What `quackd health` says of a reachy-mini:daemon robot: whether its daemon answers at its
  * base_url, the daemon's version and state, simulated or real, and its motors' mode. Reads only.
  */
+import { backendDown } from './backend-state.js';
 import { DaemonClient, DaemonError } from './client.js';
 import { daemonSettings } from './settings.js';
 import { daemonStatus, mediaStatus, parseAnswer } from './wire.js';
@@ -23,15 +24,16 @@ export async function daemonCameraHolder(settings: Readonly<Record<string, unkno
 }
 
 /**
- * Whether the daemon answers at base_url now (GET /api/daemon/status, as a run's start asks
- * first): undefined, or its one line (`… is not answering (ECONNREFUSED): …`, `… did not answer
- * … within 5 s`). What state its backend is in is health's and the run's to say.
+ * Whether the robot can be driven through the daemon at base_url now (GET /api/daemon/status, as
+ * a run's start asks first): undefined, or its one line (`… is not answering (ECONNREFUSED): …`,
+ * `… did not answer … within 5 s`, `… answers, but its backend is stopped: start it …`). A daemon
+ * that answers with its backend stopped moves nothing, so it is out of reach as much as one down.
  */
 export async function daemonReach(settings: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<string | undefined> {
   const s = daemonSettings.parse(settings);
   try {
-    await new DaemonClient(s.base_url, s.timeout_s * 1000).get('/api/daemon/status', signal);
-    return undefined;
+    const status = parseAnswer(daemonStatus, await new DaemonClient(s.base_url, s.timeout_s * 1000).get('/api/daemon/status', signal), 'GET /api/daemon/status');
+    return backendDown(status, s.base_url);
   } catch (err) {
     if (err instanceof DaemonError && err.kind !== 'stopped') return err.message;
     throw err;
