@@ -136,7 +136,10 @@ export class StatusBoard {
 
 function activity(entry: Entry): RobotActivity {
   if (entry.status.run !== undefined) return entry.stopping ? 'stopping' : 'running';
-  if (entry.fallen) return 'fallen';
+  // Out of reach before fallen: a fall was last seen, but nothing says the robot still lies there
+  // (someone may have stood it up), and that nothing reaches it is the news. `fell` keeps the fall;
+  // the link back, its loop says again whether it is down.
   if ((!entry.perRun && !entry.open) || entry.status.link === 'lost') return 'offline';
+  if (entry.fallen) return 'fallen';
   return 'idle';
 }
