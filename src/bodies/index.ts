@@ -46,6 +46,12 @@ export interface BodyEntry {
    */
   readonly present?: (settings: Readonly<Record<string, unknown>>) => boolean;
   /**
+   * How a held body that stays open gets its lost link back, as health says it after `lost: `
+   * (the jsonrpc link reopens its port by itself; a faulted servo bus is opened afresh by the next
+   * run). Absent: as for a body that is closed, quackd opens it again once its port is back.
+   */
+  readonly linkBack?: string;
+  /**
    * Whether a per-run body's far end (the daemon it is driven through) could drive it now:
    * undefined when it could, else why not in one line (it does not answer, its backend is stopped). The service asks it while the robot is idle, cheaply
    * and every few seconds, to show the robot offline; it moves nothing. Absent: nothing to ask.
@@ -99,6 +105,8 @@ function servoBusDuck(protocol: ProtocolName, description: string): BodyEntry {
     policies: true,
     settings: servoBusSettings,
     present: busPortPresent,
+    // The body stays open but untrusted after a fault (bus-body.ts): the pool opens it afresh for its next run.
+    linkBack: 'its next run or command opens it afresh',
     load: async (o) => (await import('./microduck/servo-bus/bus-body.js')).createBusBody(protocol, o),
     checkImu: async (settings) => (await import('./microduck/servo-bus/imu-check.js')).checkBusImu(settings),
   };
@@ -142,6 +150,8 @@ const entries: readonly BodyEntry[] = [
     policies: true,
     settings: jsonRpcSettings,
     present: portPresent,
+    // tty.ts reopens the port when it comes back; report.ts says the link up at the firmware's first state.
+    linkBack: 'quackd reopens its port once it is back; up again when the firmware answers',
     load: async (o) => (await import('./microduck/jsonrpc/jsonrpc-body.js')).createJsonRpcBody(o),
   },
   servoBusDuck('feetech', 'Open Duck Mini v2: Feetech STS3215 servos driven from the Pi (USB bus adapter, 1 Mbaud); needs --port'),

@@ -8,16 +8,19 @@
 import type { ModuleLogger } from '../log.js';
 import type { EventBus } from '../runtime/events.js';
 
-/** Logs each robot's link changes on `log`; returns the function that stops. */
-export function journalLinks(events: EventBus, log: ModuleLogger): () => void {
+/**
+ * Logs each robot's link changes on `log`; returns the function that stops. `linkBack`: how a
+ * robot's open body gets its link back, in words (BodyEntry.linkBack), when its kind says.
+ */
+export function journalLinks(events: EventBus, log: ModuleLogger, linkBack: (robot: string) => string | undefined = () => undefined): () => void {
   const links = new Map<string, 'ok' | 'lost'>();
   return events.on('body:report', ({ robot, link, why }) => {
     if (link === undefined) return;
     const was = links.get(robot);
     links.set(robot, link);
     // A body's first report is its opening, said by `body open`.
-    // A daemon's robot (reach-watch.ts) says why; a serial one's port is what comes back.
-    if (link === 'lost' && was !== 'lost') log.info(why !== undefined ? { robot, err: why } : { robot }, why !== undefined ? 'link lost; quackd asks again every few seconds' : 'link lost; quackd opens it again once the port is back');
+    // A daemon's robot (reach-watch.ts) says why; a serial one's body, open as it reports, says how it comes back.
+    if (link === 'lost' && was !== 'lost') log.info(why !== undefined ? { robot, err: why } : { robot }, `link lost; ${why !== undefined ? 'quackd asks again every few seconds' : (linkBack(robot) ?? 'quackd opens it again once the port is back')}`);
     else if (link === 'ok' && was === 'lost') log.info({ robot }, 'link back');
   });
 }

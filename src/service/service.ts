@@ -116,7 +116,7 @@ export class Service implements ServiceApi {
    */
   async start(): Promise<void> {
     this.board.start();
-    this.unjournal = journalLinks(this.events, logger('service'));
+    this.unjournal = journalLinks(this.events, logger('service'), (robot) => this.runtime.fleet.get(robot)?.entry.linkBack);
     const { notice } = await this.runtime.memory();
     if (notice !== undefined) logger('service').warn({ notice }, 'memory store unavailable');
     await Promise.all([this.held.start(), this.reach.start()]);
@@ -444,7 +444,11 @@ export class Service implements ServiceApi {
     if (s.away !== undefined) return { status: 'warn', detail: `lost: ${s.away}` };
     const why = this.held.reason(s.robot);
     if (why !== undefined) return { status: 'warn', detail: `not open: ${why}` };
-    return { status: 'warn', detail: s.link === 'lost' ? 'lost: quackd opens it again once its port is back' : 'not open' };
+    if (s.link !== 'lost') return { status: 'warn', detail: 'not open' };
+    // A body still open brings its link back its own way; a closed one is KeepHeld's to open once its port is back.
+    const robot = this.runtime.fleet.get(s.robot);
+    const open = robot !== undefined && !this.runtime.bodies.unopened(robot);
+    return { status: 'warn', detail: `lost: ${(open ? robot.entry.linkBack : undefined) ?? 'quackd opens it again once its port is back'}` };
   }
 
   /** Stops every run (their bodies stop, their transcripts close) and takes no more; the runtime closes after. */

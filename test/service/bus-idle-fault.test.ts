@@ -1,10 +1,10 @@
 /**
  * A Feetech duck a `quackd serve` holds (the built bin, a child) whose bus faults while nothing
  * runs: a servo stops answering. `quackd status` shows it offline with its link lost within a
- * couple of seconds, and back once the servo answers again; the command after it is not failed
- * for the old fault (the service opens the duck afresh within that command), and when the servo
- * is still silent it fails in one line naming the servo and the port, torque off read back from
- * the others.
+ * couple of seconds (health: its next command opens it afresh), and back once the servo answers
+ * again; the command after it is not failed for the old fault (the service opens the duck afresh
+ * within that command), and when the servo is still silent it fails in one line naming the servo
+ * and the port, torque off read back from the others.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -83,6 +83,10 @@ describe('a servo-bus duck whose bus faults while the service holds it idle', { 
     // The status CLI is a process of its own each time (a few hundred ms): "a second or two" with margin.
     assert.ok(Date.now() - silentAt < 5000, `shown after ${Date.now() - silentAt} ms`);
     assert.match(log, /servo bus fault between runs/);
+    // Health and the journal say what brings it back: the bus stays open but untrusted, so its next command opens it afresh (no port went away).
+    const health = await cli(['health', '--robot', 'odd']);
+    assert.match(health.stdout, /^link odd +warn +lost: its next run or command opens it afresh$/m, health.stdout);
+    assert.match(log, /link lost; its next run or command opens it afresh/);
 
     await twin.speak(HEAD);
     const back = await until((s) => s.link === 'ok', 5000);
