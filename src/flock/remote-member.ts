@@ -12,6 +12,7 @@
  */
 import { findBody } from '../bodies/index.js';
 import { topicsFor } from '../mqtt/topics.js';
+import { readStepLine, stepLine } from '../safety/gate-question.js';
 import type { Outcome } from '../transcript/events.js';
 import type { BrokerLink } from './broker-link.js';
 import type { Member, MemberJob, MemberListener } from './member.js';
@@ -177,7 +178,10 @@ export class RemoteMember implements Member {
       case 'gate': {
         const verb = str(event['verb']);
         if (event['state'] !== 'waiting' || verb === undefined) break;
-        void listener.ask(verb, str(event['question']) ?? verb).then((d) => {
+        // MQTT hands the question as data (question, step); the coordinator's terminal asks the step line.
+        const asked = readStepLine(str(event['question']) ?? verb);
+        const step = typeof event['step'] === 'number' ? event['step'] : asked.step;
+        void listener.ask(verb, stepLine(asked.question, step)).then((d) => {
           if (this.run === run && !run.ended) void this.link().then((broker) => broker.publish(this.topics.robotSet(this.robot), { confirm: verb, answer: d.allowed }));
         });
         break;

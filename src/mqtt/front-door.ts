@@ -30,6 +30,7 @@ import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { readDiscoveryRecord, writeDiscoveryRecord } from './discovery-record.js';
+import { gateEvent, robotState } from './robot-state.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
 import { mosquittoAclHint, probeAnonymous, probeNonce, PROBE_REQUEST } from './anonymous-check.js';
@@ -94,7 +95,9 @@ const EVENTS = ['run:start', 'run:step', 'run:gate', 'run:end', 'memory:saved'] 
 type EventName = (typeof EVENTS)[number];
 
 function eventPayload<K extends EventName>(name: K, e: RuntimeEvents[K]): Record<string, unknown> {
-  const { robot: _robot, ...rest } = e as RuntimeEvents[K] & { robot: string };
+  // A gate's question as data, not as the terminal's step line (robot-state.ts).
+  const fields = name === 'run:gate' ? gateEvent(e as RuntimeEvents['run:gate']) : e;
+  const { robot: _robot, ...rest } = fields as RuntimeEvents[K] & { robot: string };
   const type = { 'run:start': 'run_started', 'run:step': 'step', 'run:gate': 'gate', 'run:end': 'run_ended', 'memory:saved': 'memory_saved' }[name];
   return { type, ...rest, at: new Date().toISOString() };
 }
@@ -192,7 +195,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     const last = published.get(status.robot);
     if (!force && last !== undefined && !beyondDeadband(last, status)) return;
     published.set(status.robot, status);
-    publisher.retain(topics.robotState(status.robot), JSON.stringify(status), force);
+    publisher.retain(topics.robotState(status.robot), JSON.stringify(robotState(status)), force);
     publisher.retain(topics.robotAvailability(status.robot), reachable(status) ? 'online' : 'offline', force);
   };
   const states = new Coalescer<RobotStatus>(settings.stateHz, (_name, status) => publishState(status));

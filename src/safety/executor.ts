@@ -16,6 +16,7 @@ import { admitIntent } from '../verbs/intent.js';
 import { DECLARE_VERBS, everyVerb, type VerbRegistry } from '../verbs/registry.js';
 import type { BudgetTracker } from './budgets.js';
 import type { Gate, GateDecision } from './gate.js';
+import { stepLine } from './gate-question.js';
 import { verifySuccess } from './success-check.js';
 
 export type Execution =
@@ -129,7 +130,7 @@ export class Executor {
     if (intent === undefined) return this.refuse(verb.name, `${verb.name} is not a verb a body performs`);
     if (!this.deps.budgets.canStep()) return { kind: 'budget', verb: verb.name };
     // A verb whose arguments make it a stop (torque off) passes its gate unasked, as a stop does.
-    const denied = verb.stops?.(args) === true ? undefined : await this.ask(verb.name, label, `${String(this.deps.budgets.stepsUsed + 1).padStart(3)}  ${label}`, signal);
+    const denied = verb.stops?.(args) === true ? undefined : await this.ask(verb.name, label, stepLine(label, this.deps.budgets.stepsUsed + 1), signal);
     if (denied !== undefined) return denied;
     const step = this.deps.budgets.chargeStep();
     const result: VerbResult = this.deps.dryRun ? { ok: true, summary: `(dry run: not sent) ${label}` } : await this.perform(intent, signal);
@@ -162,7 +163,7 @@ export class Executor {
   private async sense(name: string, label: string, signal?: AbortSignal): Promise<Execution> {
     const snapshots = this.deps.snapshots;
     if (snapshots === undefined) return this.refuse(name, 'no camera'); // refused in execute() already
-    const denied = await this.ask(name, label, `     ${label}`, signal);
+    const denied = await this.ask(name, label, stepLine(label), signal);
     if (denied !== undefined) return denied;
     const result = await snapshots.take(signal);
     this.deps.emit({ type: 'verb_result', verb: name, label, ok: result.ok, summary: result.summary, ...(result.data ? { data: { ...result.data } } : {}), invented: false });

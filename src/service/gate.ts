@@ -6,6 +6,7 @@
  */
 import type { EventBus } from '../runtime/events.js';
 import type { Gate, GateDecision, GateHow } from '../safety/gate.js';
+import { readStepLine } from '../safety/gate-question.js';
 
 export const DEFAULT_GATE_TIMEOUT_MS = 120_000;
 
@@ -31,8 +32,7 @@ export class ServiceGate implements Gate {
   }
 
   confirm(question: string, signal?: AbortSignal): Promise<GateDecision> {
-    // The step line is `  5  kick right`: its verb is the first word after the number.
-    const verb = /^\s*\d+\s+(\S+)/.exec(question)?.[1] ?? question.trim();
+    const { verb } = readStepLine(question);
     return new Promise<GateDecision>((resolve) => {
       if (signal?.aborted === true) return resolve({ allowed: false, how: 'aborted' });
       const timer = setTimeout(() => settle({ allowed: false, how: 'timeout' }), this.timeoutMs);

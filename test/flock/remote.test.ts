@@ -25,7 +25,8 @@ import type { TranscriptLine } from '../../src/transcript/events.js';
 import { readTranscript } from '../../src/transcript/reader.js';
 import { startLlmServer } from '../helpers/llm-server.js';
 import { noMosquitto, startMosquitto } from '../helpers/mosquitto.js';
-import { quackd } from '../helpers/quackd.js';
+import { quackd as dispatch } from '../../src/cli/quackd.js';
+import { captured, quackd } from '../helpers/quackd.js';
 import { serve } from '../helpers/serve.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -98,6 +99,15 @@ describe('flock members behind another quackd serve, over a real mosquitto', { s
     const flockLines = runLines(here, soloReport.run);
     const finder = flockLines.find((l) => l.type === 'flock' && l.what === 'finder');
     assert.match(finder?.type === 'flock' ? `${finder.member}: ${finder.reason ?? ''}` : '', /^remote:quackd-hall\/den: saw the ball \(/);
+
+    // A kick the duck also leaves to a person: asked on the coordinator's terminal as a local
+    // member's step is, its step line (MQTT carries the question as data), then the member's name.
+    for (const home of [hall, here]) putDuck(home, 'careful-solo', flockText('[remote:quackd-hall/den]').replace('verbs: [', 'confirm: [kick]\nverbs: ['));
+    const c = captured({ input: 'y\n', env: { QUACKD_HOME: here } });
+    const stdin = Object.assign(c.invocation.stdin, { isTTY: true });
+    const careful = await dispatch(['run', 'careful-solo', '--json'], { ...c.invocation, stdin });
+    assert.equal(careful, 0, c.stdout() + c.stderr());
+    assert.match(c.stderr(), /^ {2}\d+ {2}kick \S+ \(remote:quackd-hall\/den\) — confirm\? \[y\/N\] /m);
   });
 
   it('a remote member whose service goes offline is dropped from the plan, and the flock goes on', async () => {

@@ -91,10 +91,11 @@ it('Home Assistant and MQTT: torque, a gate and its answers, ducks, a goal, the 
     const sw = entity('switch/quackd_bench/torque');
     const answer = await publish(String(sw['command_topic']), String(sw['payload_on']), 'quackd/bench/set/response');
     const waiting = json(await w.waitFor((m) => m.topic === 'quackd/bench/state' && json(m)['gate'] !== undefined, 'the gate in the state'));
-    // What the binary sensor's attributes are: the question, its verb, since when.
+    // What the binary sensor's attributes are: the question, its verb, its step, since when.
     const gate = waiting['gate'] as Payload;
-    assert.match(String(gate['question']), /^\s*1\s+torque on$/);
+    assert.equal(gate['question'], 'torque on');
     assert.equal(gate['verb'], 'torque');
+    assert.equal(gate['step'], 1);
     assert.equal(entity('binary_sensor/quackd_bench/gate')['state_topic'], 'quackd/bench/state');
     await press(entity('button/quackd_bench/gate_deny'));
     const denied = await answer();
