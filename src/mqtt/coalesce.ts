@@ -2,6 +2,8 @@
  * At most `hz` deliveries a second per key, newest wins: a robot whose status changes at the
  * control loop's rate is published a few times a second, always ending on its latest status.
  * offer() never waits; a delivery held back goes out on a timer that never keeps the process up.
+ * `merge` folds an offer into the one held back (default: the newer replaces it), so what an
+ * earlier offer asked for (a get's publish) is not lost to a later one.
  */
 export class Coalescer<T> {
   private readonly last = new Map<string, number>();
@@ -12,6 +14,7 @@ export class Coalescer<T> {
   constructor(
     hz: number,
     private readonly deliver: (key: string, value: T) => void,
+    private readonly merge: (held: T, next: T) => T = (_held, next) => next,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.gapMs = 1000 / hz;
@@ -23,7 +26,8 @@ export class Coalescer<T> {
       this.fire(key, value);
       return;
     }
-    this.pending.set(key, value);
+    const held = this.pending.get(key);
+    this.pending.set(key, held === undefined ? value : this.merge(held, value));
     if (this.timers.has(key)) return;
     const timer = setTimeout(() => {
       this.timers.delete(key);

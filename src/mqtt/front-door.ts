@@ -85,6 +85,9 @@ export interface MqttDoorOptions extends BridgeOptions {
   readonly starters?: (body: BodyEntry) => string[];
 }
 
+/** Gets for unknown robots are said in the log at most this often; the next line counts those not said (`more`). */
+const UNKNOWN_GET_GAP_MS = 1000;
+
 /** A command over the rate limit already refused in this window: nothing is sent back. */
 const UNANSWERED = Symbol('unanswered');
 
@@ -198,7 +201,14 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     publisher.retain(topics.robotState(status.robot), JSON.stringify(robotState(status)), force);
     publisher.retain(topics.robotAvailability(status.robot), reachable(status) ? 'online' : 'offline', force);
   };
-  const states = new Coalescer<RobotStatus>(settings.stateHz, (_name, status) => publishState(status));
+  // A get rides the same rate as the state it asks for (`asked`: published whatever the deadbands
+  // say): a client asking in a loop gets at most state_hz publishes a second per robot, the gets
+  // that came while one was held back answered together by it.
+  const states = new Coalescer<{ readonly status: RobotStatus; readonly asked: boolean }>(
+    settings.stateHz,
+    (_name, { status, asked }) => publishState(status, asked),
+    (held, next) => ({ status: next.status, asked: held.asked || next.asked }),
+  );
 
   const publishDiscovery = (force = false): void => {
     const next = new Set<string>();
@@ -231,12 +241,24 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     }
   };
 
-  /** `<robot>/get`: the robot's state now, published again whatever the deadbands say (zigbee2mqtt's get). */
+  /** Gets for robots we do not know since the last one said, and when that was: said at most once a second. */
+  const unknownGets = { unsaid: 0, saidAt: -Infinity };
+
+  /** `<robot>/get`: the robot's state now, published again whatever the deadbands say (zigbee2mqtt's get), at the state's rate. */
   // Any payload asks for the state (zigbee2mqtt's `{"state": ""}`, none, or more): it is never read.
   const answerGet = (robot: string): void => {
     if (!robots.has(robot)) {
       // zigbee2mqtt says so in its log (and so on bridge/logging): a get has no response topic.
-      log.warn({ robot: printable(robot) }, `get for an unknown robot; known: ${[...robots.keys()].join(', ') || 'none'}`);
+      // A client asking in a loop would be a line each, a flood of our own on bridge/logging.
+      const now = Date.now();
+      if (now - unknownGets.saidAt < UNKNOWN_GET_GAP_MS) {
+        unknownGets.unsaid++;
+        return;
+      }
+      const more = unknownGets.unsaid > 0 ? { more: unknownGets.unsaid } : {};
+      unknownGets.unsaid = 0;
+      unknownGets.saidAt = now;
+      log.warn({ robot: printable(robot), ...more }, `get for an unknown robot; known: ${[...robots.keys()].join(', ') || 'none'}`);
       return;
     }
     let status = robots.get(robot);
@@ -247,7 +269,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     } catch {
       // A robot the service no longer knows: what we last heard of it.
     }
-    if (status !== undefined) publishState(status, true);
+    if (status !== undefined) states.offer(robot, { status, asked: true });
   };
 
   /** The device list a previous quackd left retained: what it published that we no longer do is cleared. */
@@ -494,7 +516,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
           if (!track(status)) return;
           // As it happens, not at the state's rate: the events keep their order with the runs'.
           bridge.statusChanged(status);
-          states.offer(status.robot, status);
+          states.offer(status.robot, { status, asked: false });
         }),
       );
       for (const name of EVENTS) {
