@@ -30,6 +30,7 @@ import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
 import { readDiscoveryRecord, writeDiscoveryRecord } from './discovery-record.js';
+import { LeftRetained } from './left-retained.js';
 import { gateEvent, robotState } from './robot-state.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
@@ -109,7 +110,11 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const opts = { ...DEFAULTS, ...options };
   const log = logger('mqtt');
   const topics = topicsFor(settings.baseTopic);
-  const publisher = new Publisher(options.limits);
+  /** What we left retained at an external broker, beside HA's configs (left-retained.ts). */
+  const left = new LeftRetained(settings.broker.kind === 'external' ? describeBroker(settings) : undefined);
+  const publisher = new Publisher(options.limits, (topic, payload) => {
+    if (left.taken(topic, payload)) keepRecord();
+  });
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
   const rate = new CommandRateLimit(options.commandRate);
@@ -231,10 +236,11 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   /** The record of what was announced, written when it changed; one that cannot be written is a warning, and MQTT goes on. */
   const keepRecord = (): void => {
     if (options.dataDir === undefined) return;
-    const next = JSON.stringify({ published: [...discoveryTopics], gone: [...gone] });
+    const record = { published: [...discoveryTopics], gone: [...gone], ...left.record() };
+    const next = JSON.stringify(record);
     if (next === recorded) return;
     try {
-      writeDiscoveryRecord(options.dataDir, { published: [...discoveryTopics], gone: [...gone] });
+      writeDiscoveryRecord(options.dataDir, record);
       recorded = next;
     } catch (err) {
       log.warn({ err }, 'could not keep the list of Home Assistant entities: one removed from the fleet may stay in HA after the next start');
@@ -501,6 +507,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
         // What earlier starts announced, which this one may not: cleared once the fleet is known (publishDiscovery).
         const record = readDiscoveryRecord(options.dataDir);
         for (const topic of [...record.gone, ...record.published]) gone.add(topic);
+        left.load(record);
         recorded = JSON.stringify(record);
       }
       state = 'connecting';
@@ -510,6 +517,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
         publishState(s);
       }
       publishDiscovery();
+      // What an earlier start left at this broker that this one does not publish (another base
+      // topic, a robot since removed): cleared, and forgotten once the broker took the clearing.
+      for (const topic of left.stale(topics, robots.keys())) publisher.retain(topic, '');
       listeners.push(...bridge.listen(api.events, (robot) => robots.has(robot)));
       listeners.push(
         api.events.on('robot:status', ({ status }) => {

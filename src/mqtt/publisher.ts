@@ -47,7 +47,11 @@ export class Publisher {
   private published = 0;
   private dropped = 0;
 
-  constructor(private readonly limits: PublisherLimits = PUBLISHER_LIMITS) {}
+  /** `taken`: a retained message (or its clearing, '') the broker acknowledged: what it now keeps of ours. */
+  constructor(
+    private readonly limits: PublisherLimits = PUBLISHER_LIMITS,
+    private readonly taken?: (topic: string, payload: string) => void,
+  ) {}
 
   /** The link is up: every retained topic is sent again, then what waited. */
   connected(client: PublishClient): void {
@@ -128,6 +132,7 @@ export class Publisher {
         this.inFlight--;
         if (err === undefined || err === null) {
           this.published++;
+          if (options.retain === true) this.taken?.(topic, payload);
           this.drain();
           return;
         }

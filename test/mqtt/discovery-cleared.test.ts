@@ -3,7 +3,10 @@
  * removed from config.yaml, or with another mqtt.base_topic, clears what it announced before (an
  * empty config on each of the old discovery topics), on the embedded broker (whose retained
  * messages a restart forgets) when HA comes online, and on a real mosquitto (whose retained device
- * list sits under the old base topic) at start. The robots still served keep their entities.
+ * list sits under the old base topic) at start. The robots still served keep their entities. The
+ * rest it left retained under an old base topic on a real mosquitto (bridge/state, bridge/devices,
+ * bridge/info, each robot's state and availability) is cleared too, and only that: another
+ * machine's retained topics under the same base stay.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -21,6 +24,14 @@ async function retainedConfigs(url: string, login?: { username: string; password
   await new Promise((r) => setTimeout(r, 500));
   await w.close();
   return w.messages.filter((m) => m.retain && isConfig(m) && m.payload !== '').map((m) => m.topic);
+}
+
+/** The retained topics under `filter` a client connecting now is handed, with their payloads. */
+async function retainedUnder(url: string, filter: string): Promise<Map<string, string>> {
+  const w = await watch(url, [filter]);
+  await new Promise((r) => setTimeout(r, 500));
+  await w.close();
+  return new Map(w.messages.filter((m) => m.retain && m.payload !== '').map((m) => [m.topic, m.payload]));
 }
 
 async function stop(s: Awaited<ReturnType<typeof serve>>): Promise<void> {
@@ -70,6 +81,40 @@ describe('Home Assistant entities of what is no longer served are cleared at the
     const now = await retainedConfigs(broker.url);
     assert.deepEqual(now.filter((t) => t.includes('/quackd_')), [], 'no entity of the old base topic');
     assert.ok(now.some((t) => t.includes('/duckhouse_den/')), now.join(' '));
+    await stop(s);
+  });
+
+  it("a real mosquitto: a changed base_topic clears the bridge's and robots' topics left retained under the old one, and only those", { skip: noMosquitto }, async () => {
+    const broker = await startMosquitto();
+    after(() => broker.stop());
+    const home = tempDir('quackd-ghost-retained-');
+    // Another machine's quackd on the same broker and base topic: none of ours to clear.
+    const other = await watch(broker.url, []);
+    await other.client.publishAsync('quackd/kitchen/state', '{"robot":"kitchen"}', { qos: 1, retain: true });
+    await other.close();
+    const config = (base: string) => `robots:\n  den: { body: microduck:sim2d }\n  hall: { body: microduck:sim2d }\nmqtt:\n  url: ${broker.url}\n  base_topic: ${base}\n`;
+    let s = await serve(home, config('quackd'));
+    const w = await watch(broker.url, ['quackd/bridge/info']);
+    await w.waitFor((m) => m.topic === 'quackd/bridge/info', 'the old bridge/info');
+    await w.close();
+    await stop(s);
+    const ours = ['quackd/bridge/state', 'quackd/bridge/devices', 'quackd/bridge/info', 'quackd/den/state', 'quackd/den/availability', 'quackd/hall/state', 'quackd/hall/availability'];
+    const left = await retainedUnder(broker.url, 'quackd/#');
+    assert.deepEqual([...left.keys()].sort(), [...ours, 'quackd/kitchen/state'].sort(), 'what the first start left retained');
+    assert.equal(left.get('quackd/bridge/state'), 'offline');
+
+    s = await serve(home, config('duckhouse'));
+    const n = await watch(broker.url, ['duckhouse/bridge/devices']);
+    await n.waitFor((m) => m.topic === 'duckhouse/bridge/devices', 'the new device list');
+    await n.close();
+    // A client connecting now (a dashboard starting) is handed the new base topic's, and the other machine's.
+    // The clearings go out as it connects, beside the new topics: asked again until they are in.
+    let old = await retainedUnder(broker.url, 'quackd/#');
+    for (let tries = 0; old.size > 1 && tries < 20; tries++) old = await retainedUnder(broker.url, 'quackd/#');
+    assert.deepEqual([...old.keys()], ['quackd/kitchen/state'], "only the other machine's topic is left under the old base");
+    const now = await retainedUnder(broker.url, 'duckhouse/#');
+    for (const topic of ours) assert.ok(now.has(topic.replace(/^quackd\//, 'duckhouse/')), `${topic} under the new base: ${[...now.keys()].join(' ')}`);
+    assert.equal(now.get('duckhouse/bridge/state'), 'online');
     await stop(s);
   });
 });
