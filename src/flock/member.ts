@@ -8,6 +8,7 @@
 import type { Duck } from '../ducks/duck.js';
 import type { Provider } from '../pilot/providers/provider.js';
 import type { Gate, GateDecision } from '../safety/gate.js';
+import { readStepLine } from '../safety/gate-question.js';
 import { robotLabel, type Robot } from '../runtime/fleet.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Outcome } from '../transcript/events.js';
@@ -54,9 +55,6 @@ export interface Member {
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 
-/** The step line a gate asks about is `  5  kick right`: its verb is the first word after the number. */
-export const verbOfQuestion = (question: string): string => /^\s*\d+\s+(\S+)/.exec(question)?.[1] ?? question.trim();
-
 export interface LocalMemberDeps {
   readonly runtime: Runtime;
   readonly robot: Robot;
@@ -96,7 +94,7 @@ export class LocalMember implements Member {
     // Made before anything awaits: a stop that comes while the pilot is being made still lands.
     const abort = new AbortController();
     this.abort = abort;
-    const gate: Gate = { confirm: (question, signal) => listener.ask(verbOfQuestion(question), question, signal) };
+    const gate: Gate = { confirm: (question, signal) => listener.ask(readStepLine(question).verb, question, signal) };
     void (async () => {
       try {
         const provider = await this.deps.pilot();

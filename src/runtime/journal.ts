@@ -8,6 +8,7 @@
  */
 import { logger } from '../log.js';
 import { printable } from '../text/printable.js';
+import { readStepLine } from '../safety/gate-question.js';
 import type { EventBus, RuntimeEvents } from './events.js';
 
 const log = () => logger('runtime');
@@ -33,7 +34,7 @@ export function keepJournal(events: EventBus): () => void {
     events.on('run:end', (e) => log().info({ run: e.runId }, `run ended: ${e.duck} on ${e.robot}: ${e.outcome.status} — ${words(e.outcome.reason)}`)),
     events.on('run:gate', (e) => {
       // The step line waiting (`  1  quack`) and the label answered (`quack`) say it the same way.
-      const question = words(e.question.trim().replace(/^\d+\s+/, '').replace(/\s+/g, ' '));
+      const question = words(readStepLine(e.question).question.replace(/\s+/g, ' '));
       if (e.state === 'waiting') log().info({ run: e.runId }, `gate asked: ${e.robot}: ${question} — confirm?`);
       else log().info({ run: e.runId }, `gate answered: ${e.robot}: ${question} — ${answer(e)}`);
     }),
