@@ -23,6 +23,8 @@ import { nestingMessage } from '../text/nesting.js';
 import { tooLarge } from '../text/too-large.js';
 import { closest, didYouMean } from '../text/suggest.js';
 import { keysAt } from './schema-keys.js';
+import { notANumber } from './number-setting.js';
+import { valueAt } from './value-at.js';
 
 /** A config is a page or two: a megabyte is far more than one needs, and bounds what start-up reads. */
 export const MAX_CONFIG_BYTES = 1 << 20;
@@ -91,13 +93,6 @@ export function configSource(env: NodeJS.ProcessEnv, system = SYSTEM_CONFIG): st
   return env['QUACKD_HOME'] ? 'QUACKD_HOME' : 'default';
 }
 
-/** The file's value at `path`, or undefined. */
-function valueAt(value: unknown, path: readonly string[]): unknown {
-  let v = value;
-  for (const key of path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
-  return v;
-}
-
 /** A key of `section` that the schema does not take and that is a likely typo of `missing`. */
 function typoOf(missing: string, section: unknown, known: readonly string[]): string | undefined {
   if (typeof section !== 'object' || section === null || Array.isArray(section)) return undefined;
@@ -127,7 +122,7 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   // Imported here so that runs without a config file never load the YAML parser.
-  const [{ LineCounter, parseDocument, isMap, isScalar }, { yamlTooDeep, yamlValues }] = await Promise.all([import('yaml'), import('./yaml-values.js')]);
+  const [{ LineCounter, parseDocument, isMap, isScalar }, { duplicateKey, twiceMessage, yamlTooDeep, yamlValues }] = await Promise.all([import('yaml'), import('./yaml-values.js')]);
   const deep = yamlTooDeep(text);
   if (deep !== undefined) throw new InputError(`${path}:${text.slice(0, deep).split('\n').length}: ${nestingMessage()}`);
   const lines = new LineCounter();
@@ -135,6 +130,9 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
     const line = lines.linePos(syntax.pos[0]).line;
+    // Each key written twice, named (yaml says only "Map keys must be unique"), all at once as schema problems are.
+    const twice = doc.errors.map((e) => (e.code === 'DUPLICATE_KEY' ? duplicateKey(doc, e.pos[0]) : undefined));
+    if (twice.every((t) => t !== undefined)) throw new InputError(twice.map((t) => `${path}:${lines.linePos(t.offset).line}: ${twiceMessage(t, (offset) => lines.linePos(offset).line)}`).join('; '));
     throw new InputError(`${path}:${line}: ${printable(syntax.message.split('\n')[0] ?? 'invalid YAML')}`);
   }
   const values = yamlValues(doc);
@@ -167,7 +165,7 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
           ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${printable(k)}"`).join(', ')}${missing !== undefined ? ` (did you mean "${missing}"?)` : didYouMean(keys[0] ?? '', keysAt(ConfigFileSchema, owner))}`
           : missing !== undefined
             ? 'missing'
-            : issue.message;
+            : (notANumber(issue, valueAt(values.value, at)) ?? issue.message);
       return `${path}${line !== undefined ? `:${line}` : ''}: ${field}: ${what}`;
     });
     // Every problem at once, each in the file:line: form a .duck error uses.

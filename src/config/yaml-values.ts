@@ -70,6 +70,48 @@ export function yamlValues(doc: Document): YamlValues {
   }
 }
 
+export interface DuplicateKey {
+  /** The keys down to the duplicate one, itself last. */
+  readonly path: readonly (string | number)[];
+  /** Offsets of the duplicate key and of its first writing. */
+  readonly offset: number;
+  readonly first: number | undefined;
+}
+
+/**
+ * The key yaml's DUPLICATE_KEY error at `offset` is about, and where it was written first: yaml
+ * says only "Map keys must be unique", and a person looking for it wants its name. Called after
+ * yamlTooDeep, so the walk's depth is bounded.
+ */
+export function duplicateKey(doc: Document, offset: number): DuplicateKey | undefined {
+  const walk = (node: unknown, path: (string | number)[]): DuplicateKey | undefined => {
+    if (isMap(node)) {
+      for (const [i, pair] of node.items.entries()) {
+        const key = pair.key;
+        const name = isScalar(key) ? key.value : undefined;
+        if (isNode(key) && key.range?.[0] === offset) {
+          const first = node.items.slice(0, i).find((p) => isScalar(p.key) && p.key.value === name)?.key;
+          return { path: [...path, printable(String(name ?? '?'))], offset, first: isNode(first) ? first.range?.[0] : undefined };
+        }
+        const found = walk(pair.value, [...path, printable(String(name ?? '?'))]);
+        if (found !== undefined) return found;
+      }
+    } else if (isSeq(node)) {
+      for (const [i, item] of node.items.entries()) {
+        const found = walk(item, [...path, i]);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  return walk(doc.contents, []);
+}
+
+/** `robots.duck.baud: written twice (first on line 5): keep one`, lines as the caller counts them. */
+export function twiceMessage(twice: DuplicateKey, lineOf: (offset: number) => number): string {
+  return `${twice.path.join('.')}: written twice${twice.first !== undefined ? ` (first on line ${lineOf(twice.first)})` : ''}: keep one`;
+}
+
 /**
  * The offset of the first YAML collection nested past `limit`, or undefined. yaml's CST parser
  * keeps its own stack (no recursion), so this is safe on any text; the walk here is a loop too.

@@ -10,7 +10,7 @@ import { buildFlock, type FlockSpec } from '../flock/spec.js';
 import { InputError } from '../errors.js';
 import { printable } from '../text/printable.js';
 import { didYouMean } from '../text/suggest.js';
-import { yamlTooDeep, yamlValues } from '../config/yaml-values.js';
+import { duplicateKey, twiceMessage, yamlTooDeep, yamlValues } from '../config/yaml-values.js';
 import { MAX_NESTING, nestingMessage } from '../text/nesting.js';
 import { tooLarge } from '../text/too-large.js';
 import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
@@ -66,6 +66,8 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   const doc = parseDocument(yaml, { lineCounter: counter, prettyErrors: false });
   const lineAt = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : counter.linePos(offset).line + 1);
   const firstError = doc.errors[0];
+  const twice = firstError?.code === 'DUPLICATE_KEY' ? duplicateKey(doc, firstError.pos[0]) : undefined;
+  if (twice !== undefined) fail(source, lineAt(twice.offset), twiceMessage(twice, (offset) => lineAt(offset) ?? 1));
   if (firstError !== undefined) fail(source, lineAt(firstError.pos[0]), `front matter is not valid YAML: ${printable(firstError.message.split('\n')[0] ?? '')}`);
   const values = yamlValues(doc);
   if (!values.ok) fail(source, lineAt(values.offset) ?? 1, `${values.path.length > 0 ? values.path.join('.') : 'front matter'}: ${values.message}`);

@@ -3,19 +3,20 @@
  * (the reference runtime's: the Pi's I²C bus 1, the breakout's address 0x28, its axis remap).
  */
 import * as z from '../zod-mini.js';
+import { numberSetting } from '../config/number-setting.js';
 import { OPEN_DUCK_MINI_V2_REMAP, parseRemap } from './bno055-codec.js';
 
 const int16 = z.int().check(z.minimum(-32768), z.maximum(32767));
 const triple = z.tuple([int16, int16, int16]);
 
 /** A number, or text that reads as one (`0x29`), that is a whole number from `min` to `max`. */
-const wholeFrom = (min: number, max = Number.MAX_SAFE_INTEGER) => z.pipe(z.coerce.number(), z.int().check(z.minimum(min), z.maximum(max)));
+const wholeFrom = (example: number | string, min: number, max = Number.MAX_SAFE_INTEGER) => numberSetting({ example, int: true, min, max });
 
 export const ImuSettingsSchema = z.strictObject({
   /** `/dev/i2c-N`'s N: 1 on a Raspberry Pi's header (pins 3 and 5). */
-  bus: z._default(wholeFrom(0), 1),
+  bus: z._default(wholeFrom(1, 0), 1),
   /** 0x28, or 0x29 with the breakout's ADR pin high. */
-  address: z._default(wholeFrom(0x03, 0x77), 0x28),
+  address: z._default(wholeFrom('0x28', 0x03, 0x77), 0x28),
   /** Which chip axis, signed, each of the robot's x, y, z is (datasheet 3.4). */
   remap: z._default(z.string(), OPEN_DUCK_MINI_V2_REMAP).check(
     z.superRefine((text, ctx) => {

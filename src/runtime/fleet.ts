@@ -9,6 +9,8 @@ import type { BodyKey } from '../bodies/body.js';
 import { findBody, listBodies, type BodyEntry } from '../bodies/index.js';
 import { didYouMean } from '../text/suggest.js';
 import { keysAt } from '../config/schema-keys.js';
+import { notANumber } from '../config/number-setting.js';
+import { valueAt } from '../config/value-at.js';
 
 export const ROBOT_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const ROBOT_NAME_RULE = 'a robot name is a lower case letter, then lower case letters, digits, - or _, at most 32 in all (e.g. kitchen-duck)';
@@ -47,7 +49,7 @@ export const RobotsSectionSchema = z.record(z.string(), robotSchema).superRefine
       const field = String(issue.path[0] ?? '');
       // A missing setting may come from a flag (--port); a run without it is refused then.
       if (keys.length === 0 && settings[field] === undefined) continue;
-      ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? `${entry.key} takes no setting "${keys[0] ?? ''}"${didYouMean(keys[0] ?? '', ['body', ...keysAt(entry.settings, [])])}` : issue.message });
+      ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? `${entry.key} takes no setting "${keys[0] ?? ''}"${didYouMean(keys[0] ?? '', ['body', ...keysAt(entry.settings, [])])}` : (notANumber(issue, valueAt(settings, issue.path)) ?? issue.message) });
     }
   }
 });

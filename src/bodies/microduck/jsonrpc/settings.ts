@@ -5,6 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { _default } from '../../../zod-mini.js';
+import { numberSetting } from '../../../config/number-setting.js';
 import { DEFAULT_BAUD } from '../../../bridge/baud.js';
 import { CameraSettingsSchema } from '../../../camera/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
@@ -15,7 +17,7 @@ export const jsonRpcSettings = z
     /** The serial device, best a stable /dev/serial/by-id/… path. */
     port: z.string().min(1, 'a serial port path, e.g. /dev/serial/by-id/usb-…-if00'),
     // A flag's text and the file's number mean the same: "115200" and 115200.
-    baud: z.coerce.number().int().positive().default(DEFAULT_BAUD),
+    baud: _default(numberSetting({ example: DEFAULT_BAUD, int: true, positive: true }), DEFAULT_BAUD),
     /** Folders for the policy slots (walk, turn, stand, kick_left, kick_right); the bundled ones otherwise. */
     policies: PolicySlotsSchema.optional(),
     /** How a straight walk keeps its heading (heading-hold-setting.ts): `false` for none. */

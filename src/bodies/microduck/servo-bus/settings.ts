@@ -4,6 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { _default } from '../../../zod-mini.js';
+import { numberSetting } from '../../../config/number-setting.js';
 import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
 import { busHeadingHoldSetting } from '../heading-hold-setting.js';
@@ -16,10 +18,10 @@ export const servoBusSettings = z
   .object({
     /** The bus adapter, best a stable /dev/serial/by-id/… path. */
     port: z.string().min(1, 'a serial port path, e.g. /dev/serial/by-id/usb-…-if00'),
-    baud: z.coerce.number().int().positive().default(BUS_BAUD),
+    baud: _default(numberSetting({ example: BUS_BAUD, int: true, positive: true }), BUS_BAUD),
     /** The joint table (joint-table.ts): the model's default otherwise. */
     /** Silence allowed after a reply's wire time before a servo is called silent, ms (one retry follows). */
-    bus_timeout_ms: z.coerce.number().positive().max(1000).default(10),
+    bus_timeout_ms: _default(numberSetting({ example: 10, positive: true, max: 1000 }), 10),
     joints: z.array(JointRowSchema).optional(),
     policies: PolicySlotsSchema.optional(),
     /** How a straight walk keeps its heading (heading-hold-setting.ts): `false` for none. */

@@ -3,6 +3,8 @@
  * it performs: apart from the body so the catalog and `config check` read them without loading it.
  */
 import { z } from 'zod';
+import { _default } from '../../../zod-mini.js';
+import { numberSetting } from '../../../config/number-setting.js';
 import { CameraSettingsSchema } from '../../../camera/settings.js';
 
 export const DEFAULT_DAEMON_URL = 'http://localhost:8000';
@@ -14,7 +16,7 @@ export const daemonSettings = z
       .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. http://localhost:8000 or http://reachy-mini.local:8000' })
       .default(DEFAULT_DAEMON_URL),
     /** Seconds one request may take before the verb ends with "did not answer". */
-    timeout_s: z.coerce.number().positive().max(120).default(5),
+    timeout_s: _default(numberSetting({ example: 5, positive: true, max: 120 }), 5),
     /**
      * What the daemon plays for `quack`: `quackd` (quackd's own quack, uploaded to the daemon's
      * sounds at a run's first quack), a file the daemon has (one of its assets, e.g. wake_up.wav,
