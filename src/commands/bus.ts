@@ -14,6 +14,7 @@ import { BusLostError, ServoBusError } from '../servo-bus/errors.js';
 import { MAX_SERVO_ID, PROTOCOLS, type ProtocolName } from '../servo-bus/packet.js';
 import { protocolNamed } from '../servo-bus/protocol.js';
 import { parseIdRange, scanBus, type ScanResult } from '../servo-bus/scan.js';
+import { USUAL_BAUDS, unusualBaud } from '../servo-bus/usual-bauds.js';
 import { plural } from '../text/plural.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
@@ -50,9 +51,11 @@ export interface BusScanReport extends ScanResult {
   readonly seconds: number;
 }
 
-/** Where the other protocol or the factory baud rate is the likelier answer. */
+/** Where the other protocol or the factory baud rate is the likelier answer: the baud first when it is not one servos ship at. */
 function otherTries(protocol: ProtocolName, baud: number): string {
   const other = protocol === 'feetech' ? 'dynamixel' : 'feetech';
+  const usual = unusualBaud(protocol, baud);
+  if (usual !== undefined) return `${usual}: try --baud ${USUAL_BAUDS[protocol].join(' or ')}; else is it powered? or try --protocol ${other}`;
   const bauds = [1_000_000, 57_600].filter((b) => b !== baud);
   return `is it powered? try --protocol ${other}, or --baud ${bauds.join(' or ')} (Feetech ships at 1000000, Dynamixel X at 57600)`;
 }

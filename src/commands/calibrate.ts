@@ -12,6 +12,9 @@ import { BridgeError } from '../bridge/errors.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings, type ServoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import type { CalibrationResult, JointCalibration } from '../bodies/microduck/servo-bus/calibration.js';
+import { SilentBusError } from '../servo-bus/errors.js';
+import { idRanges } from '../servo-bus/scan.js';
+import { USUAL_BAUDS, unusualBaud } from '../servo-bus/usual-bauds.js';
 import { loadConfigFile } from '../config/file.js';
 import { dataDir } from '../config/paths.js';
 import { standingHome } from '../bodies/microduck/servo-bus/standing-home.js';
@@ -64,6 +67,16 @@ async function fleetRobot(env: NodeJS.ProcessEnv, name: string): Promise<{ robot
   if (busProtocolOf(robot.key) === undefined) throw new UsageError(`calibrate: ${robotLabel(robot.name, robot.key)} has no servo bus: only microduck:feetech and microduck:dynamixel ducks are calibrated here`);
   if (robot.name === robot.key) throw notInFleet(robot.key, config.path);
   return { robot, path: config.path, settings: servoBusSettings.parse(robot.settings) };
+}
+
+/** A bus where not one servo answered: the rate first when it is not one servos ship at, else power and protocol; bus scan tries others without a write. */
+function silentBus(err: SilentBusError, name: string, path: string): RuntimeError {
+  const { protocol, port, baud, ids } = err;
+  const other = protocol === 'feetech' ? 'dynamixel' : 'feetech';
+  const usual = unusualBaud(protocol, baud);
+  const scan = `quackd bus scan --port ${port} --protocol ${usual !== undefined ? protocol : other} --baud ${usual !== undefined ? (USUAL_BAUDS[protocol][0] ?? baud) : baud}`;
+  const hint = usual !== undefined ? `${usual}: is robots.${name}.baud right in ${path}? '${scan}' looks without a write` : `is it powered, and are they ${protocol} servos? '${scan}' tries the other protocol without a write`;
+  return new RuntimeError(`calibrate: ${err.message} (ids ${idRanges(ids)}): nothing written, the config is as it was`, hint);
 }
 
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
@@ -136,6 +149,7 @@ export const calibrateCommand: Command = {
       });
     } catch (err) {
       if (err instanceof BridgeError) throw new RuntimeError(`calibrate: ${err.message}: nothing written, the config is as it was`, err.hint);
+      if (err instanceof SilentBusError) throw silentBus(err, robot.name, path);
       throw err;
     }
     if (!result.saved) {

@@ -3,6 +3,7 @@
  * Like the bridge's errors they know nothing of exit codes: `bus scan` maps them to RuntimeError,
  * a body to its own failure. Each carries its facts (ids, instruction, timeout) for code to read.
  */
+import type { ProtocolName } from './packet.js';
 import type { InstructionName } from './protocol.js';
 
 export class ServoBusError extends Error {
@@ -58,4 +59,20 @@ export class ServoRefusedError extends ServoBusError {
 /** The link went away (unplugged, closed) while a transaction waited or before it was sent. */
 export class BusLostError extends ServoBusError {
   override readonly name = 'BusLostError';
+}
+
+/**
+ * Not one of the servos looked for answered: the bus's rate, protocol or power rather than one
+ * servo's cable. Its facts only; a command says what to try.
+ */
+export class SilentBusError extends ServoBusError {
+  override readonly name = 'SilentBusError';
+  constructor(
+    readonly protocol: ProtocolName,
+    readonly port: string,
+    readonly baud: number,
+    readonly ids: readonly number[],
+  ) {
+    super(`no ${protocol} servo answered on ${port} at ${baud} baud`);
+  }
 }

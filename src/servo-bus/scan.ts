@@ -93,3 +93,16 @@ export function parseIdRange(text: string, max: number): number[] {
   }
   return [...ids].sort((a, b) => a - b);
 }
+
+/** parseIdRange's inverse, for a person: `10–14, 20–24, 30–33`. */
+export function idRanges(ids: readonly number[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
+    runs.push(j === i ? String(sorted[i]) : `${sorted[i]}–${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs.join(', ');
+}

@@ -11,10 +11,10 @@
  * driven: the only write on the bus is torque off.
  */
 import { RuntimeError } from '../../../errors.js';
-import { BusLostError } from '../../../servo-bus/errors.js';
+import { BusLostError, SilentBusError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import type { JointRow } from './joint-table.js';
-import { calibratedRows, otherDirectionOffset, poseErrors, untrustedReading, type ServoLook } from './servo-look.js';
+import { DID_NOT_ANSWER, calibratedRows, otherDirectionOffset, poseErrors, untrustedReading, type ServoLook } from './servo-look.js';
 import { ServoSurvey, type SurveyLink } from './survey.js';
 
 export interface CalibrationSteps {
@@ -56,7 +56,10 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
   let saved: Awaited<ReturnType<CalibrationSteps['save']>> | undefined;
   try {
     // Every servo answers, is the right model and raises no alarm before anything is written, even torque off.
-    positions(await survey.look(joints), protocol, link.port, 'before torque off');
+    const first = await survey.look(joints);
+    // Fourteen "did not answer"s on one line would hide that the bus as a whole is silent.
+    if (first.length > 0 && first.every((l) => l.problem === DID_NOT_ANSWER)) throw new SilentBusError(protocol, link.port, link.baud, joints.map((j) => j.id));
+    positions(first, protocol, link.port, 'before torque off');
     const off = await survey.torqueOff(joints);
     if (off.stuck.length > 0 || off.silent.length > 0) {
       const parts = [...(off.stuck.length > 0 ? [`${off.stuck.join(', ')} still on`] : []), ...(off.silent.length > 0 ? [`${off.silent.join(', ')} did not answer`] : [])];

@@ -7,6 +7,9 @@
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { BUS_SERVO_MODEL, jointAngle, servoLabel, type JointRow } from './joint-table.js';
 
+/** A look's problem when the servo stayed silent (not garbled, not refused). */
+export const DID_NOT_ANSWER = 'did not answer';
+
 export interface ServoLook {
   readonly joint: JointRow;
   /** Why the servo could not be read (`did not answer`), or undefined. */

@@ -13,7 +13,7 @@ import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { protocolNamed } from '../../../servo-bus/protocol.js';
 import type { TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, servoLabel, type JointRow } from './joint-table.js';
-import type { ServoLook } from './servo-look.js';
+import { DID_NOT_ANSWER, type ServoLook } from './servo-look.js';
 
 export type { ServoLook } from './servo-look.js';
 
@@ -26,7 +26,7 @@ export interface SurveyLink {
 
 /** Why a servo's read failed, in a few words: a lost link is not the servo's and is thrown on. */
 function problemOf(err: unknown): string {
-  if (err instanceof ServoTimeoutError) return 'did not answer';
+  if (err instanceof ServoTimeoutError) return DID_NOT_ANSWER;
   if (err instanceof ServoGarbledError) return 'answered garbled (bad checksum or cut short)';
   if (err instanceof ServoRefusedError) return `refused a read: ${err.reason}`;
   throw err;
