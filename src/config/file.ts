@@ -126,13 +126,16 @@ export async function loadConfigFile(env: NodeJS.ProcessEnv): Promise<LoadedConf
   const deep = yamlTooDeep(text);
   if (deep !== undefined) throw new InputError(`${path}:${text.slice(0, deep).split('\n').length}: ${nestingMessage()}`);
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  // logLevel error: yaml's warnings (a list as a key) would be a Node warning on stderr beside the one line; the schema says what is wrong.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'error' });
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
     const line = lines.linePos(syntax.pos[0]).line;
-    // Each key written twice, named (yaml says only "Map keys must be unique"), all at once as schema problems are.
+    // A key written twice is named (yaml says only "Map keys must be unique"); when those are all that is wrong, all at once as schema problems are.
     const twice = doc.errors.map((e) => (e.code === 'DUPLICATE_KEY' ? duplicateKey(doc, e.pos[0]) : undefined));
-    if (twice.every((t) => t !== undefined)) throw new InputError(twice.map((t) => `${path}:${lines.linePos(t.offset).line}: ${twiceMessage(t, (offset) => lines.linePos(offset).line)}`).join('; '));
+    const said = twice.map((t) => (t !== undefined ? `${path}:${lines.linePos(t.offset).line}: ${twiceMessage(t, (offset) => lines.linePos(offset).line)}` : undefined));
+    if (said.every((s) => s !== undefined)) throw new InputError(said.join('; '));
+    if (said[0] !== undefined) throw new InputError(said[0]);
     throw new InputError(`${path}:${line}: ${printable(syntax.message.split('\n')[0] ?? 'invalid YAML')}`);
   }
   const values = yamlValues(doc);

@@ -63,7 +63,8 @@ export function parseDuck(text: string, source: string, name: string): Duck {
   // Front matter starts on line 2 of the file.
   if (deep !== undefined) fail(source, yaml.slice(0, deep).split('\n').length + 1, `front matter is ${nestingMessage()}`);
   const counter = new LineCounter();
-  const doc = parseDocument(yaml, { lineCounter: counter, prettyErrors: false });
+  // logLevel error: yaml's warnings (a list as a key) would be a Node warning on stderr beside the one line; the schema says what is wrong.
+  const doc = parseDocument(yaml, { lineCounter: counter, prettyErrors: false, logLevel: 'error' });
   const lineAt = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : counter.linePos(offset).line + 1);
   const firstError = doc.errors[0];
   const twice = firstError?.code === 'DUPLICATE_KEY' ? duplicateKey(doc, firstError.pos[0]) : undefined;

@@ -83,7 +83,7 @@ robots:
   });
 });
 
-describe('config.yaml and .duck files: a key written twice', () => {
+describe('config.yaml and .duck files: keys', () => {
   it('config check names each key written twice, where it is and where it was first', async () => {
     const r = await check(`robots:
   duck:
@@ -95,6 +95,18 @@ pilot: { provider: fake, "provider": openai }
 `);
     assert.equal(r.code, 2, r.stderr);
     assert.deepEqual(problems(r.stderr), ['config.yaml:6: robots.duck.baud: written twice (first on line 5): keep one', 'config.yaml:7: pilot.provider: written twice (first on line 7): keep one']);
+  });
+
+  it('a key written twice before another YAML mistake is still named', async () => {
+    const r = await check('robots:\n  duck:\n    body: microduck:feetech\n    port: /dev/ttyUSB0\n    port: [\n');
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(problems(r.stderr), ['config.yaml:5: robots.duck.port: written twice (first on line 4): keep one']);
+  });
+
+  it('a list written as a key is one line, with no Node warning beside it', async () => {
+    const r = await check('? [robots]\n: {}\n');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^quackd: \S+config\.yaml:1: \(top level\): unknown key "\[ robots \]"[^\n]*\n$/);
   });
 
   it('quackd run of a duck with a field written twice names the field and both lines', async () => {
