@@ -12,6 +12,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { MAIN, assertFreshBuild, childEnv, outputOf, runCli } from '../helpers/cli.js';
 import { PtyPair, onPath } from '../helpers/pty-pair.js';
 import { ServoSim, type ServoSimOptions } from '../helpers/servo-sim.js';
+import { ServoSurvey } from '../../src/bodies/microduck/servo-bus/survey.js';
 import { skipOutsideCi } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -173,6 +174,20 @@ describe('quackd bus scan', { skip: noSocat }, () => {
     await pty.open();
     assert.equal(r.code, 3, r.stdout);
     assert.match(r.stderr, /^quackd: serial link to \S+ lost during the scan \(is the adapter still plugged in\?\)\n$/);
+  });
+
+  it('a port another program holds (a running quackd serve): one line saying so, exit 3, nothing sent', async () => {
+    const s = start(duck);
+    const holder = await ServoSurvey.open('feetech', { port: pty.near, baud: 1_000_000, timeoutMs: 100 });
+    try {
+      const r = await scan(['--ids', '1-3']);
+      assert.equal(r.code, 3, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^quackd: cannot open \S+: .*\(another program has it open: another quackd run, or a serial monitor\?\)\n$/);
+      assert.deepEqual(s.received, []);
+    } finally {
+      await holder.close();
+    }
   });
 
   it('bad flags are usage errors, exit 2', async () => {
