@@ -12,10 +12,10 @@
  *
  * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has usually
  * cut torque. A stop that could not be sent while the link was down is owed, and sent first
- * thing once the link is back (a blip shorter than the watchdog leaves torque on otherwise); a
- * body closed still owing it leaves it to the robot's next body (body-pool.ts). While anyone listens (onTrouble), and during every motion verb, the body watches the
- * link: a detach, or a state stream that goes stale and a firmware that does not answer either, is
- * reported as `link-lost`; a firmware `fault` notification as `fault`; either stops a running verb
+ * thing once the link is back (owed-stop.ts). While anyone listens (onTrouble), and during every
+ * motion verb, the body watches the link (link-watch.ts): a detach, or a state stream that goes
+ * stale and a firmware that does not answer either, is reported as `link-lost`; a firmware
+ * `fault` notification as `fault`; either stops a running verb
  * on the loop's next tick. So does a stop (the caller's signal, stop()) at any moment of a motion
  * verb, from its first question to the firmware to its last tick: a stop before torque is on
  * leaves it off, and the result says what was done (the time the policy ran, the targets sent).
@@ -34,7 +34,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { RemoteBridge, type BridgeLink } from '../../../bridge/channel.js';
 import { DEFAULT_TIMEOUT_MS } from '../../../bridge/client.js';
-import { BridgeError, LinkLostError, RequestTimeoutError, RpcError } from '../../../bridge/errors.js';
+import { RpcError } from '../../../bridge/errors.js';
 import { DEFAULT_BAUD, type BridgeState, type Fault, type Hello } from '../../../bridge/protocol.js';
 import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
@@ -47,14 +47,16 @@ import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { LentPolicies } from '../lent-policies.js';
 import { siblingModule } from '../../../worker-thread.js';
-import { BodyError, type Body, type BodyEyes, type BodyKey, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
+import { BodyError, type Body, type BodyEyes, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
 import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
-import { LinkFactsSchema, jointTableChange, type LinkFacts } from './control-plant.js';
+import { LinkFactsSchema, type LinkFacts } from './control-plant.js';
 import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
 import { greet } from './greet.js';
+import { LinkWatch } from './link-watch.js';
+import { OwedStop } from './owed-stop.js';
 import { reportBody } from './report.js';
 import { torqueResult } from '../torque.js';
-import { REFUSED, jsonRpcSettings } from './settings.js';
+import { JSONRPC_KEY, REFUSED, jsonRpcSettings } from './settings.js';
 import { turnedDeg } from '../heading.js';
 import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.js';
 import { logger } from '../../../log.js';
@@ -67,18 +69,10 @@ import { CameraError } from '../../../camera/camera.js';
 import { detectBall, type BallSighting } from '../../../vision/ball.js';
 
 export { greet } from './greet.js';
-
-export const JSONRPC_KEY: BodyKey = 'microduck:jsonrpc';
+export { JSONRPC_KEY } from './settings.js';
 
 /** A streamed state older than this is stale; observe() asks for a fresh one. */
 const STALE_STATE_MS = 250;
-/**
- * The state stream counts as stale after this many periods without a state (and never sooner
- * than STREAM_STALE_MIN_MS: a loaded machine delays a few); then a get_state decides.
- */
-const STREAM_STALE_PERIODS = 20;
-const STREAM_STALE_MIN_MS = 500;
-
 
 const torqueArgs = z.object({ on: z.boolean() });
 
@@ -106,7 +100,6 @@ export interface JsonRpcLink {
 
 export class JsonRpcBody implements Body {
   readonly key = JSONRPC_KEY;
-  private lost: Error | undefined;
   private closed = false;
   /** A verb changed the firmware's state since the last state arrived: the cached one is old news. */
   private acted = false;
@@ -115,15 +108,12 @@ export class JsonRpcBody implements Body {
   /** Quacks this body made since it opened: the firmware's own count runs from its boot. */
   private quacks = 0;
   private readonly listeners = new Set<(trouble: BodyTrouble) => void>();
-  private watch: NodeJS.Timeout | undefined;
-  private probing = false;
   /** The hello that opened the body is the first run's: only later runs say hello again. */
   private greeted = true;
+  /** Lost and back: who answers at the far end, and whether anyone does. */
+  private readonly linkWatch: LinkWatch;
   /** A stop that could not reach the firmware (the link was down): sent again as soon as it is back. */
-  private owed = false;
-  private paying = false;
-  /** After a try that failed, the next waits this long (a state comes every 20 ms). */
-  private payAfter = 0;
+  private readonly owedStop: OwedStop;
 
   /** A motion verb is under way (from before torque on to its last tick): trouble and stop() end it. */
   private driving: AbortController | undefined;
@@ -132,7 +122,7 @@ export class JsonRpcBody implements Body {
 
   constructor(
     private readonly client: BridgeLink,
-    private hello: Hello,
+    hello: Hello,
     private readonly port: JsonRpcLink,
     /** Without one (a body built by hand on a client) the motion verbs are refused. */
     private readonly control?: JsonRpcControl,
@@ -140,17 +130,12 @@ export class JsonRpcBody implements Body {
     readonly eyes?: BodyEyes,
   ) {
     this.reckoning = eyes === undefined ? undefined : new BallReckoning();
-    client.on('detached', (reason) => {
-      if (this.closed || this.lost !== undefined) return;
-      this.lost = reason;
-      this.report({ kind: 'link-lost', message: this.bodyError(reason).message });
-    });
+    const closed = (): boolean => this.closed;
+    this.linkWatch = new LinkWatch(client, port.label, hello, closed, (trouble) => this.report(trouble));
+    this.owedStop = new OwedStop(client, this.linkWatch, closed);
     client.on('state', () => {
       this.acted = false;
-      // The firmware speaks on a link that is back (it may take a moment to open its end).
-      void this.payOwed();
     });
-    client.on('attached', () => void this.payOwed());
     client.on('fault', (fault) => {
       if (!this.closed) this.report({ kind: 'fault', message: faultLine(fault) });
     });
@@ -162,7 +147,7 @@ export class JsonRpcBody implements Body {
 
   onTrouble(listener: (trouble: BodyTrouble) => void): () => void {
     this.listeners.add(listener);
-    this.startWatch();
+    this.linkWatch.start();
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) this.stopWatch();
@@ -209,7 +194,7 @@ export class JsonRpcBody implements Body {
       }
     } catch (err) {
       if (err instanceof RpcError) return { ok: false, summary: `${intent.verb}: ${err.remoteMessage}` };
-      throw this.bodyError(err);
+      throw this.linkWatch.error(err);
     }
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
   }
@@ -249,7 +234,7 @@ export class JsonRpcBody implements Body {
   private async drive(verb: string, slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, signal?: AbortSignal): Promise<{ result: LoopResult; before: LinkFacts | undefined; after: LinkFacts | undefined } | VerbResult> {
     const control = this.control;
     if (control === undefined) return { ok: false, summary: `${verb} needs the control loop, and this ${JSONRPC_KEY} body was opened without one` };
-    if (this.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
+    if (this.linkWatch.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
     const { loop } = control;
     // The verb's own stop, open before its first await: a stop that comes while torque switches
     // on or the first reading is asked for is this verb's, never one the loop takes for the last.
@@ -257,7 +242,7 @@ export class JsonRpcBody implements Body {
     const stop = (): void => halt.abort();
     signal?.addEventListener('abort', stop, { once: true });
     this.driving = halt;
-    this.startWatch();
+    this.linkWatch.start();
     let before: LinkFacts | undefined;
     let result: LoopResult;
     // The skill's own time limit runs on ticks; a loop that ticks no skill (no fresh state) must still end.
@@ -410,7 +395,8 @@ export class JsonRpcBody implements Body {
   }
 
   get link(): BodyLink {
-    return { device: this.port.label, firmware: this.hello.firmware, board: this.hello.board, boot: this.hello.boot };
+    const { firmware, board, boot } = this.linkWatch.hello;
+    return { device: this.port.label, firmware, board, boot };
   }
 
   private readonly lent = new LentPolicies();
@@ -424,34 +410,21 @@ export class JsonRpcBody implements Body {
   }
 
   /**
-   * Per-run counters start again, and a held body asks who is at the far end now: a firmware
-   * that restarted (a reset behind a USB-serial bridge keeps the port) answers with a new boot id,
-   * and one that does not answer fails the lease rather than the run's first verb. A link lost
-   * since the last run (unplugged while idle) that the worker has reopened is used again once a
-   * hello answers with the same joint table: the same boot id is a blip, a new one a reboot.
+   * Per-run counters start again, and a held body asks who is at the far end now (link-watch.ts:
+   * a firmware that restarted, or a link lost since the last run and reopened by the worker).
    */
   async beginRun(): Promise<void> {
     this.quacks = 0;
     this.displaced = undefined;
     this.reckoning?.forget();
-    const lost = this.lost;
-    if (this.greeted && lost === undefined) {
+    if (this.greeted && this.linkWatch.lost === undefined) {
       this.greeted = false;
       return;
     }
     this.greeted = false;
     if (this.closed) throw new BodyError(`${JSONRPC_KEY} is closed`);
-    if (lost !== undefined && !this.client.attached) throw this.bodyError(lost);
-    const hello = await greet(this.client, this.port.label, 'it answered the last run: is it powered, or stuck?');
-    const change = jointTableChange(this.hello, hello);
-    if (change !== undefined) throw new BodyError(`the firmware on ${this.port.label} now answers with ${change}: this body was opened for the old one, and the next run opens it afresh`);
-    const log = { body: JSONRPC_KEY, port: this.port.label, was: this.hello.boot, boot: hello.boot };
-    if (hello.boot !== this.hello.boot) logger('body').info(log, `body: the firmware restarted since the last run${lost !== undefined ? ' (the link was lost and came back)' : ''}`);
-    else if (lost !== undefined) logger('body').info(log, 'body: the link was lost and came back to the same boot of the firmware (a blip)');
     // A state cached before is not this link's, or not this firmware's.
-    if (hello.boot !== this.hello.boot || lost !== undefined) this.acted = true;
-    this.lost = undefined;
-    this.hello = hello;
+    if (await this.linkWatch.rejoin()) this.acted = true;
   }
 
   frame(): Frame {
@@ -471,48 +444,16 @@ export class JsonRpcBody implements Body {
   async stop(): Promise<void> {
     // A motion verb under way ends at the loop's next tick, whatever it was doing when this came.
     this.driving?.abort();
-    // Down: a blip shorter than the watchdog leaves torque on, so the stop is owed until the link is back.
-    if (!this.client.attached) {
-      this.owed = true;
-      throw new BodyError(`serial link to ${this.port.label} is down: torque off not sent; quackd sends it once the link is back, and the firmware's watchdog cuts it within ${this.hello.watchdog_ms} ms`);
-    }
-    // Up again after a loss: say it anyway rather than trust that the gap outlasted the watchdog.
-    try {
-      await this.client.torque(false);
-      this.owed = false;
-    } catch (err) {
-      if (err instanceof LinkLostError || err instanceof RequestTimeoutError) this.owed = true;
-      throw this.bodyError(err);
-    }
+    await this.owedStop.send();
   }
 
   get stopOwed(): boolean {
-    return this.owed;
-  }
-
-  /** The stop the link's loss kept from the firmware, sent first thing once it is back; the read-back is reported as any torque answer is. */
-  private async payOwed(): Promise<void> {
-    if (!this.owed || this.paying || this.closed || !this.client.attached || performance.now() < this.payAfter) return;
-    this.paying = true;
-    const log = { body: JSONRPC_KEY, port: this.port.label };
-    try {
-      const { torque } = await this.client.torque(false);
-      this.owed = false;
-      this.payAfter = 0;
-      logger('body').info({ ...log, torque }, `torque off sent again as the link came back (a stop had not reached the firmware): the firmware reads torque ${torque ? 'on' : 'off'}`);
-    } catch (err) {
-      // Still owed: a state a second from now (or the link back again) tries again; said once a spell.
-      if (this.payAfter === 0) logger('body').warn({ ...log, err: err instanceof Error ? err.message : String(err) }, 'torque off owed since the link was lost could not be sent yet; quackd tries again');
-      this.payAfter = performance.now() + 1000;
-      return;
-    } finally {
-      this.paying = false;
-    }
+    return this.owedStop.owing;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.clearWatch();
+    this.linkWatch.stop();
     // Best effort here: a caller that needs to know whether torque went off calls stop() first.
     await this.stop().catch(() => undefined);
     this.closed = true;
@@ -541,13 +482,14 @@ export class JsonRpcBody implements Body {
       this.acted = false;
       return state;
     } catch (err) {
-      throw this.bodyError(err);
+      throw this.linkWatch.error(err);
     }
   }
 
   private assertLinked(): void {
     if (this.closed) throw new BodyError(`${JSONRPC_KEY} is closed`);
-    if (this.lost !== undefined) throw this.bodyError(this.lost);
+    const lost = this.linkWatch.lost;
+    if (lost !== undefined) throw this.linkWatch.error(lost);
   }
 
   private report(trouble: BodyTrouble): void {
@@ -556,51 +498,10 @@ export class JsonRpcBody implements Body {
     for (const listener of [...this.listeners]) listener(trouble);
   }
 
-  /** Between verbs nobody asks the firmware anything: the stream's age is the only sign of life. */
-  private startWatch(): void {
-    if (this.watch !== undefined || this.hello.state_hz <= 0) return;
-    const staleMs = Math.max(STREAM_STALE_MIN_MS, (STREAM_STALE_PERIODS * 1000) / this.hello.state_hz);
-    this.watch = setInterval(() => void this.checkStream(staleMs), staleMs / 4);
-    this.watch.unref();
-  }
-
+  /** The stream is watched while anyone listens or a motion verb runs. */
   private stopWatch(): void {
     if (this.listeners.size > 0 || this.driving !== undefined) return;
-    this.clearWatch();
-  }
-
-  private clearWatch(): void {
-    if (this.watch !== undefined) clearInterval(this.watch);
-    this.watch = undefined;
-  }
-
-  private async checkStream(staleMs: number): Promise<void> {
-    if (this.closed || this.lost !== undefined || this.probing || !this.client.attached) return;
-    const last = this.client.lastState();
-    if (last !== undefined && last.ageMs <= staleMs) return;
-    // Stale, or quackd itself was stopped for a while (SIGSTOP): states may sit unread in the
-    // port's buffer. Ask once before calling the link lost.
-    this.probing = true;
-    try {
-      await this.client.getState();
-    } catch (err) {
-      if (this.closed || this.lost !== undefined) return;
-      this.lost = err instanceof Error ? err : new Error(String(err));
-      const why = err instanceof RequestTimeoutError ? `no state for ${Math.round(staleMs)} ms and no answer to get_state` : this.lost.message;
-      this.report({ kind: 'link-lost', message: `the firmware on ${this.port.label} went silent (${why}); its watchdog cuts torque` });
-    } finally {
-      this.probing = false;
-    }
-  }
-
-  private bodyError(err: unknown): BodyError {
-    if (err instanceof LinkLostError || this.lost !== undefined) {
-      // Not "has cut": a blip shorter than the watchdog leaves torque on, until the owed stop lands (payOwed).
-      return new BodyError(`serial link to ${this.port.label} lost; the firmware's watchdog cuts torque within ${this.hello.watchdog_ms} ms, and quackd sends torque off once the link is back`);
-    }
-    if (err instanceof RequestTimeoutError) return new BodyError(`the firmware on ${this.port.label} stopped answering (${err.message})`);
-    if (err instanceof BridgeError) return new BodyError(err.message);
-    return new BodyError(String(err));
+    this.linkWatch.stop();
   }
 }
 

@@ -10,7 +10,10 @@ import { numberSetting } from '../../../config/number-setting.js';
 import { DEFAULT_BAUD } from '../../../bridge/baud.js';
 import { CameraSettingsSchema } from '../../../camera/settings.js';
 import { PolicySlotsSchema } from '../../../policy/slots.js';
+import type { BodyKey } from '../../body.js';
 import { headingHoldSetting } from '../heading-hold-setting.js';
+
+export const JSONRPC_KEY: BodyKey = 'microduck:jsonrpc';
 
 export const jsonRpcSettings = z
   .object({
