@@ -71,6 +71,8 @@ export class ControlLoop {
   private nextId = 1;
   private nextSense = 1;
   private readonly senses = new Map<number, (world: Json) => void>();
+  private nextWarm = 1;
+  private readonly warming = new Map<number, () => void>();
   private readonly fallListeners = new Set<(fall: { readonly tiltRad: number; readonly tick: number }) => void>();
   private current: number | undefined;
   private dead: ControlError | undefined;
@@ -180,6 +182,24 @@ export class ControlLoop {
     return () => this.fallListeners.delete(listener);
   }
 
+  /**
+   * Imports and warms skill modules (`warm(options)`, as ControlLoopOptions.warm does before the
+   * first tick) while the loop runs: a held body's policy swapped between runs. The worker takes
+   * each right after a tick, so what blocks its thread falls between ticks, and the loop never
+   * waits for it. Resolves once they are warm (one that cannot warm is said, and its verb says
+   * why later), or at once when the loop is closed or dead.
+   */
+  warm(skills: readonly ModuleSpec[]): Promise<void> {
+    if (skills.length === 0 || this.dead !== undefined || this.closing !== undefined) return Promise.resolve();
+    const problem = skills.map(specProblem).find((p) => p !== undefined);
+    if (problem !== undefined) return Promise.reject(new ControlError(`warm: ${problem}`, 'settings'));
+    const id = this.nextWarm++;
+    return new Promise<void>((resolve) => {
+      this.warming.set(id, resolve);
+      this.post({ type: 'warm', id, skills });
+    });
+  }
+
   /** What the plant reports beyond the loop's sensors (Plant.sense), asked between two ticks; null when it reports nothing. */
   sense(): Promise<Json> {
     if (this.dead !== undefined) return Promise.reject(this.dead);
@@ -244,6 +264,11 @@ export class ControlLoop {
         this.senses.delete(message.id);
         return resolve?.(message.world);
       }
+      case 'warmed': {
+        const resolve = this.warming.get(message.id);
+        this.warming.delete(message.id);
+        return resolve?.();
+      }
       case 'closed':
         // Everything the worker had to say came before this; a timer a skill or plant left
         // behind must not keep the thread alive.
@@ -264,6 +289,8 @@ export class ControlLoop {
     // A dead loop senses nothing: no caller waits for an answer that cannot come.
     for (const resolve of this.senses.values()) resolve(null);
     this.senses.clear();
+    for (const resolve of this.warming.values()) resolve();
+    this.warming.clear();
   }
 }
 

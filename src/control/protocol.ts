@@ -38,6 +38,8 @@ export type ToWorker =
   | { readonly type: 'sense'; readonly id: number }
   /** The skill to run between verbs from now on; null holds. */
   | { readonly type: 'idle'; readonly skill: ModuleSpec | null }
+  /** Skill modules to warm while the loop runs (ControlLoop.warm), each right after a tick; answered `warmed`. */
+  | { readonly type: 'warm'; readonly id: number; readonly skills: readonly ModuleSpec[] }
   | { readonly type: 'close' };
 
 export type FromWorker =
@@ -50,4 +52,5 @@ export type FromWorker =
   | { readonly type: 'fell'; readonly tiltRad: number; readonly tick: number; readonly inVerb: boolean }
   | { readonly type: 'warn'; readonly message: string }
   | { readonly type: 'sensed'; readonly id: number; readonly world: Json }
+  | { readonly type: 'warmed'; readonly id: number }
   | { readonly type: 'closed' };

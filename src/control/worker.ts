@@ -10,6 +10,7 @@ import { loadPlant, loadSkill, settleSkills, warmSkill, type Json, type ModuleSp
 import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver } from './pacing.js';
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
+import { TickGaps } from './tick-gaps.js';
 import { TickRingWriter, tickRingBuffer, tickStamper } from './tick-ring.js';
 import { LOCKSTEP_SCHEDULING, LOOP_THREAD_NAME, UNASKED_SCHEDULING, nameThread, raiseThreadPriority } from './realtime.js';
 
@@ -32,6 +33,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const virtual = init.mode === 'lockstep' ? new VirtualClock() : undefined;
   const clock = virtual?.now ?? (() => performance.now());
   const warned = new Set<string>();
+  const gaps = new TickGaps(init.mode);
   const ticks = tickRingBuffer(plant.joints.length);
   const ring = new TickRingWriter(ticks, plant.joints.length);
   const stamp = tickStamper(virtual !== undefined, init.periodMs);
@@ -48,7 +50,10 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       warned.add(call);
       post({ type: 'warn', message: `plant ${call} failed: ${errorText(err)} (further failures are only counted)` });
     },
-    ticked: (sample) => ring.push(stamp(), sample),
+    ticked: (sample) => {
+      ring.push(stamp(), sample);
+      gaps.ticked();
+    },
   };
   const scheduling = await asked;
   const core = new ControlCore(plant, init, hooks, clock, stopCounter(shared));
@@ -86,6 +91,8 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       );
     } else if (message.type === 'idle') {
       void setIdle(message.skill);
+    } else if (message.type === 'warm') {
+      void warmBetweenTicks(message.skills).then(() => post({ type: 'warmed', id: message.id }));
     } else if (message.type === 'stop') {
       core.interrupt();
     } else if (message.type === 'sense') {
@@ -98,6 +105,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       post({ type: 'sensed', id: message.id, world });
     } else if (!closing) {
       closing = true;
+      gaps.open();
       for (const id of loading) post({ type: 'verb', id, result: { outcome: 'stopped', ticks: 0, endTick: -1 } });
       loading.clear();
       core.close();
@@ -117,6 +125,20 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       });
     }
   });
+  /**
+   * A held body's policies swapped between runs (`quackd policy load`): each module warmed right
+   * after a tick, so that what blocks this thread (an ONNX session made, its first run) lands in
+   * the slack before the next tick rather than in a verb's first ticks. Nothing new starts once
+   * closing: the thread then ends once the work already out has settled.
+   */
+  const warmBetweenTicks = async (skills: readonly ModuleSpec[]): Promise<void> => {
+    for (const spec of skills) {
+      await gaps.next();
+      if (closing) return;
+      await warmSkill(spec).catch((err: unknown) => post({ type: 'warn', message: `skill ${spec.module} could not be warmed: ${errorText(err)}` }));
+    }
+  };
+
   // Before the first tick: nothing is moving yet. A module that cannot warm says so once; its
   // verb fails on it later with the skill's own error.
   for (const spec of init.warm) await warmSkill(spec).catch((err: unknown) => post({ type: 'warn', message: `skill ${spec.module} could not be warmed: ${errorText(err)}` }));

@@ -85,10 +85,26 @@ function policyFor(dir: string, runtime: z.infer<typeof Options>['runtime']): Pr
   const key = JSON.stringify([dir, runtime, stamp]);
   let policy = loaded.get(key);
   if (policy === undefined) {
-    policy = loadPolicy(dir, { runtime });
+    policy = warmedPolicy(dir, runtime);
     loaded.set(key, policy);
     // A refusal is not kept: the person fixes the folder and the next verb tries again.
     policy.catch(() => loaded.delete(key));
+  }
+  return policy;
+}
+
+/**
+ * A policy loaded and run once on a zero observation, its result dropped (no target, and not the
+ * previous action a verb starts from): a session's first run allocates what later runs reuse, so
+ * no verb's first tick pays for it.
+ */
+async function warmedPolicy(dir: string, runtime: z.infer<typeof Options>['runtime']): Promise<Policy> {
+  const policy = await loadPolicy(dir, { runtime });
+  try {
+    await policy.run(new Float32Array(policy.manifest.obs_len));
+  } catch (err) {
+    await policy.close();
+    throw err;
   }
   return policy;
 }
@@ -105,9 +121,10 @@ const WarmOptions = z.object({ dirs: z._default(z.array(z.string()), []), runtim
 
 /**
  * Before the loop ticks (warmSkill): the ONNX runtime, and a session of each of the body's
- * policies. Both block the thread as they load (the native binding, its first session 20–30 ms
- * each; later sessions about 6 ms), and five sessions cost about 0.5 MB. A folder that does not
- * load is left for its verb, which says why.
+ * policies, run once. Both block the thread as they load (the native binding, its first session
+ * 20–30 ms each; later sessions about 6 ms), and five sessions cost about 0.5 MB. A folder that
+ * does not load is left for its verb, which says why. While the loop runs (a held body's policy
+ * swapped between runs: ControlLoop.warm) the worker calls this right after a tick.
  */
 export async function warm(options: Json | undefined): Promise<void> {
   const o = WarmOptions.parse(options ?? {});

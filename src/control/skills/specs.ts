@@ -29,6 +29,11 @@ export function policySkill(dir: string, command: { readonly vx: number; readonl
   return { module: siblingModule(import.meta.url, 'policy').href, options };
 }
 
+/** Policies to warm while a duck's loop runs (ControlLoop.warm): one spec a folder, so each takes a gap between ticks of its own. */
+export function policyWarmups(policyDirs: readonly string[]): ModuleSpec[] {
+  return policyDirs.map((dir) => ({ module: siblingModule(import.meta.url, 'policy').href, options: { dirs: [dir] } }));
+}
+
 /** The built-in skills warmed before a duck's loop ticks (ControlLoopOptions.warm), with the policies in `policyDirs` loaded. */
 export function skillWarmups(policyDirs: readonly string[]): ModuleSpec[] {
   return [{ module: siblingModule(import.meta.url, 'hold').href }, { module: siblingModule(import.meta.url, 'pose').href }, { module: siblingModule(import.meta.url, 'policy').href, options: { dirs: [...policyDirs] } }];

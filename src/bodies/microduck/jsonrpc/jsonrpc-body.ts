@@ -119,6 +119,8 @@ export class JsonRpcBody implements Body {
   private driving: AbortController | undefined;
   /** Where the ball is reckoned from the last sighting (a camera's duck only). */
   private readonly reckoning: BallReckoning | undefined;
+  /** Each slot's folder for this run: the pool lends them at every lease. */
+  private readonly lent: LentPolicies;
 
   constructor(
     private readonly client: BridgeLink,
@@ -130,6 +132,7 @@ export class JsonRpcBody implements Body {
     readonly eyes?: BodyEyes,
   ) {
     this.reckoning = eyes === undefined ? undefined : new BallReckoning();
+    this.lent = new LentPolicies(control?.policies ?? bundledPolicyDir, control?.loop);
     const closed = (): boolean => this.closed;
     this.linkWatch = new LinkWatch(client, port.label, hello, closed, (trouble) => this.report(trouble));
     this.owedStop = new OwedStop(client, this.linkWatch, closed);
@@ -253,10 +256,10 @@ export class JsonRpcBody implements Body {
       const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
       if (!state.torque && !down && !halt.signal.aborted) await this.client.torque(true);
       before = await this.facts(loop);
-      result = await loop.run(policySkill(this.policyDir(control, slot), command, until, timeoutMs, control.headingHold), halt.signal);
-      result = await settleAfterGait(loop, this.policyDir(control, 'stand'), slot, result, halt.signal);
+      result = await loop.run(policySkill(this.policyDir(slot), command, until, timeoutMs, control.headingHold), halt.signal);
+      result = await settleAfterGait(loop, this.policyDir('stand'), slot, result, halt.signal);
       // A camera's duck stands while the ball rolls on, so the look after a kick sees where it stopped.
-      if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, this.policyDir(control, 'stand'), KICK_SETTLE_MS, result, halt.signal);
+      if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, this.policyDir('stand'), KICK_SETTLE_MS, result, halt.signal);
     } catch (err) {
       if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
       throw err;
@@ -306,7 +309,7 @@ export class JsonRpcBody implements Body {
 
   /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
   private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
-    const dir = this.control !== undefined ? this.policyDir(this.control, slot) : undefined;
+    const dir = this.control !== undefined ? this.policyDir(slot) : undefined;
     const c = commandFor(dir !== undefined ? readManifest(dir).manifest : undefined, axis, direction, asked);
     return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
   }
@@ -399,14 +402,12 @@ export class JsonRpcBody implements Body {
     return { device: this.port.label, firmware, board, boot };
   }
 
-  private readonly lent = new LentPolicies();
-
   usePolicies(dirs: Readonly<Record<string, string>>): void {
     this.lent.use(dirs);
   }
 
-  private policyDir(control: JsonRpcControl, slot: Slot): string {
-    return this.lent.dir(slot, control.policies);
+  private policyDir(slot: Slot): string {
+    return this.lent.dir(slot);
   }
 
   /**
@@ -417,6 +418,8 @@ export class JsonRpcBody implements Body {
     this.quacks = 0;
     this.displaced = undefined;
     this.reckoning?.forget();
+    // A policy swapped since the last run is warm before the run's first verb (lent-policies.ts).
+    await this.lent.ready();
     if (this.greeted && this.linkWatch.lost === undefined) {
       this.greeted = false;
       return;

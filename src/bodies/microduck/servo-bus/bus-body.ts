@@ -90,6 +90,7 @@ export class BusBody implements Body {
     private readonly sayLink?: (up: boolean) => void,
   ) {
     this.facts = first;
+    this.lent = new LentPolicies(policies, loop);
     sayLink?.(linkUp(first));
     this.rewatch();
   }
@@ -112,18 +113,21 @@ export class BusBody implements Body {
     };
   }
 
-  private readonly lent = new LentPolicies();
+  /** Each slot's folder for this run: the pool lends them at every lease. */
+  private readonly lent: LentPolicies;
 
   usePolicies(dirs: Readonly<Record<string, string>>): void {
     this.lent.use(dirs);
   }
 
   private policyDir(slot: Slot): string {
-    return this.lent.dir(slot, this.policies);
+    return this.lent.dir(slot);
   }
 
   /** A bus that faulted (in an earlier run, or between runs) is not trusted again: the pool opens the robot afresh. */
   async beginRun(): Promise<void> {
+    // A policy swapped since the last run is warm before the run's first verb (lent-policies.ts).
+    await this.lent.ready();
     const f = await this.sense();
     if (f.fault !== null) throw new BodyStale(`${this.key} on ${this.port} faulted (${f.fault}); it is opened afresh`);
   }
