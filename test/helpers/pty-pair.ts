@@ -1,7 +1,8 @@
 /**
- * A real pty pair made by socat, the wire between quackd and whatever plays the far end in a
- * test (the host firmware for the bridge, the servo simulator for a servo bus). `near` is the end
- * quackd opens, `far` the other. Every socat started here is killed by close() and, as a last
+ * A real pty pair made by socat, the wire between quackd and a far end that is a program of its
+ * own opening a path (the host firmware for the bridge, the servo simulator of bench/servo-bus.ts).
+ * A simulator in a node process holds its pty itself instead (held-pty.ts: one pty, no relay).
+ * `near` is the end quackd opens, `far` the other. Every socat started here is killed by close() and, as a last
  * resort, when the test process exits, even if a test failed half-way; `live` is that registry,
  * for the far end's own children too.
  */

@@ -7,9 +7,9 @@
  * rate would (the instruction's bytes, the servo's return delay, then the reply's bytes, one
  * after another on the one wire), so a bus's timings over a pty mean something.
  *
- * It runs over any pair of streams (attach), over the far end of a pty (ServoSim.open), or in a
- * process of its own (servo-sim-main.ts), where pacing's short busy-waits cannot stall the bus
- * under test.
+ * It runs over any pair of streams (attach), over the far end of a pty (ServoSim.open: one it
+ * holds itself, held-pty.ts, or a path), or in a process of its own (servo-sim-main.ts), where
+ * pacing's short busy-waits cannot stall the bus under test.
  */
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -17,6 +17,7 @@ import { ReadStream } from 'node:tty';
 import { encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import { BROADCAST_ID, type PacketDecoder, type ProtocolName, type RawPacket } from '../../src/servo-bus/packet.js';
 import { protocolNamed, type ServoProtocol } from '../../src/servo-bus/protocol.js';
+import type { FarEnd } from './held-pty.js';
 
 export interface SimServoSpec {
   readonly id: number;
@@ -93,9 +94,18 @@ export class ServoSim {
     for (const spec of options.servos) this.servos.set(spec.id, makeServo(options.protocol, spec));
   }
 
-  /** Opens the far end of a pty (it is already raw: socat made it so) and answers on it. */
-  static open(path: string, options: ServoSimOptions): ServoSim {
+  /**
+   * Answers on the far end of a pty: one this process holds (HeldPty's `far`, the rig's wire), or
+   * a path to open (a socat pty's far link; it is already raw: socat made it so).
+   */
+  static open(end: string | FarEnd, options: ServoSimOptions): ServoSim {
     const sim = new ServoSim(options);
+    if (typeof end !== 'string') {
+      // The pty's owner closes the master (unplug, close); closing the simulator only stops its answers.
+      sim.attach(end.input, (bytes) => end.write(bytes));
+      return sim;
+    }
+    const path = end;
     const flags = constants.O_RDWR | constants.O_NOCTTY;
     const readFd = openSync(path, flags);
     const writeFd = openSync(path, flags);

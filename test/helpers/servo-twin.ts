@@ -6,7 +6,8 @@
  * trunk's gyro and gravity into the simulated IMU file the body reads (`sim_imu`; with an `imu`
  * block too, through a simulated BNO055's registers, which unplugImu makes fail). It runs in a
  * process of its own (servo-twin-main.ts), which tests and benches reach through
- * servo-twin-process.ts.
+ * servo-twin-process.ts, and holds its pty's master itself (held-pty.ts): no relay between the
+ * body's port and the servos.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { SimImuWriter } from '../../src/bodies/microduck/servo-bus/sim-imu.js';
 import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../src/servo-bus/packet.js';
 import { TwinRig } from './twin-rig.js';
-import { PtyPair } from './pty-pair.js';
+import { HeldPty } from './held-pty.js';
 import { ServoSim } from './servo-sim.js';
 
 export interface ServoTwinOptions {
@@ -45,7 +46,7 @@ export class ServoTwin extends TwinRig {
   }
 
   private constructor(
-    readonly pty: PtyPair,
+    readonly pty: HeldPty,
     readonly sim: ServoSim,
     plant: MujocoPlant,
     readonly joints: readonly JointRow[],
@@ -63,7 +64,7 @@ export class ServoTwin extends TwinRig {
     const joints = options.joints ?? OPEN_DUCK_MINI_V2;
     const model = modelByName(MODEL[options.protocol]) as ServoModel;
     const plant = await openMujocoPlant({ seed: options.seed ?? 1 });
-    const pty = await new PtyPair('quackd-servo-twin-').open();
+    const pty = await new HeldPty('quackd-servo-twin-').open();
     const start = plant.read();
     const goals = Float64Array.from(start?.jointPos ?? joints.map(() => 0));
     const r = model.registers;

@@ -1,5 +1,5 @@
 /**
- * A ServoBus on both of quackd's serial edges, over a real socat pty with the servo simulator on
+ * A ServoBus on both of quackd's serial edges, over a real pty with the servo simulator on
  * the far end: serialport's link (the main thread: `bus scan`) and the plain-tty link the control
  * worker opens, which reads only when polled (the bus polls it while a transaction waits). A pty
  * that vanishes fails the transaction waiting with the link's own words, and the worker's link
@@ -14,7 +14,8 @@ import { ServoBus } from '../../src/servo-bus/bus.js';
 import { BusLostError } from '../../src/servo-bus/errors.js';
 import { decodeRegister, modelByName } from '../../src/servo-bus/models.js';
 import { protocolNamed } from '../../src/servo-bus/protocol.js';
-import { PtyPair, onPath } from '../helpers/pty-pair.js';
+import { HeldPty } from '../helpers/held-pty.js';
+import { onPath } from '../helpers/pty-pair.js';
 import { ServoSim } from '../helpers/servo-sim.js';
 import { skipOutsideCi } from '../helpers/skip.js';
 
@@ -22,10 +23,10 @@ const IDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 const STS = modelByName('STS3215')!.registers;
 
 describe('a servo bus on the serial edges', { skip: skipOutsideCi(onPath('socat') ? undefined : 'needs socat') }, () => {
-  let pty: PtyPair;
+  let pty: HeldPty;
   let sim: ServoSim;
   before(async () => {
-    pty = await new PtyPair('quackd-servo-links-').open();
+    pty = await new HeldPty('quackd-servo-links-').open();
     sim = ServoSim.open(pty.far, { protocol: 'feetech', servos: IDS.map((id) => ({ id, model: 'STS3215' })) });
   });
   after(async () => {

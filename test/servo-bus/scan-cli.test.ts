@@ -1,6 +1,6 @@
 /**
  * `quackd bus scan` as a builder runs it over SSH: the built CLI against the servo simulator at
- * the far end of a socat pty. The right models for both protocols, a silent servo absent, a
+ * the far end of a pty. The right models for both protocols, a silent servo absent, a
  * garbled reply asked again (and warned about), never a write on the wire, and the one-line
  * errors for a missing port, a port refused, and a bus where nothing answered.
  */
@@ -10,7 +10,8 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { MAIN, assertFreshBuild, childEnv, outputOf, runCli } from '../helpers/cli.js';
-import { PtyPair, onPath } from '../helpers/pty-pair.js';
+import { HeldPty } from '../helpers/held-pty.js';
+import { onPath } from '../helpers/pty-pair.js';
 import { ServoSim, type ServoSimOptions } from '../helpers/servo-sim.js';
 import { ServoSurvey } from '../../src/bodies/microduck/servo-bus/survey.js';
 import { skipOutsideCi } from '../helpers/skip.js';
@@ -27,7 +28,7 @@ interface Listed {
 const noSocat = skipOutsideCi(onPath('socat') ? undefined : 'needs socat (apt-get install socat)');
 
 describe('quackd bus scan', { skip: noSocat }, () => {
-  let pty: PtyPair;
+  let pty: HeldPty;
   let sim: ServoSim | undefined;
   // A patient --timeout: the simulator answers from this test process, which a loaded machine may
   // not schedule for a while (the CLI's own side of that race is the bus's I/O grace), and a servo
@@ -40,7 +41,7 @@ describe('quackd bus scan', { skip: noSocat }, () => {
 
   before(async () => {
     assertFreshBuild();
-    pty = await new PtyPair('quackd-servo-bus-').open();
+    pty = await new HeldPty('quackd-servo-bus-').open();
   });
   afterEach(() => {
     sim?.close();

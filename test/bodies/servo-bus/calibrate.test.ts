@@ -1,6 +1,6 @@
 /**
  * `quackd calibrate` and the servo-bus lines of `quackd health`, as a builder runs them over SSH:
- * the built CLI against the servo simulator at the far end of a socat pty, its servos placed at
+ * the built CLI against the servo simulator at the far end of a pty, its servos placed at
  * the home pose plus known offsets (the horns as a builder mounted them). Health sees the pose off
  * before, calibrate finds the offsets and writes them into the robot's entry (comments and the rest
  * of the file kept, the old file backed up), and health then reads every joint within 0.02 rad of
@@ -20,7 +20,8 @@ import { ServoSurvey } from '../../../src/bodies/microduck/servo-bus/survey.js';
 import { decodeRegister, encodeRegister, modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
 import { MAIN, assertFreshBuild, childEnv, runCli } from '../../helpers/cli.js';
-import { PtyPair, onPath, waitFor } from '../../helpers/pty-pair.js';
+import { HeldPty } from '../../helpers/held-pty.js';
+import { onPath, waitFor } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -75,7 +76,7 @@ interface HealthLine {
 for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly ProtocolName[]) {
   const robot = protocol === 'feetech' ? 'duck' : 'xl';
   describe(`quackd calibrate and health on a ${protocol} duck`, { skip: onPath('socat') ? undefined : 'needs socat (apt-get install socat)' }, () => {
-    let pty: PtyPair;
+    let pty: HeldPty;
     let sim: ServoSim;
     const homes = tempDir();
     let home: string;
@@ -100,7 +101,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
 
     before(async () => {
       assertFreshBuild();
-      pty = await new PtyPair('quackd-calibrate-').open();
+      pty = await new HeldPty('quackd-calibrate-').open();
     });
     beforeEach(() => {
       sim?.close();

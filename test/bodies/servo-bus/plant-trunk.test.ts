@@ -2,8 +2,8 @@
  * When the bus plant reads the trunk (control-plant.ts): each tick while the loop sends new
  * targets (a policy walking needs the trunk of now), every HOLD_READ_MS (100 ms) while it holds a
  * pose, so a held duck's tilt is still seen within about a tenth of a second. The plant runs in
- * this test's thread, ticked by hand at 50 Hz, on the servo simulator at the far end of a socat
- * pty; the trunk is the simulator's IMU file, which the test writes.
+ * this test's thread, ticked by hand at 50 Hz, on the servo simulator at the far end of a pty
+ * it holds itself (held-pty.ts); the trunk is the simulator's IMU file, which the test writes.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import { createPlant } from '../../../src/bodies/microduck/servo-bus/control-pla
 import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { SimImuWriter } from '../../../src/bodies/microduck/servo-bus/sim-imu.js';
 import type { Plant, SensorFrame } from '../../../src/control/plant.js';
-import { PtyPair, onPath, sleep } from '../../helpers/pty-pair.js';
+import { HeldPty } from '../../helpers/held-pty.js';
+import { onPath, sleep } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 
 const UPRIGHT = { gyro: [0, 0, 0], gravity: [0, 0, -1] };
@@ -20,13 +21,13 @@ const TILTED = { gyro: [0, 0.5, 0], gravity: [0.5, 0, -Math.sqrt(0.75)] };
 const TICK_MS = 20;
 
 describe('the bus plant reads the trunk', { skip: onPath('socat') ? false : 'socat is not installed' }, () => {
-  let pty: PtyPair;
+  let pty: HeldPty;
   let sim: ServoSim;
   let imu: SimImuWriter;
   let plant: Plant;
 
   before(async () => {
-    pty = await new PtyPair('quackd-plant-trunk-').open();
+    pty = await new HeldPty('quackd-plant-trunk-').open();
     sim = ServoSim.open(pty.far, { protocol: 'feetech', servos: OPEN_DUCK_MINI_V2.map((j) => ({ id: j.id, model: 'STS3215' })) });
     imu = new SimImuWriter(join(pty.dir, 'imu'));
     imu.write(UPRIGHT);

@@ -2,7 +2,7 @@
  * A stop asked of a duck that cannot be opened still lands: with one servo silent or raising an
  * alarm, `quackd torque duck off` and `quackd do torque off` send torque off to every servo and
  * say which confirmed it, so the others stop holding. The built CLI against the servo simulator
- * at the far end of a socat pty, every servo's torque on as a killed quackd leaves it. Torque on
+ * at the far end of a pty, every servo's torque on as a killed quackd leaves it. Torque on
  * without a service is refused saying why in the servos' terms (Feetech's have no watchdog).
  */
 import assert from 'node:assert/strict';
@@ -13,7 +13,8 @@ import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduc
 import { modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
 import { assertFreshBuild, runCli } from '../../helpers/cli.js';
-import { PtyPair, onPath } from '../../helpers/pty-pair.js';
+import { HeldPty } from '../../helpers/held-pty.js';
+import { onPath } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -25,7 +26,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
     const model = modelByName(BUS_SERVO_MODEL[protocol]) as ServoModel;
     const torqueAt = model.registers.torqueEnable.address;
     const homes = tempDir();
-    let pty: PtyPair;
+    let pty: HeldPty;
     let sim: ServoSim;
     let home: string;
     const env = (): NodeJS.ProcessEnv => ({ QUACKD_HOME: home, QUACKD_MEMORY_DIR: join(home, 'memory') });
@@ -33,7 +34,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
 
     before(async () => {
       assertFreshBuild();
-      pty = await new PtyPair('quackd-stop-').open();
+      pty = await new HeldPty('quackd-stop-').open();
     });
     beforeEach(() => {
       sim?.close();

@@ -1,6 +1,6 @@
 /**
  * microduck:feetech and microduck:dynamixel walk in the MuJoCo twin through real packets: the
- * servo simulator at the far end of a socat pty answers for the twin's joints (servo-twin.ts),
+ * servo simulator at the far end of a pty answers for the twin's joints (servo-twin.ts),
  * and `quackd do` runs as a user runs it, the robot in the fleet's config. The feetech duck (an
  * Open Duck Mini v2) reads its trunk through its BNO055 (`imu: {}`, the simulated chip's
  * registers), the dynamixel duck the simulator's file directly. What is checked is where the twin
