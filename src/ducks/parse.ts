@@ -11,6 +11,8 @@ import { InputError } from '../errors.js';
 import { printable } from '../text/printable.js';
 import { didYouMean } from '../text/suggest.js';
 import { duplicateKey, twiceMessage, yamlTooDeep, yamlValues } from '../config/yaml-values.js';
+import { notANumber } from '../config/number-setting.js';
+import { valueAt } from '../config/value-at.js';
 import { MAX_NESTING, nestingMessage } from '../text/nesting.js';
 import { tooLarge } from '../text/too-large.js';
 import { DEFAULT_BUDGETS, type Duck, type SuccessCheck } from './duck.js';
@@ -32,13 +34,19 @@ function splitFrontMatter(text: string, source: string): { yaml: string; body: s
 
 const FIELDS = ['description', 'robot', 'verbs', 'budgets', 'confirm', 'success_when', 'flock', 'steps', 'llm_calls', 'seconds', 'members', 'plan'];
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** `written` is the value at the issue's path, as the file has it: a number error says what it was. */
+function describeIssue(issue: z.core.$ZodIssue, written: unknown): string {
   if (issue.code === 'unrecognized_keys') {
     const first = issue.keys[0] ?? '';
     // A key is the file's text: shown escaped, so a key cannot drive the terminal.
     return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${printable(k)}"`).join(', ')}${didYouMean(first, FIELDS)}`;
   }
-  if (issue.code === 'invalid_type') return `expected ${issue.expected === 'int' ? 'a whole number' : issue.expected === 'array' ? 'a list, e.g. [quack, walk]' : `a ${issue.expected}`}`;
+  if (issue.code === 'invalid_type') {
+    if (issue.expected === 'array') return 'expected a list, e.g. [quack, walk]';
+    // numberSetting's own words (what was written, an example) are kept, as config.yaml's are.
+    if (issue.expected === 'number' || issue.expected === 'int') return notANumber(issue, written) ?? issue.message;
+    return `expected a ${issue.expected}`;
+  }
   return issue.message;
 }
 
@@ -88,7 +96,7 @@ export function parseDuck(text: string, source: string, name: string): Duck {
       line = isNode(parent) ? lineAt(parent.range?.[0]) : undefined;
     }
     const field = issue.path.length > 0 ? issue.path.join('.') : 'front matter';
-    fail(source, line ?? 1, `${field}: ${describeIssue(issue)}`);
+    fail(source, line ?? 1, `${field}: ${describeIssue(issue, valueAt(raw, issue.path))}`);
   }
   const fm = parsed.data;
   const linesOf = (key: string, count: number): number[] =>

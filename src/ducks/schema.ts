@@ -1,8 +1,11 @@
 /**
- * The `.duck` front matter schema: one zod schema is both the validator and the type.
+ * The `.duck` front matter schema: one zod schema is both the validator and the type. Its numbers
+ * are numberSetting's, as config.yaml's are: a wrong one says what was written and an example.
  */
 import { z } from 'zod';
+import { numberSetting } from '../config/number-setting.js';
 import { flockSchema } from '../flock/spec.js';
+import { DEFAULT_BUDGETS } from './duck.js';
 
 const verbName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a verb name is lower_snake_case');
 
@@ -15,9 +18,9 @@ export const frontMatterSchema = z
     verbs: z.array(verbName).min(1, 'list at least one verb'),
     budgets: z
       .object({
-        steps: z.number().int().min(1).max(1000).optional(),
-        llm_calls: z.number().int().min(1).max(5000).optional(),
-        seconds: z.number().min(1).max(86_400).optional(),
+        steps: z.optional(numberSetting({ example: DEFAULT_BUDGETS.steps, int: true, min: 1, max: 1000 })),
+        llm_calls: z.optional(numberSetting({ example: DEFAULT_BUDGETS.llm_calls, int: true, min: 1, max: 5000 })),
+        seconds: z.optional(numberSetting({ example: DEFAULT_BUDGETS.seconds, min: 1, max: 86_400 })),
       })
       .strict()
       .optional(),

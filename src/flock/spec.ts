@@ -5,6 +5,7 @@
  * load a body, a broker or a pilot.
  */
 import { z } from 'zod';
+import { numberSetting } from '../config/number-setting.js';
 
 export const PLANS = ['first-finder-kicks'] as const;
 export type PlanName = (typeof PLANS)[number];
@@ -60,7 +61,7 @@ export const flockSchema = z
       .min(1, 'list at least one member')
       .max(16, 'at most 16 members'),
     plan: z.string().refine((p) => (PLANS as readonly string[]).includes(p), { message: `expected a plan: ${PLANS.join(', ')}` }),
-    seconds: z.number().min(1).max(86_400).optional(),
+    seconds: z.optional(numberSetting({ example: 60, min: 1, max: 86_400 })),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 /**
- * config.yaml's mistakes as a robot builder makes them, read by the built CLI (`quackd config
- * check`, `quackd run`): a word where a number goes, a key written twice. Each is said on its line,
+ * config.yaml's and a .duck's mistakes as a robot builder makes them, read by the built CLI
+ * (`quackd config check`, `quackd run`): a word where a number goes, a key written twice. Each is said on its line,
  * naming the field and what was written, never zod's or yaml's internal words ("received NaN",
  * "Map keys must be unique").
  */
@@ -80,6 +80,26 @@ robots:
     const r = await check('pilot:\n  provider: fake\n  timeout_s: soon\n');
     assert.equal(r.code, 2, r.stderr);
     assert.deepEqual(problems(r.stderr), ['config.yaml:3: pilot.timeout_s: expected a number, got "soon"']);
+  });
+});
+
+describe('.duck files: numbers', () => {
+  it('quackd run of a duck with a word, a fraction or a number out of range in its budgets says what was written and an example, as config.yaml does', async () => {
+    const dir = tempDir('quackd-config-errors-');
+    mkdirSync(join(dir, 'ducks'));
+    const run = async (front: string): Promise<string> => {
+      const duck = join(dir, 'ducks', 'numbers.duck');
+      writeFileSync(duck, `---\nrobot: microduck:sim2d\nverbs: [quack]\n${front}\n---\n# Quack\n\n1. quack\n`);
+      const r = await runCli(['run', duck, '--no-memory'], { env: { QUACKD_HOME: dir, QUACKD_PROVIDER: 'fake' } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stdout, '');
+      return r.stderr.replace(`quackd: ${duck}`, 'numbers.duck');
+    };
+    assert.equal(await run('budgets:\n  steps: lots'), 'numbers.duck:5: budgets.steps: expected a whole number (e.g. 12), got "lots"\n');
+    assert.equal(await run('budgets: { llm_calls: 2.5 }'), 'numbers.duck:4: budgets.llm_calls: expected a whole number (e.g. 20), got 2.5\n');
+    assert.equal(await run('budgets:\n  seconds: 0'), 'numbers.duck:5: budgets.seconds: expected a number of at least 1 (e.g. 60), got 0\n');
+    assert.equal(await run('budgets:\n  steps: true'), 'numbers.duck:5: budgets.steps: expected a whole number (e.g. 12), got true\n');
+    assert.equal(await run('flock:\n  members: [microduck:sim2d]\n  plan: first-finder-kicks\n  seconds: soon'), 'numbers.duck:7: flock.seconds: expected a number (e.g. 60), got "soon"\n');
   });
 });
 

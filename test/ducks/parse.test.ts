@@ -147,7 +147,7 @@ describe('parseDuck explains in a person\'s words', () => {
 
   it('wrong types say what was expected', () => {
     assert.throws(() => parseDuck(duckText('verbs: quack'), 'x.duck', 'x'), /^InputError: x\.duck:2: verbs: expected a list, e\.g\. \[quack, walk\]$/);
-    assert.throws(() => parseDuck(duckText('verbs: [quack]\nbudgets: { steps: 2.5 }'), 'x.duck', 'x'), /^InputError: x\.duck:3: budgets\.steps: expected a whole number$/);
+    assert.throws(() => parseDuck(duckText('verbs: [quack]\nbudgets: { steps: 2.5 }'), 'x.duck', 'x'), /^InputError: x\.duck:3: budgets\.steps: expected a whole number \(e\.g\. 12\), got 2\.5$/);
   });
 });
 
