@@ -41,7 +41,17 @@ export class LinkLostError extends BridgeError {
   override readonly name = 'LinkLostError';
 }
 
+/** Why a port that exists would not open, for whoever acts on it (health warns of a held port, and reads nothing). */
+export type PortTrouble = 'held' | 'no-permission' | 'not-a-port';
+
 /** The serial device does not exist or cannot be opened. */
 export class PortError extends BridgeError {
   override readonly name = 'PortError';
+  constructor(
+    message: string,
+    hint?: string,
+    readonly trouble?: PortTrouble,
+  ) {
+    super(message, hint);
+  }
 }

@@ -9,9 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { PortError } from './errors.js';
-
-/** serial.ts's hint for a port serialport could not lock: both paths say the same. */
-export const LOCKED_HINT = 'another program has it open: another quackd run, or a serial monitor?';
+import { portHeld } from './open-refusal.js';
 
 /** flock(1)'s exit status when someone else holds the lock (util-linux and busybox alike). */
 const HELD = 1;
@@ -24,8 +22,8 @@ export function lockPort(fd: number, path: string): void {
   if (r.error !== undefined && (r.error as NodeJS.ErrnoException).code === 'ENOENT') {
     throw new PortError(`cannot lock ${path}: flock is not installed`, 'install util-linux (it has flock): quackd keeps other programs off the port with it');
   }
-  // serialport's own words for the same refusal (strerror(EWOULDBLOCK), then its own).
-  if (r.status === HELD) throw new PortError(`cannot open ${path}: Resource temporarily unavailable Cannot lock port`, LOCKED_HINT);
+  // The line serial.ts says when serialport cannot lock it: both paths say the same.
+  if (r.status === HELD) throw portHeld(path);
   const said = (r.stderr?.toString() ?? '').trim().split('\n')[0];
   throw new PortError(`cannot lock ${path}: ${said !== undefined && said !== '' ? said : (r.error?.message ?? `flock exited with ${r.status ?? r.signal ?? 'nothing'}`)}`);
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
+import { cannotOpen } from './open-refusal.js';
 import { DEFAULT_BAUD } from './protocol.js';
 import { Reopener } from './reopen.js';
 
@@ -30,21 +31,10 @@ export interface SerialLinkEvents {
   restored: [];
 }
 
-/** Why a port that exists would not open, in the terms a person can act on. */
-function openHint(message: string): string | undefined {
-  if (/lock/i.test(message)) return 'another program has it open: another quackd run, or a serial monitor?';
-  if (/permission denied|EACCES/i.test(message)) return 'no permission: add yourself to the dialout group';
-  if (/is a directory|EISDIR/i.test(message)) return 'that is a directory, not a serial device';
-  if (/not a typewriter|ENOTTY|inappropriate ioctl/i.test(message)) return 'that is not a serial device';
-  return undefined;
-}
-
 function openPort(path: string, baudRate: number): Promise<SerialPort> {
   return new Promise((resolve, reject) => {
     const port = new SerialPort({ path, baudRate, autoOpen: false });
-    // The library's text repeats the path and its own prefixes: keep the first plain clause.
-    const said = (m: string): string => m.replace(/^Error:?\s*/, '').split(/, cannot open /)[0]?.replace(/^Error /, '') ?? m;
-    port.open((err) => (err ? reject(new PortError(`cannot open ${path}: ${said(err.message)}`, openHint(err.message))) : resolve(port)));
+    port.open((err) => (err ? reject(cannotOpen(path, err.message)) : resolve(port)));
   });
 }
 

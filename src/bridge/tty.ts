@@ -22,6 +22,7 @@ import { Duplex, Readable } from 'node:stream';
 import { WriteStream } from 'node:tty';
 import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
+import { cannotOpen, refusedPort } from './open-refusal.js';
 import { lockPort } from './port-lock.js';
 import { Reopener } from './reopen.js';
 
@@ -63,13 +64,6 @@ function portsHere(): string[] {
   return found;
 }
 
-function hint(message: string): string | undefined {
-  if (/permission denied|EACCES/i.test(message)) return 'no permission: add yourself to the dialout group';
-  if (/is a directory|EISDIR/i.test(message)) return 'that is a directory, not a serial device';
-  if (/not a typewriter|ENOTTY|inappropriate ioctl|not a tty/i.test(message)) return 'that is not a serial device';
-  return undefined;
-}
-
 interface Tty {
   /** the read side, non-blocking, read only by poll() */
   readonly input: number;
@@ -78,10 +72,7 @@ interface Tty {
   readonly lock: FileHandle;
 }
 
-const cannotOpen = (path: string, err: unknown): PortError => {
-  const m = err instanceof Error ? err.message : String(err);
-  return new PortError(`cannot open ${path}: ${m.replace(/^[A-Z]+: /, '').split(',')[0] ?? m}`, hint(m));
-};
+const refused = (path: string, err: unknown): PortError => cannotOpen(path, err instanceof Error ? err.message : String(err));
 
 /**
  * Opens `path` locked, raw, at `baud`. Locked first, so a port someone else holds is left exactly
@@ -93,7 +84,7 @@ async function openTty(path: string, baud: number): Promise<Tty> {
   try {
     lock = await open(path, constants.O_RDONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
   } catch (err) {
-    throw cannotOpen(path, err);
+    throw refused(path, err);
   }
   // One descriptor per stream: each tty handle closes its own, never the other's.
   const flags = constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK;
@@ -103,7 +94,7 @@ async function openTty(path: string, baud: number): Promise<Tty> {
     try {
       fds.push(openSync(path, flags));
     } catch (err) {
-      throw cannotOpen(path, err);
+      throw refused(path, err);
     }
     execFileSync('stty', ['-F', path, String(baud), 'raw', '-echo', '-echoe', '-echok', '-ixon', '-ixoff', '-crtscts', 'clocal', 'cread', 'min', '1', 'time', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
     fds.push(openSync(path, flags));
@@ -112,7 +103,8 @@ async function openTty(path: string, baud: number): Promise<Tty> {
     await lock.close();
     if (err instanceof PortError) throw err;
     const m = err instanceof Error && 'stderr' in err ? String((err as { stderr: unknown }).stderr).trim() : String(err);
-    throw new PortError(`cannot set ${path} to ${baud} baud raw: ${m.split('\n')[0] ?? m}`, hint(m) ?? 'that is not a serial device, or stty is missing');
+    // stty's "Inappropriate ioctl for device" of /dev/null or a file is the port's fault, said as an open's.
+    throw refusedPort(path, m) ?? new PortError(`cannot set ${path} to ${baud} baud raw: ${m.split('\n')[0] ?? m}`, 'is it a serial port? is stty installed?');
   }
   return { input: fds[0] ?? -1, output: new WriteStream(fds[1] ?? -1), lock };
 }

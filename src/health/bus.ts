@@ -9,8 +9,7 @@
  * (a running `quackd serve`) is not read here; the service's own lines say how its robot is.
  */
 import { existsSync } from 'node:fs';
-import { BridgeError } from '../bridge/errors.js';
-import { LOCKED_HINT } from '../bridge/port-lock.js';
+import { BridgeError, PortError } from '../bridge/errors.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import { lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
@@ -107,7 +106,7 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
     survey = await surveys.ServoSurvey.open(protocol, { port: s.port, baud: s.baud, timeoutMs: s.bus_timeout_ms });
   } catch (err) {
     if (!(err instanceof BridgeError)) throw err;
-    if (err.hint === LOCKED_HINT) return warn(`${s.port} is held by another program (quackd serve holding ${robot.name}?): not read here`);
+    if (err instanceof PortError && err.trouble === 'held') return warn(`${s.port} is held by another program (quackd serve holding ${robot.name}?): not read here`);
     return fail(`${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`);
   }
   const stop = (): void => void survey.close();

@@ -12,7 +12,6 @@ import type { ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { BodyError, type Body, type BodyTrouble } from '../../src/bodies/body.js';
 import { findBody } from '../../src/bodies/index.js';
-import { LOCKED_HINT } from '../../src/bridge/port-lock.js';
 import { runCli } from '../helpers/cli.js';
 import { startLlmServer } from '../helpers/llm-server.js';
 import { quackd } from '../helpers/quackd.js';
@@ -123,8 +122,8 @@ describe('microduck:jsonrpc opens a port nobody has read for a while', { skip: m
   });
 });
 
-/** What quackd says when the port is held, on either path: serialport's words and serial.ts's hint. */
-const locked = (port: string) => `cannot open ${port}: Resource temporarily unavailable Cannot lock port (${LOCKED_HINT})`;
+/** What quackd says when the port is held, on either path (open-refusal.ts): never serialport's own words. */
+const locked = (port: string) => `cannot open ${port}: another program has it open (another quackd run, or a serial monitor?)`;
 /** A run that could not open its body ends on one outcome line that says why. */
 const refusedRun = (stdout: string, port: string) => assert.ok(stdout.split('\n').some((l) => l.startsWith(`FAIL error — ${locked(port)} · 0 steps`)), stdout);
 

@@ -49,7 +49,7 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
   it('a path that is not a serial device says so, not "is the duck plugged in?"', async () => {
     const r = await probe(['bridge', 'probe', '--port', tempDir()]);
     assert.equal(r.code, 3);
-    assert.match(r.stderr, /\(that is a directory, not a serial device\)\n$/);
+    assert.match(r.stderr, /^quackd: cannot open \S+: a directory, not a serial port \(a USB serial adapter shows up as \/dev\/ttyUSB0 or \/dev\/ttyACM0\)\n$/);
     assert.doesNotMatch(r.stderr, /plugged in/);
   });
 

@@ -10,13 +10,13 @@ import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { BridgeClient } from '../../src/bridge/client.js';
 import { PortError } from '../../src/bridge/errors.js';
-import { LOCKED_HINT } from '../../src/bridge/port-lock.js';
 import { SerialLink } from '../../src/bridge/serial.js';
 import { TtyLink } from '../../src/bridge/tty.js';
 import { unplugAndRestore } from './unplug.js';
 import { Rig, missingTools } from './rig.js';
 
-const LOCKED = /^cannot open .*: Resource temporarily unavailable Cannot lock port$/;
+const LOCKED = /^cannot open .*: another program has it open$/;
+const LOCKED_HINT = 'another quackd run, or a serial monitor?';
 
 function refusal(open: () => unknown): Promise<PortError> {
   return Promise.resolve()
@@ -42,6 +42,7 @@ describe('the worker link: one opener at a time', { skip: missingTools() }, () =
       const err = await refusal(() => TtyLink.open(second, { path: rig.hostPath, baud: 1_000_000 }));
       assert.match(err.message, LOCKED);
       assert.equal(err.hint, LOCKED_HINT);
+      assert.equal(err.trouble, 'held');
       assert.equal(second.attached, false);
       assert.equal((await first.hello()).protocol, 1, 'the refused opener disturbed the first');
       await link.close();
@@ -69,6 +70,7 @@ describe('the worker link: one opener at a time', { skip: missingTools() }, () =
       await tty.close();
       assert.equal(byTty.message, bySerial.message);
       assert.equal(byTty.hint, bySerial.hint);
+      assert.equal(byTty.trouble, bySerial.trouble);
       assert.match(bySerial.message, LOCKED);
     } finally {
       a.close();

@@ -98,18 +98,28 @@ describe('a servo bus where nothing answers', { skip: noSocat }, () => {
 });
 
 describe('a port that is not a serial device', () => {
-  it('bus scan and calibrate of /dev/null or a regular file: one line saying so, exit 3', async () => {
+  /** What every opener says of it: plainly, never serialport's or stty's words ("Inappropriate ioctl for device setting custom baud rate"). */
+  const WHERE = '(a USB serial adapter shows up as /dev/ttyUSB0 or /dev/ttyACM0)';
+
+  it('bus scan, calibrate, bridge probe and a run of a jsonrpc robot on /dev/null or a regular file: one plain line saying so, exit 3', async () => {
     const home = tempDir('quackd-not-a-tty-');
     const file = join(home, 'ttyUSB0');
     writeFileSync(file, '');
     for (const port of ['/dev/null', file]) {
       const scan = await runCli(['bus', 'scan', '--port', port, '--ids', '1'], { env: { QUACKD_HOME: home } });
       assert.equal(scan.code, 3, scan.stderr);
-      assert.match(scan.stderr, /^quackd: cannot open \S+: .*\(that is not a serial device\)\n$/);
-      writeFileSync(join(home, 'config.yaml'), `robots:\n  duck:\n    body: microduck:feetech\n    port: ${port}\n`);
+      assert.equal(scan.stderr, `quackd: cannot open ${port}: not a serial port ${WHERE}\n`);
+      writeFileSync(join(home, 'config.yaml'), `robots:\n  duck:\n    body: microduck:feetech\n    port: ${port}\n  bench:\n    body: microduck:jsonrpc\n    port: ${port}\n`);
       const cal = await runCli(['calibrate', '--robot', 'duck', '--yes'], { env: { QUACKD_HOME: home } });
       assert.equal(cal.code, 3, cal.stderr);
-      assert.match(cal.stderr, /^quackd: calibrate: cannot open \S+: .*: nothing written, the config is as it was \(that is not a serial device\)\n$/);
+      assert.equal(cal.stderr, `quackd: calibrate: cannot open ${port}: not a serial port: nothing written, the config is as it was ${WHERE}\n`);
+      const probe = await runCli(['bridge', 'probe', '--port', port], { env: { QUACKD_HOME: home } });
+      assert.equal(probe.code, 3, probe.stderr);
+      assert.equal(probe.stderr, `quackd: cannot open ${port}: not a serial port ${WHERE}\n`);
+      // The worker opens a robot's port with stty (src/bridge/tty.ts): the same words.
+      const run = await runCli(['run', 'hello-world', '--robot', 'bench', '--no-memory'], { env: { QUACKD_HOME: home, QUACKD_PROVIDER: 'fake' } });
+      assert.equal(run.code, 3, run.stdout + run.stderr);
+      assert.ok(run.stdout.includes(`error — cannot open ${port}: not a serial port ${WHERE} · 0 steps`), run.stdout);
     }
   });
 });
