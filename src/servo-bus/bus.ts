@@ -72,6 +72,8 @@ export interface BusCounters extends DecoderCounters {
 export interface ServoBusEvents {
   attached: [];
   detached: [reason: Error];
+  /** A servo's status that no transaction was waiting for: most often an answer that came after its deadline. */
+  stray: [id: number];
 }
 
 export const DEFAULT_BUS_TIMEOUT_MS = 10;
@@ -357,6 +359,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       if (status === undefined) continue; // an instruction on the wire (an adapter that echoes): not for us
       if (w === undefined || !w.ids.includes(status.id) || w.replies.has(status.id)) {
         this.extra.unexpected++;
+        this.emit('stray', status.id);
         continue;
       }
       w.replies.set(status.id, { id: status.id, error: status.error, alarms: this.protocol.alarms(status.error), data: status.data });

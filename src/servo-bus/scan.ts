@@ -2,8 +2,12 @@
  * Who is on a servo bus: ping each id in turn and, for each that answers, read what it is (model
  * number and firmware; Dynamixel's ping says it, a Feetech servo is read at addresses 0–4). Only
  * ping and read are ever sent, so a scan cannot change a servo. A garbled answer is asked again
- * (someone is there); silence is not (an absent id would cost its timeout once per retry).
+ * (someone is there); silence is not (an absent id would cost its timeout once per retry). A
+ * servo whose answer came after its timeout (a loaded host, a slow USB adapter: the answer lands in
+ * the next id's turn) is there all the same, and is asked again at the end, patiently: on a loaded
+ * Pi a wiring check must not miss a run of servos behind one stall.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ServoBus } from './bus.js';
 import { dynamixelHardwareErrors } from './dynamixel.js';
 import { BusLostError, ServoBusError, ServoGarbledError, ServoTimeoutError } from './errors.js';
@@ -36,16 +40,21 @@ export interface ScanOptions {
   readonly onId?: (id: number) => void;
 }
 
+/** How long a servo that answered late is given when asked again. */
+const LATE_TIMEOUT_MS = 250;
+
 /** Pings `ids` one by one and identifies each servo that answers. Fails only on a lost link. */
 export async function scanBus(bus: ServoBus, options: ScanOptions): Promise<ScanResult> {
   const servos: FoundServo[] = [];
   const garbled: number[] = [];
   const timing = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
-  const retry = { ...timing, retries: options.garbledRetries ?? 2 };
-  for (const id of options.ids) {
-    options.onId?.(id);
+  const retries = options.garbledRetries ?? 2;
+  const late = new Set<number>();
+  const heard = (id: number): void => void late.add(id);
+  const ask = async (id: number, patient: boolean): Promise<void> => {
+    const retry = patient ? { timeoutMs: LATE_TIMEOUT_MS, retries } : { ...timing, retries };
     try {
-      const pong = await bus.ping(id, { ...timing, retries: 0 }).catch((err: unknown) => {
+      const pong = await bus.ping(id, patient ? retry : { ...timing, retries: 0 }).catch((err: unknown) => {
         if (err instanceof ServoGarbledError) return bus.ping(id, retry);
         throw err;
       });
@@ -54,8 +63,21 @@ export async function scanBus(bus: ServoBus, options: ScanOptions): Promise<Scan
       if (err instanceof ServoGarbledError) garbled.push(id);
       else if (!(err instanceof ServoTimeoutError)) throw err;
     }
+  };
+  bus.on('stray', heard);
+  try {
+    for (const id of options.ids) {
+      options.onId?.(id);
+      await ask(id, false);
+    }
+    // A bus that answered late once may still have answers on their way: they count too.
+    if (late.size > 0) await delay(LATE_TIMEOUT_MS);
+  } finally {
+    bus.off('stray', heard);
   }
-  return { servos, garbled };
+  const known = new Set([...servos.map((s) => s.id), ...garbled]);
+  for (const id of options.ids) if (late.has(id) && !known.has(id)) await ask(id, true);
+  return { servos: servos.sort((a, b) => a.id - b.id), garbled: garbled.sort((a, b) => a - b) };
 }
 
 async function identify(bus: ServoBus, id: number, ping: Uint8Array, alarms: readonly string[], retry: { readonly retries: number }): Promise<FoundServo> {

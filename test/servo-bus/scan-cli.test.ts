@@ -121,6 +121,18 @@ describe('quackd bus scan', { skip: noSocat }, () => {
     assert.deepEqual(s.writes(), []);
   });
 
+  it('a servo whose answer comes after --timeout (a loaded Pi, a slow USB adapter) is found all the same, and nothing is written', async () => {
+    // Every answer 30 ms late against a 5 ms timeout: each lands in a later id's turn. Before, the
+    // scan called them all silent (a loaded host's stall once hid a run of four servos this way).
+    const s = start(duck);
+    s.lag(30, 60_000);
+    const r = await runCli(['bus', 'scan', '--port', pty.near, '--timeout', '5', '--ids', '0-15', '--json'], { env: { QUACKD_HOME: tempDir() }, timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Listed;
+    assert.deepEqual(report.servos.map((x) => [x.id, x.name]), [...[1, 2, 3, 4, 5, 6, 7, 8].map((id) => [id, 'STS3215']), [12, 'SCS0009']]);
+    assert.deepEqual(s.writes(), [], 'a scan never sends a write');
+  });
+
   it('finds Dynamixel servos by the model in their ping, and reads what an alert bit means', async () => {
     const s = start({
       protocol: 'dynamixel',
