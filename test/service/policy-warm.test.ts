@@ -24,8 +24,8 @@ const { onnx } = onnxProto;
  * The bundled walk's manifest over a model as wide as a big trained one: obs → 60 000 → 14, all
  * zeros (the duck holds its home pose). Making its session takes some 40 ms here.
  */
-function heavyWalk(home: string): string {
-  const dir = join(home, 'heavy-walk');
+function heavyWalk(home: string, name: string): string {
+  const dir = join(home, name);
   mkdirSync(dir);
   cpSync(join(bundledPolicyDir('walk'), 'manifest.json'), join(dir, 'manifest.json'));
   const FLOAT = onnx.TensorProto.DataType.FLOAT;
@@ -73,32 +73,41 @@ describe('a policy swapped while the service holds the robot is warm before its 
     const first = await walk();
     assert.equal(first.code, 0, first.stderr);
 
-    const load = await runCli(['policy', 'load', 'walk', heavyWalk(home), '--robot', 'bench'], { env });
-    assert.equal(load.code, 0, load.stderr);
-    const recordings = join(home, 'recordings');
-    const earlier = new Set(readdirSync(recordings));
-    const swapped = await walk();
-    assert.equal(swapped.code, 0, swapped.stderr);
-    const file = readdirSync(recordings).find((f) => f.endsWith('.mcap') && !earlier.has(f));
-    assert.ok(file !== undefined, `the walk's recording in ${recordings}`);
-
-    const back = await readIndexed(join(recordings, file));
-    const logs = (back.messages.get('/log') ?? []) as LogLine[];
-    const targets = (back.messages.get('/joints/target') ?? []) as JointState[];
-    const ticks = (back.messages.get('/control/tick') ?? []) as Tick[];
-    // From the moment the pilot asked for the walk to its fifth tick: the held loop asks for
-    // nothing between verbs, so the first target is the walk's first tick.
-    const asked = logs.find((l) => /^\s*1\s+walk \{/.test(l.message));
-    const target = targets[0];
-    assert.ok(asked !== undefined && target !== undefined, 'the walk asked for, and its targets, in the recording');
-    const from = ticks.findIndex((t) => stamp(t.header) >= logStamp(asked));
-    const begun = ticks.findIndex((t) => stamp(t.header) === stamp(target.header));
-    assert.ok(from >= 0 && begun >= from, "the walk's ticks in /control/tick");
-    const late = ticks.slice(from, begun + 5).map((t) => Math.round(t.late_ms * 10) / 10);
-    assert.ok(late.length >= 5);
+    // Twice, each with a policy of its own: one tick late by some 12 ms was seen once on a loaded
+    // machine with the policy warm (the scheduler, not the session); a policy made at the verb
+    // makes the walk's first tick late in every swap, so one swap of two on time says it was warm.
+    const swaps: number[][] = [];
+    for (const name of ['heavy-walk-1', 'heavy-walk-2']) swaps.push(await swappedWalk(name));
     assert.ok(
-      late.every((ms) => ms < 10),
-      `from the walk's ask to its fifth tick, ticks started ${late.join(', ')} ms late: its policy was made at the verb, in the loop's worker, just before its first tick`,
+      swaps.some((late) => late.every((ms) => ms < 10)),
+      `from each walk's ask to its fifth tick, ticks started ${swaps.map((l) => l.join(', ')).join(' and ')} ms late: its policy was made at the verb, in the loop's worker, just before its first tick`,
     );
+
+    async function swappedWalk(name: string): Promise<number[]> {
+      const load = await runCli(['policy', 'load', 'walk', heavyWalk(home, name), '--robot', 'bench'], { env });
+      assert.equal(load.code, 0, load.stderr);
+      const recordings = join(home, 'recordings');
+      const earlier = new Set(readdirSync(recordings));
+      const swapped = await walk();
+      assert.equal(swapped.code, 0, swapped.stderr);
+      const file = readdirSync(recordings).find((f) => f.endsWith('.mcap') && !earlier.has(f));
+      assert.ok(file !== undefined, `the walk's recording in ${recordings}`);
+
+      const back = await readIndexed(join(recordings, file));
+      const logs = (back.messages.get('/log') ?? []) as LogLine[];
+      const targets = (back.messages.get('/joints/target') ?? []) as JointState[];
+      const ticks = (back.messages.get('/control/tick') ?? []) as Tick[];
+      // From the moment the pilot asked for the walk to its fifth tick: the held loop asks for
+      // nothing between verbs, so the first target is the walk's first tick.
+      const asked = logs.find((l) => /^\s*1\s+walk \{/.test(l.message));
+      const target = targets[0];
+      assert.ok(asked !== undefined && target !== undefined, 'the walk asked for, and its targets, in the recording');
+      const from = ticks.findIndex((t) => stamp(t.header) >= logStamp(asked));
+      const begun = ticks.findIndex((t) => stamp(t.header) === stamp(target.header));
+      assert.ok(from >= 0 && begun >= from, "the walk's ticks in /control/tick");
+      const late = ticks.slice(from, begun + 5).map((t) => Math.round(t.late_ms * 10) / 10);
+      assert.ok(late.length >= 5);
+      return late;
+    }
   });
 });
