@@ -28,13 +28,12 @@ import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.j
 import { ControlError } from '../../../control/errors.js';
 import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
 import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
-import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
+import { skillWarmups } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import { commandFor, timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
-import { readManifest } from '../../../policy/read-manifest.js';
+import { timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { LentPolicies } from '../lent-policies.js';
-import { settleAfterGait } from '../gait-settle.js';
+import { ranSeconds, runPolicyVerb, verbCommand, type PolicyVerb } from '../policy-verb.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { logger } from '../../../log.js';
@@ -166,12 +165,12 @@ export class BusBody implements Body {
   }
 
   private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
-    const c = commandFor(readManifest(this.policyDir(slot)).manifest, axis, direction, asked);
-    return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
+    return verbCommand(this.policyDir(slot), slot, axis, direction, asked);
   }
 
   /** Torque on (read back), then the policy until `until` or its time; a bus fault ends it and the run. */
-  private async drive(verb: string, slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, signal?: AbortSignal): Promise<LoopResult | VerbResult> {
+  private async drive(v: PolicyVerb, signal?: AbortSignal): Promise<LoopResult | VerbResult> {
+    const { verb } = v;
     // Every motion verb switches torque on itself (goals first set to the pose the servos stand
     // in), so only torque it has read back from every servo is ever driven.
     const back = await this.torque(true);
@@ -185,11 +184,7 @@ export class BusBody implements Body {
     this.rewatch();
     let result: LoopResult;
     try {
-      result = await this.loop.run(policySkill(this.policyDir(slot), command, until, timeoutMs, this.headingHold), halt.signal);
-      result = await settleAfterGait(this.loop, this.policyDir('stand'), slot, result, halt.signal);
-    } catch (err) {
-      if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
-      throw err;
+      result = await runPolicyVerb({ loop: this.loop, dir: (slot) => this.policyDir(slot), headingHold: this.headingHold }, v, halt.signal);
     } finally {
       signal?.removeEventListener('abort', stop);
       this.halt = undefined;
@@ -212,7 +207,7 @@ export class BusBody implements Body {
     // A verb that went wrong while the bus's answers came late says so: a duck that fell walking blind was not only a fall.
     const late = this.facts.late.ticks - this.lateBefore;
     const blind = late > 0 ? `; the servo bus answered late on ${late} tick${late === 1 ? '' : 's'} (a reading ${this.facts.late.worst_ms} ms old at worst), which held the duck without a reading` : '';
-    return { ok: false, summary: `${what}: ${why}${blind}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
+    return { ok: false, summary: `${what}: ${why}${blind}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result, PERIOD_MS), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
   /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */
@@ -220,13 +215,14 @@ export class BusBody implements Body {
     const c = this.command('walk', 'vx', metres, speed);
     if (!('axis' in c)) return c;
     const timed = timedWalk(c, metres);
-    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timed.ms, signal);
+    const r = await this.drive({ verb: 'walk', slot: 'walk', command: { vx: c.value, vy: 0, vyaw: 0 }, until: { kind: 'distance', metres }, timeoutMs: timed.ms }, signal);
     if (!('outcome' in r)) return r;
-    const what = `walked ${ranSeconds(r).toFixed(1)} s`;
+    const ran = ranSeconds(r, PERIOD_MS);
+    const what = `walked ${ran.toFixed(1)} s`;
     const failed = this.failed(r, what);
     if (failed !== undefined) return failed;
     // A walk with no odometry ends on its time limit: that is how it ends as asked here.
-    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: ${timed.about(ranSeconds(r))}), ${c.text}`, data: { ran_s: ranSeconds(r), commanded_vx: round2(c.value) } };
+    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: ${timed.about(ran)}), ${c.text}`, data: { ran_s: ran, commanded_vx: round2(c.value) } };
   }
 
   private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
@@ -234,7 +230,7 @@ export class BusBody implements Body {
     const c = this.command('turn', 'vyaw', rad, rate !== undefined ? (rate * Math.PI) / 180 : undefined);
     if (!('axis' in c)) return c;
     const before = this.facts.yaw_rad;
-    const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c), signal);
+    const r = await this.drive({ verb: 'turn', slot: 'turn', command: { vx: 0, vy: 0, vyaw: c.value }, until: { kind: 'yaw', rad }, timeoutMs: timeLimitMs(rad, c) }, signal);
     if (!('outcome' in r)) return r;
     const turned = turnedDeg(before, this.facts.yaw_rad, rad);
     const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
@@ -242,7 +238,7 @@ export class BusBody implements Body {
   }
 
   private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
-    const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
+    const r = await this.drive({ verb: 'kick', slot: foot === 'left' ? 'kick_left' : 'kick_right', command: { vx: 0, vy: 0, vyaw: 0 }, until: { kind: 'duration' }, timeoutMs: 5000 }, signal);
     if (!('outcome' in r)) return r;
     return this.failed(r, `kicked ${foot}`) ?? { ok: true, summary: `kicked ${foot} (no camera: whether a ball moved is unknown)` };
   }
@@ -329,10 +325,6 @@ function linkReporter(events: EventBus, robot: string): (up: boolean) => void {
     was = up;
     events.emit('body:report', { robot, link: up ? 'ok' : 'lost' });
   };
-}
-
-function ranSeconds(result: LoopResult): number {
-  return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
 }
 
 export async function createBusBody(protocol: ProtocolName, options: BodyOptions): Promise<Body> {

@@ -1,0 +1,65 @@
+/**
+ * What the real ducks' motion verbs share, the bridge's (jsonrpc) and the servo buses' alike: the
+ * command a slot's manifest gives a verb, the verb's policy run in the control loop with the stand
+ * after it, and how long it ran. Each body keeps what differs: how torque goes on, what it watches
+ * while the policy runs, and how its results read.
+ */
+import type { ControlLoop } from '../../control/control-loop.js';
+import { ControlError } from '../../control/errors.js';
+import type { VerbResult as LoopResult } from '../../control/skill.js';
+import type { HeadingHoldSettings } from '../../control/skills/heading-hold.js';
+import { policySkill, type PolicyUntil } from '../../control/skills/specs.js';
+import { commandFor, type Axis, type Commanded } from '../../policy/command.js';
+import { readManifest } from '../../policy/read-manifest.js';
+import type { Slot } from '../../policy/slots.js';
+import { BodyError, type VerbResult } from '../body.js';
+import { KICK_SETTLE_MS, settleAfterGait, standAfter } from './gait-settle.js';
+
+/** One motion verb as the loop runs it: `verb` names it in a failure, `slot` is the policy that moves. */
+export interface PolicyVerb {
+  readonly verb: string;
+  readonly slot: Slot;
+  readonly command: { readonly vx: number; readonly vy: number; readonly vyaw: number };
+  readonly until: PolicyUntil;
+  readonly timeoutMs: number;
+}
+
+/** How a duck runs its verbs: its loop, each slot's folder, a straight walk's heading hold. */
+export interface VerbLoop {
+  readonly loop: ControlLoop;
+  readonly dir: (slot: Slot) => string;
+  /** The robot's `heading_hold`; undefined, the policy skill's defaults. */
+  readonly headingHold: HeadingHoldSettings | false | undefined;
+  /** A duck that looks for the ball after a kick stands while it rolls on, so the look sees where it stopped. */
+  readonly standAfterKick?: boolean;
+}
+
+/**
+ * The command the slot's manifest gives for this verb (policy/command.ts), or a refusal; with no
+ * folder (a body opened without a loop) the command's own defaults answer.
+ */
+export function verbCommand(dir: string | undefined, slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
+  const c = commandFor(dir !== undefined ? readManifest(dir).manifest : undefined, axis, direction, asked);
+  return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
+}
+
+/**
+ * The verb's policy until `until` or its time limit, then the stand after a gait (gait-settle.ts);
+ * a loop that cannot run it (closed, crashed, busy) is the verb's one-line BodyError.
+ */
+export async function runPolicyVerb({ loop, dir, headingHold, standAfterKick }: VerbLoop, v: PolicyVerb, halt: AbortSignal): Promise<LoopResult> {
+  try {
+    let result = await loop.run(policySkill(dir(v.slot), v.command, v.until, v.timeoutMs, headingHold), halt);
+    result = await settleAfterGait(loop, dir('stand'), v.slot, result, halt);
+    if (standAfterKick === true && (v.slot === 'kick_left' || v.slot === 'kick_right')) result = await standAfter(loop, dir('stand'), KICK_SETTLE_MS, result, halt);
+    return result;
+  } catch (err) {
+    if (err instanceof ControlError) throw new BodyError(`${v.verb}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** How long a verb's policy ran, in seconds to a tenth: its ticks on the loop's grid. */
+export function ranSeconds(result: LoopResult, periodMs: number): number {
+  return Math.round((result.ranMs ?? result.ticks * periodMs) / 100) / 10;
+}
