@@ -3,7 +3,8 @@
  * loop as the MuJoCo twin. The loop's worker owns the serial port: the bridge plant
  * (control-plant.ts) opens the link and the BridgeClient there, so the heartbeat beats beside the
  * loop; this body reaches that client through a RemoteBridge (src/bridge/channel.ts) for hello,
- * state, quack and torque, and runs walk, turn and kick as policy verbs in the loop. Opening says
+ * state, quack and torque, and runs walk, turn and kick as policy verbs in the loop
+ * (motion-verbs.ts says what each did; verb-drive.ts runs one, its stop and its torque). Opening says
  * hello (and never switches torque on: nothing moves because a process started); a motion verb
  * switches torque on first (the firmware then holds the pose it finds). search_scan needs a
  * camera, which the bridge does not carry: without a `camera:` setting it is refused, never
@@ -15,13 +16,13 @@
  * thing once the link is back (owed-stop.ts). While anyone listens (onTrouble), and during every
  * motion verb, the body watches the link (link-watch.ts): a detach, or a state stream that goes
  * stale and a firmware that does not answer either, is reported as `link-lost`; a firmware
- * `fault` notification as `fault`; either stops a running verb
- * on the loop's next tick. So does a stop (the caller's signal, stop()) at any moment of a motion
- * verb, from its first question to the firmware to its last tick: a stop before torque is on
- * leaves it off, and the result says what was done (the time the policy ran, the targets sent).
- * A verb that sent no target never reads as done. Each run after the first says hello again, so the run knows which boot
- * of the firmware it talks to (`link`): a firmware that restarted behind a port that stayed has a
- * new boot id.
+ * `fault` notification as `fault`; either stops a running verb on the loop's next tick. So does a
+ * stop (the caller's signal, stop()) at any moment of a motion verb, from its first question to
+ * the firmware to its last tick: a stop before torque is on leaves it off, and the result says
+ * what was done (the time the policy ran, the targets sent). A verb that sent no target never
+ * reads as done. Each run after the first says hello again, so the run knows which boot of the
+ * firmware it talks to (`link`): a firmware that restarted behind a port that stayed has a new
+ * boot id.
  *
  * After a fall the loop ends the verb and the body makes the duck safe (after-fall.ts). The worker
  * reopens a link that was lost; the body stays lost for the rest of the run (the run ends on it,
@@ -39,58 +40,36 @@ import { DEFAULT_BAUD, type BridgeState, type Fault, type Hello } from '../../..
 import { ControlLoop } from '../../../control/control-loop.js';
 import { ControlError } from '../../../control/errors.js';
 import { DEFAULT_FALL, type FallSettings } from '../../../control/fall.js';
-import { describeVerb, type VerbResult as LoopResult } from '../../../control/skill.js';
-import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
+import { skillWarmups } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import { commandFor, timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
-import { readManifest } from '../../../policy/read-manifest.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { LentPolicies } from '../lent-policies.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyEyes, type BodyLink, type BodyTrouble, type BodyOptions, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
-import { DEFAULT_AFTER_FALL, fallResult, isFall } from './after-fall.js';
-import { LinkFactsSchema, type LinkFacts } from './control-plant.js';
-import { describeState, stateMetrics, tiltDeg } from './describe-state.js';
+import { DEFAULT_AFTER_FALL } from './after-fall.js';
+import { LinkFactsSchema } from './control-plant.js';
+import { describeState, stateMetrics } from './describe-state.js';
 import { greet } from './greet.js';
 import { LinkWatch } from './link-watch.js';
+import { MotionVerbs } from './motion-verbs.js';
 import { OwedStop } from './owed-stop.js';
 import { reportBody } from './report.js';
 import { torqueResult } from '../torque.js';
 import { JSONRPC_KEY, REFUSED, jsonRpcSettings } from './settings.js';
-import { turnedDeg } from '../heading.js';
-import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.js';
+import { PERIOD_MS, VerbDrive, type JsonRpcControl } from './verb-drive.js';
 import { logger } from '../../../log.js';
 import { cameraEyes } from '../../camera-eyes.js';
-import { cameraGlance, cameraScan } from '../../camera-scan.js';
-import { KICK_SETTLE_MS, settleAfterGait, standAfter } from '../gait-settle.js';
+import { cameraGlance } from '../../camera-scan.js';
 import { BallReckoning } from '../ball-reckoning.js';
-import { ballAfterKick, ballMoved } from './kick-look.js';
-import { CameraError } from '../../../camera/camera.js';
-import { detectBall, type BallSighting } from '../../../vision/ball.js';
 
 export { greet } from './greet.js';
 export { JSONRPC_KEY } from './settings.js';
+export type { JsonRpcControl } from './verb-drive.js';
 
 /** A streamed state older than this is stale; observe() asks for a fresh one. */
 const STALE_STATE_MS = 250;
 
 const torqueArgs = z.object({ on: z.boolean() });
-
-/** How long past its own time limit a verb may run before the body stops the loop itself. */
-const VERB_GRACE_MS = 3000;
-
-
-/** The control loop a body drives its motion verbs with, where each policy slot's folder is, and what it counts as a fall. */
-export interface JsonRpcControl {
-  readonly loop: ControlLoop;
-  readonly policies: (slot: Slot) => string;
-  readonly fall: FallSettings;
-  /** A straight walk's heading hold (the robot's `heading_hold`): the defaults when undefined. */
-  readonly headingHold?: HeadingHoldSettings | false;
-}
-
-/** The loop's period, 50 Hz: a verb's ticks in seconds. */
-const PERIOD_MS = 20;
 
 /** Describes a close hook so the body can be built on any connected client (serial or a test stream). */
 export interface JsonRpcLink {
@@ -103,8 +82,6 @@ export class JsonRpcBody implements Body {
   private closed = false;
   /** A verb changed the firmware's state since the last state arrived: the cached one is old news. */
   private acted = false;
-  /** How far the camera saw this run's last measured kick move the ball (a camera's duck only). */
-  private displaced: number | undefined;
   /** Quacks this body made since it opened: the firmware's own count runs from its boot. */
   private quacks = 0;
   private readonly listeners = new Set<(trouble: BodyTrouble) => void>();
@@ -114,13 +91,14 @@ export class JsonRpcBody implements Body {
   private readonly linkWatch: LinkWatch;
   /** A stop that could not reach the firmware (the link was down): sent again as soon as it is back. */
   private readonly owedStop: OwedStop;
-
-  /** A motion verb is under way (from before torque on to its last tick): trouble and stop() end it. */
-  private driving: AbortController | undefined;
   /** Where the ball is reckoned from the last sighting (a camera's duck only). */
   private readonly reckoning: BallReckoning | undefined;
   /** Each slot's folder for this run: the pool lends them at every lease. */
   private readonly lent: LentPolicies;
+  /** The motion verb under way, if any (verb-drive.ts): trouble and stop() end it. */
+  private readonly drive: VerbDrive;
+  /** walk, turn, kick and search_scan (motion-verbs.ts). */
+  private readonly motion: MotionVerbs;
 
   constructor(
     private readonly client: BridgeLink,
@@ -136,6 +114,9 @@ export class JsonRpcBody implements Body {
     const closed = (): boolean => this.closed;
     this.linkWatch = new LinkWatch(client, port.label, hello, closed, (trouble) => this.report(trouble));
     this.owedStop = new OwedStop(client, this.linkWatch, closed);
+    const host = { freshState: () => this.freshState(), settle: () => this.settle(), assertLinked: () => this.assertLinked(), unwatch: () => this.stopWatch() };
+    this.drive = new VerbDrive(client, this.linkWatch, this.lent, host, control, eyes !== undefined);
+    this.motion = new MotionVerbs(client, this.drive, this.lent, control, eyes, this.reckoning, () => this.settle());
     client.on('state', () => {
       this.acted = false;
     });
@@ -178,10 +159,10 @@ export class JsonRpcBody implements Body {
     this.assertLinked();
     logger('body').debug({ body: JSONRPC_KEY, verb: intent.verb, port: this.port.label }, 'body: sending');
     try {
-      if (intent.verb === 'walk') return await this.walk(intent.args.metres, intent.args.speed, signal);
-      if (intent.verb === 'turn') return await this.turn(intent.args.degrees, intent.args.rate, signal);
-      if (intent.verb === 'kick') return await this.kick(intent.args.foot, signal);
-      if (intent.verb === 'search_scan' && this.eyes !== undefined) return await this.searchScan(this.eyes, signal);
+      if (intent.verb === 'walk') return await this.motion.walk(intent.args.metres, intent.args.speed, signal);
+      if (intent.verb === 'turn') return await this.motion.turn(intent.args.degrees, intent.args.rate, signal);
+      if (intent.verb === 'kick') return await this.motion.kick(intent.args.foot, signal);
+      if (intent.verb === 'search_scan' && this.eyes !== undefined) return await this.motion.searchScan(this.eyes, signal);
       if (intent.verb === 'quack') {
         await this.client.quack();
         this.quacks += 1;
@@ -202,199 +183,9 @@ export class JsonRpcBody implements Body {
     return { ok: false, summary: `${intent.verb} is not a verb of ${JSONRPC_KEY}` };
   }
 
-  /**
-   * search_scan through the duck's camera: its turn skill in 30° steps, a look after each. A turn
-   * the gyro says fell short is looked from all the same (the camera sees where the duck faces);
-   * a fall or a stop ends the scan.
-   */
-  private searchScan(eyes: BodyEyes, signal?: AbortSignal): Promise<VerbResult> {
-    return cameraScan({ camera: eyes.camera, look: eyes.ball, turn: (degrees) => this.scanTurn(degrees, signal) });
-  }
-
-  /** One step of a camera scan: nothing when it turned, else the result that ends the scan. */
-  private async scanTurn(degrees: number, signal?: AbortSignal): Promise<VerbResult | undefined> {
-    if (signal?.aborted === true) return { ok: false, summary: 'stopped', data: { stopped: true } };
-    const step = await this.turn(degrees, undefined, signal);
-    return step.data?.['fell'] === true || step.data?.['stopped'] === true || step.data?.['turned_deg'] === undefined ? step : undefined;
-  }
-
   /** The yaw the plant has integrated from the gyro since the body opened (radians, left +), when it says. */
-  async yawRad(): Promise<number | undefined> {
-    return this.control === undefined ? undefined : (await this.facts(this.control.loop))?.yaw_rad;
-  }
-
-  /** What the plant in the loop's worker says about the link (sent targets, integrated yaw, faults). */
-  private async facts(loop: ControlLoop): Promise<LinkFacts | undefined> {
-    const parsed = LinkFactsSchema.safeParse(await loop.sense().catch(() => null));
-    return parsed.success ? parsed.data : undefined;
-  }
-
-  /**
-   * One policy verb in the loop: torque on first (the firmware holds the pose it finds), then the
-   * policy until `until` or its time limit. Trouble on the link (report) or the caller's signal
-   * stops it; a lost link then ends the run as any verb does, with a BodyError.
-   */
-  private async drive(verb: string, slot: Slot, command: { vx: number; vy: number; vyaw: number }, until: PolicyUntil, timeoutMs: number, signal?: AbortSignal): Promise<{ result: LoopResult; before: LinkFacts | undefined; after: LinkFacts | undefined } | VerbResult> {
-    const control = this.control;
-    if (control === undefined) return { ok: false, summary: `${verb} needs the control loop, and this ${JSONRPC_KEY} body was opened without one` };
-    if (this.linkWatch.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
-    const { loop } = control;
-    // The verb's own stop, open before its first await: a stop that comes while torque switches
-    // on or the first reading is asked for is this verb's, never one the loop takes for the last.
-    const halt = new AbortController();
-    const stop = (): void => halt.abort();
-    signal?.addEventListener('abort', stop, { once: true });
-    this.driving = halt;
-    this.linkWatch.start();
-    let before: LinkFacts | undefined;
-    let result: LoopResult;
-    // The skill's own time limit runs on ticks; a loop that ticks no skill (no fresh state) must still end.
-    const guard = setTimeout(stop, timeoutMs + VERB_GRACE_MS);
-    try {
-      const state = await this.freshState();
-      // A duck lying down is not stiffened for a verb the loop will refuse (`fallen`) anyway.
-      const down = tiltDeg(state) > (control.fall.tiltRad * 180) / Math.PI;
-      if (!state.torque && !down && !halt.signal.aborted) await this.client.torque(true);
-      before = await this.facts(loop);
-      result = await loop.run(policySkill(this.policyDir(slot), command, until, timeoutMs, control.headingHold), halt.signal);
-      result = await settleAfterGait(loop, this.policyDir('stand'), slot, result, halt.signal);
-      // A camera's duck stands while the ball rolls on, so the look after a kick sees where it stopped.
-      if (this.eyes !== undefined && (slot === 'kick_left' || slot === 'kick_right')) result = await standAfter(loop, this.policyDir('stand'), KICK_SETTLE_MS, result, halt.signal);
-    } catch (err) {
-      if (err instanceof ControlError) throw new BodyError(`${verb}: ${err.message}`);
-      throw err;
-    } finally {
-      clearTimeout(guard);
-      signal?.removeEventListener('abort', stop);
-      this.driving = undefined;
-      this.stopWatch();
-    }
-    this.assertLinked();
-    const after = await this.facts(loop);
-    await this.settle();
-    return { result, before, after };
-  }
-
-  /** How a verb that did not finish ended; `asked` names it for a fall (`walk 2.00 m`), `what` says how far it got otherwise. */
-  private async failed(r: { result: LoopResult; before: LinkFacts | undefined; after: LinkFacts | undefined }, asked: string, what: string): Promise<VerbResult | undefined> {
-    const { result } = r;
-    if (result.outcome === 'done') return undefined;
-    const sent = this.sentData(r.before, r.after);
-    if (isFall(result) && this.control !== undefined) {
-      const fell = await fallResult(asked, result, PERIOD_MS, this.tilt(), this.client, this.control.fall.then);
-      await this.settle();
-      return { ...fell, data: { ...fell.data, ...sent } };
-    }
-    const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
-    return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: this.tilt(), ran_s: ranSeconds(result), ...sent, ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
-  }
-
-  /** A verb that ended as asked but moved nothing (torque off, every target refused) is no success: undefined when it sent some. */
-  private unsent(r: { before: LinkFacts | undefined; after: LinkFacts | undefined }, what: string): VerbResult | undefined {
-    const sent = this.sentData(r.before, r.after);
-    if ((sent['targets_sent'] ?? 0) > 0) return undefined;
-    const why = sent['targets_sent'] === undefined ? 'whether any target reached the firmware is unknown' : 'no target reached the firmware (was torque switched off?)';
-    return { ok: false, summary: `${what}: ${why}`, data: { tilt_deg: this.tilt(), ...sent } };
-  }
-
-  private tilt(): number {
-    const last = this.client.lastState();
-    return last !== undefined ? Math.round(stateMetrics(last.state)['tilt_deg'] ?? 0) : 0;
-  }
-
-  private sentData(before: LinkFacts | undefined, after: LinkFacts | undefined): Record<string, number> {
-    if (before === undefined || after === undefined) return {};
-    return { targets_sent: after.sent - before.sent, target_send_failures: after.send_failures - before.send_failures };
-  }
-
-  /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
-  private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
-    const dir = this.control !== undefined ? this.policyDir(slot) : undefined;
-    const c = commandFor(dir !== undefined ? readManifest(dir).manifest : undefined, axis, direction, asked);
-    return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
-  }
-
-  /**
-   * The bridge carries no odometry: a walk ends on its time (timedWalk: at the speed the policy
-   * makes good, not the one it is sent: timed by 0.3 m/s the duck on the twin-backed firmware
-   * went 0.43 m of 1.0) and says so.
-   */
-  private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
-    const c = this.command('walk', 'vx', metres, speed);
-    if (!('axis' in c)) return c;
-    const timed = timedWalk(c, metres);
-    const r = await this.drive('walk', 'walk', { vx: c.value, vy: 0, vyaw: 0 }, { kind: 'distance', metres }, timed.ms, signal);
-    if (!('result' in r)) return r;
-    // The time the policy ran, not the time planned: a stopped walk says how far it got.
-    const ran = ranSeconds(r.result);
-    const veerRad = r.before !== undefined && r.after !== undefined ? r.after.yaw_rad - r.before.yaw_rad : 0;
-    this.reckoning?.walked(timed.estimate(ran), veerRad);
-    const what = `walked ${ran.toFixed(1)} s`;
-    const whatAt = `${what} at ${Math.abs(c.value).toFixed(2)} m/s`;
-    const failed = (await this.failed(r, `walk ${metres.toFixed(2)} m`, whatAt)) ?? this.unsent(r, whatAt);
-    if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vx: c.value } };
-    // How far is reckoned, not measured; the yaw the gyro felt is how much the gait veered, so a pilot's reckoning can follow.
-    const veer = r.before !== undefined && r.after !== undefined ? { turned_deg: turnedDeg(r.before.yaw_rad, r.after.yaw_rad, 0) } : {};
-    return { ok: true, summary: `${whatAt} (no odometry on the bridge: ${timed.about(ran)}), ${c.text}`, data: { walked_s: ran, estimated_m: timed.estimate(ran), ...veer, commanded_vx: c.value, ...this.sentData(r.before, r.after) } };
-  }
-
-  /** Ends on the yaw the plant integrates from the gyro, or on its time limit; `rate` in degrees per second. */
-  private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
-    const rad = (degrees * Math.PI) / 180;
-    const c = this.command('turn', 'vyaw', rad, rate !== undefined ? (rate * Math.PI) / 180 : undefined);
-    if (!('axis' in c)) return c;
-    const r = await this.drive('turn', 'turn', { vx: 0, vy: 0, vyaw: c.value }, { kind: 'yaw', rad }, timeLimitMs(rad, c), signal);
-    if (!('result' in r)) return r;
-    if (r.before !== undefined && r.after !== undefined) this.reckoning?.turned(r.after.yaw_rad - r.before.yaw_rad);
-    const turned = r.before !== undefined && r.after !== undefined ? turnedDeg(r.before.yaw_rad, r.after.yaw_rad, rad) : undefined;
-    const what = turned === undefined ? 'turned (yaw unknown)' : `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
-    const failed = (await this.failed(r, `turn ${degrees}°`, what)) ?? this.unsent(r, what);
-    if (failed !== undefined) return { ...failed, data: { ...failed.data, commanded_vyaw: c.value } };
-    const short = turned === undefined || Math.abs(turned - degrees) > 15;
-    return { ok: !short, summary: `${what}${short ? ` of ${degrees}° asked (time limit)` : ''}, ${c.text}`, data: { ...(turned !== undefined ? { turned_deg: turned } : {}), commanded_vyaw: c.value, ...this.sentData(r.before, r.after) } };
-  }
-
-  /**
-   * The kick policy for its duration. With a camera, the ball is looked for just before and, once
-   * it has stopped rolling, just after; how far it moved between the two (the after turned back by
-   * the yaw the gyro says the kick turned) is the kick's `ball_moved_m` and the run's
-   * `ball_displaced_m`. A ball at the feet is under a head camera: before the kick it is where
-   * the reckoning put it (from the last sighting through the walks and turns since), and the
-   * result says so. Without a camera, or with the ball nowhere either time, whether it moved is
-   * not measured, and said.
-   */
-  private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
-    const seenBefore = this.eyes === undefined ? undefined : await this.sighting(this.eyes);
-    const reckoned = this.reckoning?.reckoned();
-    const r = await this.drive('kick', foot === 'left' ? 'kick_left' : 'kick_right', { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, 5000, signal);
-    if (!('result' in r)) return r;
-    this.reckoning?.forget();
-    const what = `kicked ${foot}`;
-    const failed = (await this.failed(r, `kick ${foot}`, what)) ?? this.unsent(r, what);
-    if (failed !== undefined) return failed;
-    if (this.eyes === undefined || this.reckoning === undefined) return { ok: true, summary: `${what} (no camera on the bridge: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
-    const before = typeof seenBefore === 'object' ? this.reckoning.fromTrunk(seenBefore) : reckoned;
-    const eyes = this.eyes;
-    const looking = { sighting: () => this.sighting(eyes), scan: () => this.searchScan(eyes, signal), yaw: () => this.yawRad() };
-    const after = typeof seenBefore === 'string' || before === undefined ? undefined : await ballAfterKick(looking, this.reckoning, r.before?.yaw_rad, signal);
-    if (typeof seenBefore === 'string' || typeof after === 'string' || before === undefined || after === undefined) {
-      const why = typeof seenBefore === 'string' ? seenBefore : typeof after === 'string' ? after : `the camera did not see the ball ${before === undefined ? 'before' : 'after'} it`;
-      return { ok: true, summary: `${what} (${why}: whether the ball moved is not measured)`, data: this.sentData(r.before, r.after) };
-    }
-    const moved = ballMoved(before, after.spot, after.turned);
-    this.displaced = Math.round(moved * 100) / 100;
-    const how = `${seenBefore === undefined ? 'camera after; before, where the reckoning put it' : 'camera, before and after'}${after.scanned ? '; found after it by a scan' : ''}`;
-    return { ok: true, summary: `ball moved ${moved.toFixed(2)} m (${how})`, data: { ball_moved_m: this.displaced, ball_displaced_m: this.displaced, measured_by: seenBefore === undefined ? 'camera and reckoning' : 'camera', ...(after.scanned ? { turned_deg: Math.round((after.turned * 180) / Math.PI) } : {}), ...this.sentData(r.before, r.after) } };
-  }
-
-  /** The ball as the camera sees it now, nothing when it is out of view, or the camera's one line when it failed. */
-  private async sighting(eyes: BodyEyes): Promise<BallSighting | undefined | string> {
-    try {
-      return detectBall(await eyes.camera.grab(), eyes.ball);
-    } catch (error) {
-      if (error instanceof CameraError) return error.message;
-      throw error;
-    }
+  yawRad(): Promise<number | undefined> {
+    return this.motion.yawRad();
   }
 
   get link(): BodyLink {
@@ -406,17 +197,13 @@ export class JsonRpcBody implements Body {
     this.lent.use(dirs);
   }
 
-  private policyDir(slot: Slot): string {
-    return this.lent.dir(slot);
-  }
-
   /**
    * Per-run counters start again, and a held body asks who is at the far end now (link-watch.ts:
    * a firmware that restarted, or a link lost since the last run and reopened by the worker).
    */
   async beginRun(): Promise<void> {
     this.quacks = 0;
-    this.displaced = undefined;
+    this.motion.displaced = undefined;
     this.reckoning?.forget();
     // A policy swapped since the last run is warm before the run's first verb (lent-policies.ts).
     await this.lent.ready();
@@ -437,7 +224,7 @@ export class JsonRpcBody implements Body {
   metrics(): Metrics {
     const last = this.client.lastState();
     const c = this.client.counters();
-    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, ...(this.displaced !== undefined ? { ball_displaced_m: this.displaced } : {}), link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
+    return { ...(last ? stateMetrics(last.state) : {}), quacks: this.quacks, ...(this.motion.displaced !== undefined ? { ball_displaced_m: this.motion.displaced } : {}), link_crc_errors: c.crc, link_dropped_frames: c.crc + c.malformed + c.overlong + c.runt };
   }
 
   /**
@@ -446,7 +233,7 @@ export class JsonRpcBody implements Body {
    */
   async stop(): Promise<void> {
     // A motion verb under way ends at the loop's next tick, whatever it was doing when this came.
-    this.driving?.abort();
+    this.drive.abort();
     await this.owedStop.send();
   }
 
@@ -497,20 +284,15 @@ export class JsonRpcBody implements Body {
 
   private report(trouble: BodyTrouble): void {
     // A verb in the loop ends on its next tick: the pilot hears the trouble, not a finished walk.
-    this.driving?.abort();
+    this.drive.abort();
     for (const listener of [...this.listeners]) listener(trouble);
   }
 
   /** The stream is watched while anyone listens or a motion verb runs. */
   private stopWatch(): void {
-    if (this.listeners.size > 0 || this.driving !== undefined) return;
+    if (this.listeners.size > 0 || this.drive.active) return;
     this.linkWatch.stop();
   }
-}
-
-/** How long a verb's policy ran, in seconds to a tenth: its ticks on the loop's grid. */
-function ranSeconds(result: LoopResult): number {
-  return Math.round((result.ranMs ?? result.ticks * PERIOD_MS) / 100) / 10;
 }
 
 /** `firmware fault (watchdog): no heartbeat within the watchdog period: torque off`. */
