@@ -36,24 +36,29 @@ async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boole
   return last;
 }
 
+/** `quackd serve` holding one Reachy Mini at `url` (MQTT on its embedded broker): its status as shown, and a viewer on its availability. */
+async function serveReachy(url: string, prefix: string) {
+  const home = tempDir(prefix);
+  const mqttPort = await freePort();
+  const env = { QUACKD_HOME: home };
+  const serving = await serve(home, `robots:\n  reachy:\n    body: reachy-mini:daemon\n    base_url: ${url}\n    timeout_s: 1\nmqtt:\n  port: ${mqttPort}\n  users:\n    viewer: { may: [] }\n`);
+  const reachy = async (): Promise<Shown> => {
+    const r = await runCli(['status', '--json'], { env });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const found = (JSON.parse(r.stdout) as { robots: (Shown & { robot: string })[] }).robots.find((x) => x.robot === 'reachy');
+    assert.ok(found !== undefined, r.stdout);
+    return found;
+  };
+  const w = await watch(`mqtt://127.0.0.1:${mqttPort}`, ['quackd/reachy/availability'], { username: 'viewer', password: readCredentials(home)?.get('viewer') ?? '' });
+  return { home, env, serving, reachy, w };
+}
+
 describe('reachy-mini:daemon under quackd serve while its daemon comes and goes', { timeout: 180_000 }, () => {
   it('is offline with why while the daemon hangs or is gone, online again once it answers, and nothing moves', async () => {
     let daemon = await startFakeDaemon();
     const port = Number(new URL(daemon.url).port);
-    const home = tempDir('quackd-reachy-offline-');
-    const mqttPort = await freePort();
     try {
-      const env = { QUACKD_HOME: home };
-      const serving = await serve(home, `robots:\n  reachy:\n    body: reachy-mini:daemon\n    base_url: ${daemon.url}\n    timeout_s: 1\nmqtt:\n  port: ${mqttPort}\n  users:\n    viewer: { may: [] }\n`);
-      const reachy = async (): Promise<Shown> => {
-        const r = await runCli(['status', '--json'], { env });
-        assert.equal(r.code, 0, r.stdout + r.stderr);
-        const robots = (JSON.parse(r.stdout) as { robots: (Shown & { robot: string })[] }).robots;
-        const found = robots.find((x) => x.robot === 'reachy');
-        assert.ok(found !== undefined, r.stdout);
-        return found;
-      };
-      const w = await watch(`mqtt://127.0.0.1:${mqttPort}`, ['quackd/reachy/availability'], { username: 'viewer', password: readCredentials(home)?.get('viewer') ?? '' });
+      const { home, env, serving, reachy, w } = await serveReachy(daemon.url, 'quackd-reachy-offline-');
       const availability = (): string | undefined => w.messages.filter((m: Received) => m.topic === 'quackd/reachy/availability').at(-1)?.payload;
 
       assert.equal((await reachy()).activity, 'idle');
@@ -103,19 +108,8 @@ describe('reachy-mini:daemon under quackd serve while its daemon comes and goes'
 
   it('is offline, saying so and how to start it, while the daemon answers with its backend stopped; online once it runs, and nothing moves', async () => {
     const daemon = await startFakeDaemon();
-    const home = tempDir('quackd-reachy-backend-');
-    const mqttPort = await freePort();
     try {
-      const env = { QUACKD_HOME: home };
-      const serving = await serve(home, `robots:\n  reachy:\n    body: reachy-mini:daemon\n    base_url: ${daemon.url}\n    timeout_s: 1\nmqtt:\n  port: ${mqttPort}\n  users:\n    viewer: { may: [] }\n`);
-      const reachy = async (): Promise<Shown> => {
-        const r = await runCli(['status', '--json'], { env });
-        assert.equal(r.code, 0, r.stdout + r.stderr);
-        const found = (JSON.parse(r.stdout) as { robots: (Shown & { robot: string })[] }).robots.find((x) => x.robot === 'reachy');
-        assert.ok(found !== undefined, r.stdout);
-        return found;
-      };
-      const w = await watch(`mqtt://127.0.0.1:${mqttPort}`, ['quackd/reachy/availability'], { username: 'viewer', password: readCredentials(home)?.get('viewer') ?? '' });
+      const { env, serving, reachy, w } = await serveReachy(daemon.url, 'quackd-reachy-backend-');
       await w.waitFor((m) => m.topic === 'quackd/reachy/availability' && m.payload === 'online', 'online at the start');
       assert.equal((await reachy()).activity, 'idle');
 
