@@ -19,8 +19,8 @@ import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import { describeVerb } from '../../../control/skill.js';
 import { policySkill, skillWarmups, type PolicyUntil } from '../../../control/skills/specs.js';
 import { bundledPolicyDir } from '../../../policy/bundled.js';
-import { commandFor, timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
-import { readManifest } from '../../../policy/read-manifest.js';
+import { timeLimitMs, type Axis, type Commanded } from '../../../policy/command.js';
+import { verbCommand } from '../policy-verb.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { BodyError, type Body, type BodyEyes, type BodyOptions, type BodyTrouble, type Frame, type Intent, type Metrics, type Observation, type VerbResult } from '../../body.js';
@@ -242,8 +242,7 @@ export class MujocoBody implements Body {
 
   /** The command the slot's manifest gives for this verb (policy/command.ts), or a refusal. */
   private command(slot: Slot, axis: Axis, direction: number, asked?: number): Commanded | VerbResult {
-    const c = commandFor(readManifest(this.policies(slot)).manifest, axis, direction, asked);
-    return typeof c === 'string' ? { ok: false, summary: `${slot}: ${c}` } : c;
+    return verbCommand(this.policies(slot), slot, axis, direction, asked);
   }
 
   private async walk(metres: number, halt: AbortSignal, speed?: number): Promise<VerbResult> {
