@@ -13,6 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ONNX_TELEMETRY_OFF } from '../src/policy/telemetry.js';
 import { unitEnvironment } from './_unit-env.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -56,8 +57,8 @@ export interface Floor {
 }
 
 async function start(worker: string): Promise<Floor> {
-  // Under the unit's environment, as the service it is set against runs.
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', parentOf(worker)], { cwd: ROOT, env: { ...process.env, ...unitEnvironment() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Under the unit's environment, and with onnxruntime's telemetry off, as the service it is set against runs.
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', parentOf(worker)], { cwd: ROOT, env: { ...process.env, ...unitEnvironment(), [ONNX_TELEMETRY_OFF.name]: ONNX_TELEMETRY_OFF.value }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (s: string) => (err += s));
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@
 import type { Invocation } from './invocation.js';
 import { EXIT } from './errors.js';
 import { createOutput } from './output.js';
+import { ONNX_TELEMETRY_OFF } from '../policy/telemetry.js';
 
 export function startBin(run: (argv: readonly string[], invocation: Invocation) => Promise<number>): void {
   // `quackd run … | head -1` closes the pipe early: that is no reason to leave a body moving or a
@@ -17,6 +18,8 @@ export function startBin(run: (argv: readonly string[], invocation: Invocation) 
       stream.write = () => true;
     });
   }
+  // Before any worker loads a policy: onnxruntime's telemetry off unless the user's environment set it.
+  process.env[ONNX_TELEMETRY_OFF.name] ??= ONNX_TELEMETRY_OFF.value;
   // A command still waiting when the event loop has nothing left to wake it (a promise tied to an
   // unref'd handle, a bug) would end the process with code 0 and its last lines unprinted: a run
   // that never said how it ended read as a success. It is said as the bug it is, and fails.
