@@ -98,13 +98,17 @@ describe('a policy swapped while the service holds the robot is warm before its 
       const targets = (back.messages.get('/joints/target') ?? []) as JointState[];
       const ticks = (back.messages.get('/control/tick') ?? []) as Tick[];
       // From the moment the pilot asked for the walk to its fifth tick: the held loop asks for
-      // nothing between verbs, so the first target is the walk's first tick.
+      // nothing between verbs, so the first target is the walk's first tick. Located by stamp
+      // order, not equality, and the ask never after the walk's first tick, so that a recording
+      // whose clocks disagree by a hair still reads the walk's own ticks.
       const asked = logs.find((l) => /^\s*1\s+walk \{/.test(l.message));
       const target = targets[0];
       assert.ok(asked !== undefined && target !== undefined, 'the walk asked for, and its targets, in the recording');
-      const from = ticks.findIndex((t) => stamp(t.header) >= logStamp(asked));
-      const begun = ticks.findIndex((t) => stamp(t.header) === stamp(target.header));
-      assert.ok(from >= 0 && begun >= from, "the walk's ticks in /control/tick");
+      const begun = ticks.findIndex((t) => stamp(t.header) >= stamp(target.header));
+      const askedAt = ticks.findIndex((t) => stamp(t.header) >= logStamp(asked));
+      const from = askedAt >= 0 ? Math.min(askedAt, begun) : begun;
+      const at = (ns: number) => `${(ns / 1e6).toFixed(1)} ms`;
+      assert.ok(begun >= 0, `the walk's first target (${at(stamp(target.header))}) among the ${ticks.length} ticks of /control/tick (${ticks.length > 0 ? `${at(stamp(ticks[0]!.header))} to ${at(stamp(ticks[ticks.length - 1]!.header))}` : 'none'}), asked at ${at(logStamp(asked))}`);
       const late = ticks.slice(from, begun + 5).map((t) => Math.round(t.late_ms * 10) / 10);
       assert.ok(late.length >= 5);
       return late;
