@@ -79,6 +79,8 @@ export class ControlLoop {
   private closing: Promise<void> | undefined;
   private readonly exited: Promise<void>;
   private readonly drainTimer: NodeJS.Timeout;
+  /** The ring's drop count as last reported (or passed over): each batch says its own losses. */
+  private droppedSeen = 0;
 
   private constructor(
     private readonly worker: Worker,
@@ -105,9 +107,12 @@ export class ControlLoop {
   /** The ticks the worker wrote since the last drain, as one `control:ticks` event. */
   private drainTicks(): void {
     // Nobody listening (no run recording, no Foxglove door): a held duck's main thread decodes nothing.
+    const dropped = this.ticks.dropped;
+    const lost = dropped - this.droppedSeen;
+    this.droppedSeen = dropped;
     if (this.events?.listened('control:ticks') !== true) return this.ticks.skip();
     const ticks = this.ticks.drain();
-    if (ticks.length > 0) this.events?.emit('control:ticks', { robot: this.robot, joints: this.joints.map((j) => j.name), ticks, dropped: this.ticks.dropped });
+    if (ticks.length > 0 || lost > 0) this.events?.emit('control:ticks', { robot: this.robot, joints: this.joints.map((j) => j.name), ticks, dropped, lost });
   }
 
   /** Starts the worker and makes the plant in it; resolves once the loop is about to tick (holding, never moving). */

@@ -19,6 +19,12 @@ const DROPPED = 2;
 
 /** Room for this many ticks: five seconds at 50 Hz before a stalled reader costs ticks. */
 export const RING_TICKS = 256;
+/**
+ * In lock-step the loop runs as fast as the plant steps (a MuJoCo twin's walk: bursts of 2500
+ * ticks a second), so 256 ticks were gone between two reads 100 ms apart: a sim run's recording
+ * lost up to 173 ticks. Eight times the room (about 1 MB for 14 joints) holds 800 ms of that.
+ */
+export const LOCKSTEP_RING_TICKS = 2048;
 
 export const recordWidth = (joints: number): number => TICK_FIELDS + 3 * joints;
 

@@ -11,7 +11,7 @@ import { LockstepDriver, RealtimeDriver, VirtualClock, stopCounter, type Driver 
 import type { Plant } from './plant.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { TickGaps } from './tick-gaps.js';
-import { TickRingWriter, tickRingBuffer, tickStamper } from './tick-ring.js';
+import { LOCKSTEP_RING_TICKS, RING_TICKS, TickRingWriter, tickRingBuffer, tickStamper } from './tick-ring.js';
 import { LOCKSTEP_SCHEDULING, LOOP_THREAD_NAME, UNASKED_SCHEDULING, nameThread, raiseThreadPriority } from './realtime.js';
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
@@ -34,7 +34,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const clock = virtual?.now ?? (() => performance.now());
   const warned = new Set<string>();
   const gaps = new TickGaps(init.mode);
-  const ticks = tickRingBuffer(plant.joints.length);
+  const ticks = tickRingBuffer(plant.joints.length, virtual !== undefined ? LOCKSTEP_RING_TICKS : RING_TICKS);
   const ring = new TickRingWriter(ticks, plant.joints.length);
   const stamp = tickStamper(virtual !== undefined, init.periodMs);
   const hooks: CoreHooks = {

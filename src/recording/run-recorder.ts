@@ -36,8 +36,9 @@ export class RunRecorder {
     this.unlisten =
       events?.on('control:ticks', (batch) => {
         if (batch.robot !== robot) return;
-        this.droppedTicks = batch.dropped;
-        for (const tick of batch.ticks) for (const m of tickMessages(batch.joints, tick, batch.dropped)) this.file.add(m.channel, m.epochMs, m.message);
+        // This run's losses, not those of the runs the held body's loop recorded before it.
+        this.droppedTicks += batch.lost;
+        for (const tick of batch.ticks) for (const m of tickMessages(batch.joints, tick, this.droppedTicks)) this.file.add(m.channel, m.epochMs, m.message);
       }) ?? (() => undefined);
   }
 

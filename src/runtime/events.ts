@@ -27,9 +27,11 @@ export interface RuntimeEvents {
   /**
    * A control loop's ticks since the last batch (about ten a second), read from the worker's tick
    * ring: what each read, what its skill asked and what the safety stage applied. `dropped`: ticks
-   * the ring lost so far because it was not read in time (a recording's loss, never the loop's).
+   * the ring lost since the loop started because they were not read in time (a recording's loss,
+   * never the loop's); `lost`: how many of those just before this batch (a held body's loop
+   * outlives the runs it records).
    */
-  'control:ticks': { readonly robot: string; readonly joints: readonly string[]; readonly ticks: readonly TickRecord[]; readonly dropped: number };
+  'control:ticks': { readonly robot: string; readonly joints: readonly string[]; readonly ticks: readonly TickRecord[]; readonly dropped: number; readonly lost: number };
   /** The trunk tilted past the fall threshold for the set number of ticks; `tick` is the one it was seen on. */
   'control:fell': { readonly robot: string; readonly tiltRad: number; readonly tick: number };
   /**

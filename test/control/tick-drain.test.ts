@@ -31,4 +31,5 @@ test('ticks reach only a listener, from when it began to listen, none dropped', 
     'every tick from then, in order',
   );
   assert.equal(batches.at(-1)?.dropped, 0);
+  assert.ok(batches.every((b) => b.lost === 0), 'no batch lost a tick');
 });
