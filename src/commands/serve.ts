@@ -95,8 +95,14 @@ export const serveCommand: Command = {
       // MQTT's bridge/request/restart: the same stop as SIGTERM, then the exit code systemd restarts on.
       const restart = new RestartRequest(env);
       const foxglove = { ...(flags.foxglove !== undefined ? { listen: flags.foxglove } : {}), ...(flags['foxglove-token-file'] !== undefined ? { tokenFile: flags['foxglove-token-file'] } : {}) };
-      const serving = await startService({ env, doors: serveDoors(env, restart, foxglove) });
-      return stopOnSignals((why) => serving.stop(why), undefined, restart);
+      // Signals are taken before the start: one that came while the service opened its bodies
+      // (systemd stopping a unit still starting) found no listener and the process died at once,
+      // its bodies and store half open; it now stops the service once started. `starting` is set
+      // before any signal is taken: a handler runs on a later turn of the event loop.
+      const stopped = stopOnSignals(async (why) => (await starting).stop(why), undefined, restart);
+      const starting = startService({ env, doors: serveDoors(env, restart, foxglove) });
+      await starting;
+      return stopped;
     });
   },
 };

@@ -91,6 +91,32 @@ describe('quackd serve, spawned', () => {
     await store.close();
   });
 
+  it('a SIGTERM while it is still starting stops it cleanly once started: exit 0, socket removed, store closed', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'quackd-serve-early-'));
+    after(() => rmSync(own, { recursive: true, force: true }));
+    // systemd stopping a unit that is still opening its bodies: the signal comes with the first line.
+    const r = await runCli(['serve', '--config', config], {
+      env: { QUACKD_HOME: own },
+      timeoutMs: 30_000,
+      onSpawn: (c) => {
+        let said = '';
+        c.stderr?.on('data', (d: string) => {
+          said += d;
+          if (said.includes('quackd serve starting') && c.signalCode === null && !said.includes('SIGNAL SENT')) {
+            said += 'SIGNAL SENT';
+            c.kill('SIGTERM');
+          }
+        });
+      },
+    });
+    assert.equal(r.signal, null, `killed by ${r.signal ?? ''} before it had started: no stop ran\n${r.stderr}`);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /quackd serve stopped/);
+    assert.ok(!existsSync(join(own, 'quackd.sock')), 'the socket was removed');
+    const store = await openMemoryStore(join(own, 'memory'));
+    await store.close();
+  });
+
   it("runs with the pilot of the config as it was read at start: a file edited since is the next start's", async () => {
     const own = mkdtempSync(join(tmpdir(), 'quackd-serve-pilot-'));
     after(() => rmSync(own, { recursive: true, force: true }));
