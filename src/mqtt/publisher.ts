@@ -2,10 +2,11 @@
  * Publishing that never makes the caller wait: publish() returns at once whatever the broker does.
  * Retained topics (bridge state, robot state and availability, discovery) are kept newest-wins and
  * sent again after every reconnect, since a broker restarted without persistence (aedes always,
- * mosquitto by default) has forgotten them. Other messages wait in two bounded queues while the
- * link is down or busy: what matters (a run's events: its start, steps, gates and end) in one that
- * nothing else can evict, and the rest (answers to commands, health) in another; past a queue's
- * bound its oldest is dropped and counted. What matters goes first.
+ * mosquitto by default) has forgotten them; a clearing ('') is sent again until the broker took it.
+ * Other messages wait in two bounded queues while the link is down or busy: what matters (a run's
+ * events: its start, steps, gates and end) in one that nothing else can evict, and the rest
+ * (answers to commands, health) in another; past a queue's bound its oldest is dropped and counted.
+ * What matters goes first.
  */
 import type { IClientPublishOptions, MqttClient } from 'mqtt';
 
@@ -38,7 +39,7 @@ export class Publisher {
   /** Incremented at each connect and disconnect: a late callback of an older link is ignored. */
   private link = 0;
   private inFlight = 0;
-  /** Every retained topic's newest payload ('' clears it at the broker, then is forgotten). */
+  /** Every retained topic's newest payload ('' clears it at the broker, and is forgotten once the broker took it). */
   private readonly retained = new Map<string, string>();
   private readonly dirty = new Set<string>();
   /** A run's events: a flood of answers cannot push them out. */
@@ -110,8 +111,6 @@ export class Publisher {
       if (!topic.done) {
         this.dirty.delete(topic.value);
         const payload = this.retained.get(topic.value) ?? '';
-        // A clear is sent once; remembering it would clear the topic again after each reconnect.
-        if (payload === '') this.retained.delete(topic.value);
         this.write(topic.value, payload, { qos: 1, retain: true });
         continue;
       }
@@ -132,6 +131,10 @@ export class Publisher {
         this.inFlight--;
         if (err === undefined || err === null) {
           this.published++;
+          // A clearing is kept until the broker took it: cut short by the link (mqtt.js's reconnect
+          // starts a new outgoing store, so it is not sent again there), it goes with the next
+          // connect; taken, it is forgotten, or every reconnect would clear the topic again.
+          if (payload === '' && options.retain === true && this.retained.get(topic) === '') this.retained.delete(topic);
           if (options.retain === true) this.taken?.(topic, payload);
           this.drain();
           return;
