@@ -29,8 +29,8 @@ import { answer, errorLine, execute, parseRequest, parseSet, refusal, rightRefus
 import { beyondDeadband } from './deadband.js';
 import { credentials, describeBroker, hostPort, type MqttSettings } from './settings.js';
 import { bridgeDiscovery, isOurDiscoveryTopic, robotDiscovery, type DiscoveryContext } from './discovery.js';
-import { readDiscoveryRecord, writeDiscoveryRecord } from './discovery-record.js';
-import { LeftRetained } from './left-retained.js';
+import { recordBrokerName } from './discovery-record.js';
+import { BrokerLedger } from './broker-ledger.js';
 import { gateEvent, robotState } from './robot-state.js';
 import { Publisher, type PublisherLimits, type PublisherStats } from './publisher.js';
 import { brokerRefusal } from './refusal.js';
@@ -110,11 +110,10 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   const opts = { ...DEFAULTS, ...options };
   const log = logger('mqtt');
   const topics = topicsFor(settings.baseTopic);
-  /** What we left retained at an external broker, beside HA's configs (left-retained.ts). */
-  const left = new LeftRetained(settings.broker.kind === 'external' ? describeBroker(settings) : undefined);
-  const publisher = new Publisher(options.limits, (topic, payload) => {
-    if (left.taken(topic, payload)) keepRecord();
-  });
+  // What we left at this broker, and at those of earlier starts (broker-ledger.ts). The embedded
+  // broker is one whatever its port: what is owed there is owed to the HA that followed it.
+  const ledger = new BrokerLedger(options.dataDir, settings.broker.kind === 'external' ? recordBrokerName(describeBroker(settings)) : 'embedded', settings.broker.kind === 'external');
+  const publisher = new Publisher(options.limits, (topic, payload) => ledger.taken(topic, payload));
   const robots = new Map<string, RobotStatus>();
   const refused = new Set<string>();
   const rate = new CommandRateLimit(options.commandRate);
@@ -124,8 +123,6 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
   let discoveryTopics = new Set<string>();
   /** Config topics of ours that are no more, cleared at start and again when HA comes online (it may not have been there). */
   const gone = new Set<string>();
-  /** The record as last read or written (discovery-record.ts). */
-  let recorded: string | undefined;
   let state: MqttLinkState = 'stopped';
   let reason: string | undefined;
   /** The broker turned us down (a login, a certificate), as opposed to not answering. */
@@ -228,23 +225,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
     for (const topic of next) gone.delete(topic);
     for (const topic of gone) publisher.retain(topic, '', force);
     discoveryTopics = next;
-    keepRecord();
+    ledger.announced(discoveryTopics, gone);
     publisher.retain(topics.bridgeDevices, JSON.stringify({ robots: [...robots.keys()], discovery: [...next] }));
     bridge.publishInfo();
-  };
-
-  /** The record of what was announced, written when it changed; one that cannot be written is a warning, and MQTT goes on. */
-  const keepRecord = (): void => {
-    if (options.dataDir === undefined) return;
-    const record = { published: [...discoveryTopics], gone: [...gone], ...left.record() };
-    const next = JSON.stringify(record);
-    if (next === recorded) return;
-    try {
-      writeDiscoveryRecord(options.dataDir, record);
-      recorded = next;
-    } catch (err) {
-      log.warn({ err }, 'could not keep the list of Home Assistant entities: one removed from the fleet may stay in HA after the next start');
-    }
   };
 
   /** Gets for robots we do not know since the last one said, and when that was: said at most once a second. */
@@ -503,13 +486,8 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       } else {
         url = settings.broker.url;
       }
-      if (options.dataDir !== undefined) {
-        // What earlier starts announced, which this one may not: cleared once the fleet is known (publishDiscovery).
-        const record = readDiscoveryRecord(options.dataDir);
-        for (const topic of [...record.gone, ...record.published]) gone.add(topic);
-        left.load(record);
-        recorded = JSON.stringify(record);
-      }
+      // What earlier starts announced here, which this one may not: cleared once the fleet is known (publishDiscovery).
+      for (const topic of ledger.open()) gone.add(topic);
       state = 'connecting';
       publisher.retain(topics.bridgeState, 'online');
       for (const s of robots.values()) {
@@ -519,7 +497,9 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
       publishDiscovery();
       // What an earlier start left at this broker that this one does not publish (another base
       // topic, a robot since removed): cleared, and forgotten once the broker took the clearing.
-      for (const topic of left.stale(topics, robots.keys())) publisher.retain(topic, '');
+      const now = new Set([topics.bridgeState, topics.bridgeDevices, topics.bridgeInfo, ...discoveryTopics]);
+      for (const robot of robots.keys()) now.add(topics.robotState(robot)).add(topics.robotAvailability(robot));
+      for (const topic of ledger.stale(now)) publisher.retain(topic, '');
       listeners.push(...bridge.listen(api.events, (robot) => robots.has(robot)));
       listeners.push(
         api.events.on('robot:status', ({ status }) => {
@@ -567,6 +547,7 @@ export function createMqttFrontDoor(settings: MqttSettings, api: ServiceApi, opt
         });
       }
       await broker?.close();
+      ledger.flush();
       if (state !== 'off') state = 'stopped';
     },
 
