@@ -6,7 +6,9 @@
  * fails naming the servos that did not answer. A reply's alarm bits (overload, overheat,
  * voltage…) come back as words with its data: what to do about them is the body's call. A
  * refusal (Dynamixel's data range, access…) fails the call. Stale bytes are dropped before each
- * instruction, so a late reply never answers the next one.
+ * instruction, and an answer that comes after its attempt gave up (a loaded host reads the port
+ * late) is owed.ts's: a retry of the same question may take it, nothing later does; it is told
+ * ('late', with how late) so a caller can say the bus answered late rather than not at all.
  *
  * A body reads all its joints with one syncRead and writes all its targets with one syncWrite a
  * tick. The stream can be swapped (attach/detach) when a port comes back, as the bridge's client;
@@ -23,7 +25,8 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { listenTo } from '../bridge/link-user.js';
 import { BusLostError, ServoGarbledError, ServoRefusedError, ServoTimeoutError } from './errors.js';
-import { BROADCAST_ID, MAX_SERVO_ID, type DecoderCounters, type PacketDecoder, type RawPacket } from './packet.js';
+import { OwedReplies } from './owed.js';
+import { BROADCAST_ID, MAX_SERVO_ID, type DecoderCounters, type PacketDecoder, type RawPacket, type StatusPacket } from './packet.js';
 import type { InstructionName, ServoProtocol } from './protocol.js';
 
 export interface ServoBusOptions {
@@ -67,6 +70,8 @@ export interface BusCounters extends DecoderCounters {
   unexpected: number;
   /** Attempts that met a damaged reply (bad checksum, noise, cut short), retried or not: the line's health. */
   damaged: number;
+  /** Answers that came after their attempt gave up: taken by its retry, or after the transaction failed. */
+  late: number;
 }
 
 export interface ServoBusEvents {
@@ -74,6 +79,11 @@ export interface ServoBusEvents {
   detached: [reason: Error];
   /** A servo's status that no transaction was waiting for: most often an answer that came after its deadline. */
   stray: [id: number];
+  /**
+   * Servo `id`'s answer came `ms` after the deadline of the attempt that asked: `taken` when a
+   * retry of the same question took it as its answer, otherwise it answers nothing (a stray too).
+   */
+  late: [id: number, ms: number, taken: boolean];
 }
 
 export const DEFAULT_BUS_TIMEOUT_MS = 10;
@@ -112,8 +122,22 @@ interface Waiting {
   readonly ids: readonly number[];
   readonly replies: Map<number, ServoReply>;
   readonly echo: RawPacket | undefined;
+  readonly transaction: number;
+  /** The data's length this attempt asked (a read's), or undefined when any length answers. */
+  readonly length: number | undefined;
+  /** The length the caller asked: a retry's longer reply is cut back to it. */
+  readonly base: number | undefined;
+  /** Servos answered by an earlier attempt's late reply: this attempt's own is still to come. */
+  readonly early: Set<number>;
   damaged: boolean;
   done(): void;
+}
+
+/** What an attempt expects back. */
+interface Asked {
+  readonly transaction: number;
+  readonly length: number | undefined;
+  readonly base: number | undefined;
 }
 
 export class ServoBus extends EventEmitter<ServoBusEvents> {
@@ -123,7 +147,9 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   private readonly retries: number;
   private readonly patient: boolean;
   private readonly decoder: PacketDecoder;
-  private readonly extra = { timeouts: 0, garbled: 0, retries: 0, unexpected: 0, damaged: 0 };
+  private readonly extra = { timeouts: 0, garbled: 0, retries: 0, unexpected: 0, damaged: 0, late: 0 };
+  private readonly owed = new OwedReplies();
+  private transactions = 0;
   private stream: Duplex | undefined;
   private pull: (() => void) | undefined;
   private waiting: Waiting | undefined;
@@ -170,6 +196,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
     this.pull = undefined;
     this.unlisten?.();
     this.unlisten = undefined;
+    this.owed.void();
     this.abort?.(reason instanceof BusLostError ? reason : new BusLostError(reason.message));
     this.emit('detached', reason);
   }
@@ -181,24 +208,24 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
 
   /** Is servo `id` there? Dynamixel's reply carries model number (2 bytes, LE) and firmware; Feetech's carries nothing. */
   async ping(id: number, options?: CallOptions): Promise<ServoReply> {
-    return this.one('ping', id, this.protocol.ping(id), 0, options);
+    return this.one('ping', id, () => this.protocol.ping(id), 0, false, options);
   }
 
   async read(id: number, address: number, length: number, options?: CallOptions): Promise<ServoReply> {
-    return this.one('read', id, this.protocol.read(id, address, length), length, options);
+    return this.one('read', id, (longer) => this.protocol.read(id, address, length + longer), length, true, options);
   }
 
   /** Write and wait for the servo's acknowledgement; to the broadcast id (or with `reply: false`) nothing is awaited. */
   async write(id: number, address: number, data: ArrayLike<number>, options: CallOptions & { readonly reply?: boolean } = {}): Promise<ServoReply | undefined> {
     const packet = this.protocol.write(id, address, data);
     if (id === BROADCAST_ID || options.reply === false) return this.send(packet);
-    return this.one('write', id, packet, 0, options);
+    return this.one('write', id, () => packet, 0, false, options);
   }
 
   /** `length` bytes at `address` from every servo in `ids`, in one instruction; replies in the order asked. */
   async syncRead(ids: readonly number[], address: number, length: number, options?: CallOptions): Promise<ServoReply[]> {
     checkIds(ids);
-    const replies = await this.transact('sync read', ids, this.protocol.syncRead(ids, address, length), length, options);
+    const replies = await this.transact('sync read', ids, (longer) => this.protocol.syncRead(ids, address, length + longer), length, true, options);
     return ids.map((id) => replies.get(id)).filter((r): r is ServoReply => r !== undefined);
   }
 
@@ -221,9 +248,9 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
     this.removeAllListeners();
   }
 
-  private async one(instruction: InstructionName, id: number, packet: Uint8Array, length: number, options?: CallOptions): Promise<ServoReply> {
+  private async one(instruction: InstructionName, id: number, ask: (longer: number) => Uint8Array, length: number, read: boolean, options?: CallOptions): Promise<ServoReply> {
     checkIds([id]);
-    const replies = await this.transact(instruction, [id], packet, length, options);
+    const replies = await this.transact(instruction, [id], ask, length, read, options);
     const reply = replies.get(id);
     if (reply === undefined) throw new ServoTimeoutError([id], instruction, options?.timeoutMs ?? this.timeoutMs);
     return reply;
@@ -247,13 +274,22 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
     return run;
   }
 
-  private transact(instruction: InstructionName, ids: readonly number[], packet: Uint8Array, length: number, options?: CallOptions): Promise<Map<number, ServoReply>> {
+  /**
+   * `ask(longer)` frames the instruction. A read's retry asks `longer` bytes more than the caller
+   * wanted (reading never changes a servo), so its answers are told from the late answers to the
+   * attempt before it by their length, and cut back; a ping or a write is asked the same again.
+   */
+  private transact(instruction: InstructionName, ids: readonly number[], ask: (longer: number) => Uint8Array, length: number, read: boolean, options?: CallOptions): Promise<Map<number, ServoReply>> {
     const silence = options?.timeoutMs ?? this.timeoutMs;
     const tries = 1 + (options?.retries ?? this.retries);
-    const budget = silence + wireMs(packet.length + ids.length * this.protocol.statusBytes(length), this.baud);
+    const transaction = ++this.transactions;
     return this.enqueue(async () => {
       for (let attempt = 1; ; attempt++) {
-        const replies = await this.attempt(instruction, ids, packet, budget, silence).catch((err: unknown) => {
+        const longer = read ? attempt - 1 : 0;
+        const packet = ask(longer);
+        const budget = silence + wireMs(packet.length + ids.length * this.protocol.statusBytes(length + longer), this.baud);
+        const asked: Asked = { transaction, length: read ? length + longer : undefined, base: read ? length : undefined };
+        const replies = await this.attempt(instruction, ids, packet, budget, silence, asked).catch((err: unknown) => {
           if (attempt < tries && (err instanceof ServoTimeoutError || err instanceof ServoGarbledError)) return undefined;
           if (err instanceof ServoTimeoutError) this.extra.timeouts++;
           if (err instanceof ServoGarbledError) this.extra.garbled++;
@@ -273,7 +309,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
   }
 
   /** `budgetMs`: the whole wait (silence plus wire time); `silenceMs` is what the error says, as the caller set it. */
-  private attempt(instruction: InstructionName, ids: readonly number[], packet: Uint8Array, budgetMs: number, silenceMs: number): Promise<Map<number, ServoReply>> {
+  private attempt(instruction: InstructionName, ids: readonly number[], packet: Uint8Array, budgetMs: number, silenceMs: number, asked: Asked): Promise<Map<number, ServoReply>> {
     const stream = this.stream;
     if (stream === undefined) return Promise.reject(new BusLostError(`cannot send ${instruction}: the bus link is down`));
     this.decoder.counters.skipped += this.decoder.reset();
@@ -288,6 +324,9 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
         if (waiting.damaged) this.extra.damaged++;
         this.waiting = undefined;
         this.abort = undefined;
+        // What this attempt asked and has not had yet is owed; a lost link owes nothing, and a
+        // garbled answer came (damaged) and will not come again.
+        if (!(err instanceof BusLostError) && !(err instanceof ServoGarbledError)) for (const id of ids) if (!replies.has(id) || waiting.early.has(id)) this.owed.owe({ id, length: asked.length, deadline, transaction: asked.transaction });
         if (err !== undefined) reject(err);
         else resolve(replies);
       };
@@ -295,6 +334,10 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
         ids,
         replies,
         echo: this.protocol.decoder().push(packet)[0],
+        transaction: asked.transaction,
+        length: asked.length,
+        base: asked.base,
+        early: new Set(),
         damaged: false,
         done: () => finish(),
       };
@@ -357,14 +400,33 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       if (w !== undefined && isEcho(p, w.echo)) continue;
       const status = this.protocol.asStatus(p);
       if (status === undefined) continue; // an instruction on the wire (an adapter that echoes): not for us
-      if (w === undefined || !w.ids.includes(status.id) || w.replies.has(status.id)) {
+      const wanted = w !== undefined && w.ids.includes(status.id) && !w.replies.has(status.id);
+      const owed = this.owed.settle(status.id, status.data.length, performance.now());
+      if (owed !== undefined) {
+        // A late answer: only a retry of the question it answers may take it.
+        const taken = wanted && owed.transaction === w.transaction;
+        this.extra.late++;
+        this.emit('late', status.id, performance.now() - owed.deadline, taken);
+        if (taken) this.take(w, status, true);
+        else this.emit('stray', status.id);
+        continue;
+      }
+      if (!wanted || (w.length !== undefined && status.data.length !== w.length)) {
         this.extra.unexpected++;
         this.emit('stray', status.id);
         continue;
       }
-      w.replies.set(status.id, { id: status.id, error: status.error, alarms: this.protocol.alarms(status.error), data: status.data });
-      if (w.replies.size === w.ids.length) w.done();
+      // An answer to this instruction: the wire keeps order, so nothing owed before it is still coming.
+      this.owed.void();
+      this.take(w, status, false);
     }
+  }
+
+  private take(w: Waiting, status: StatusPacket, early: boolean): void {
+    const data = w.base !== undefined ? status.data.subarray(0, w.base) : status.data;
+    w.replies.set(status.id, { id: status.id, error: status.error, alarms: this.protocol.alarms(status.error), data });
+    if (early) w.early.add(status.id);
+    if (w.replies.size === w.ids.length) w.done();
   }
 }
 

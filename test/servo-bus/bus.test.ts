@@ -96,6 +96,36 @@ describe('ServoBus, Feetech', () => {
     assert.deepEqual(err.answered, [1, 3]);
   });
 
+  it('an answer that comes after its sync read gave up is told as late and answers nothing after it', async () => {
+    // A loaded host reads the port late: the sync read's answers land while the next question waits.
+    const { bus, sim } = wire('feetech', [STS(1), STS(2)], { timeoutMs: 5, retries: 0 });
+    const late: [number, boolean][] = [];
+    bus.on('late', (id, ms, taken) => {
+      assert.ok(ms > 0);
+      late.push([id, taken]);
+    });
+    sim.table(1)[40] = 1; // torque on
+    sim.lag(40, 20);
+    await assert.rejects(bus.syncRead([1, 2], 56, 4), ServoTimeoutError);
+    const torque = await bus.read(1, 40, 1, { timeoutMs: 200 });
+    assert.deepEqual([...torque.data], [1], 'the torque register, not a late position');
+    assert.deepEqual(late, [
+      [1, false],
+      [2, false],
+    ]);
+    assert.equal(bus.counters().late, 2);
+  });
+
+  it('a sync read\'s retry takes the late answers to its first try, and its own answer answers nothing after it', async () => {
+    const { bus, sim } = wire('feetech', [STS(1)], { timeoutMs: 10, retries: 1 });
+    sim.table(1)[40] = 1;
+    sim.lag(16, 15); // each try answered 16 ms after it was asked: the first during the retry, the retry's after it
+    const [reply] = await bus.syncRead([1], 56, 4);
+    assert.equal(reply?.data.length, 4);
+    const torque = await bus.read(1, 40, 1, { timeoutMs: 200 });
+    assert.deepEqual([...torque.data], [1], 'the torque register, not the retry\'s late position');
+  });
+
   it('retries a dropped, garbled or cut reply and gets the answer', async () => {
     const { bus, sim } = wire('feetech', [STS(4)], { retries: 1 });
     for (const spoil of [() => sim.drop(4), () => sim.garble(4), () => sim.cut(4)]) {
