@@ -84,6 +84,10 @@ export class ServoSim {
   private lagMs = 0;
   private lagUntil = 0;
   private readonly held: { readonly at: number; readonly chunk: Uint8Array }[] = [];
+  /** Sync reads still to hold (holdReplies), how long, and until when replies wait (performance.now() ms). */
+  private holdLeft = 0;
+  private holdMs = 0;
+  private holdUntil = 0;
 
   constructor(options: ServoSimOptions) {
     this.protocol = protocolNamed(options.protocol);
@@ -200,6 +204,16 @@ export class ServoSim {
     this.take(chunk);
   }
 
+  /**
+   * The answers to the next `count` sync reads (a bus cycle's read and its retry) reach the host
+   * `ms` after the first of them came, all at once, and so does any other reply meanwhile: the
+   * servos answered in time, the host's tty path was starved and read them late.
+   */
+  holdReplies(ms: number, count: number): void {
+    this.holdMs = ms;
+    this.holdLeft = count;
+  }
+
   private release(): void {
     while (this.held.length > 0 && (this.held[0]?.at ?? 0) <= performance.now() + 0.5) this.take(this.held.shift()!.chunk);
     const next = this.held[0];
@@ -235,6 +249,10 @@ export class ServoSim {
         }
         return;
       case 'sync read': {
+        if (this.holdLeft > 0) {
+          this.holdLeft--;
+          if (this.holdUntil <= performance.now()) this.holdUntil = performance.now() + this.holdMs;
+        }
         const [address, length] = [word(0), word(dxl ? 2 : 1)];
         for (const id of p.params.subarray(head)) {
           const s = this.servos.get(id);
@@ -281,10 +299,12 @@ export class ServoSim {
   }
 
   private send(bytes: Uint8Array): void {
-    if (this.byteMs === 0) {
+    const held = this.holdUntil > performance.now();
+    if (this.byteMs === 0 && !held && this.outbox.length === 0) {
       this.write?.(bytes);
       return;
     }
+    if (held) this.wireFreeAt = Math.max(this.wireFreeAt, this.holdUntil);
     this.wireFreeAt += this.delayMs + bytes.length * this.byteMs;
     this.outbox.push({ at: this.wireFreeAt, bytes });
     this.flush();

@@ -39,6 +39,7 @@ const methods: Record<string, (...args: number[]) => unknown> = {
   unplugImu: () => twin.unplugImu(),
   unplug: () => twin.pty.unplug(),
   lag: (ms, windowMs) => twin.sim.lag(ms, windowMs),
+  holdReplies: (ms, count) => twin.sim.holdReplies(ms, count),
 };
 
 let closing = false;

@@ -105,6 +105,11 @@ export class ServoTwinProcess {
     return this.call('lag', lagMs, windowMs);
   }
 
+  /** The answers to the next `count` sync reads reach the host `ms` after the first was asked (ServoSim.holdReplies). */
+  holdReplies(ms: number, count: number): Promise<void> {
+    return this.call('holdReplies', ms, count);
+  }
+
   /** The bus adapter is pulled out: the pty's links go. */
   unplug(): Promise<void> {
     return this.call('unplug');

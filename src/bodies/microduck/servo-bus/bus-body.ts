@@ -94,8 +94,9 @@ export class BusBody implements Body {
     this.rewatch();
   }
 
-  /** The bus's late ticks when the running verb began (BusFacts.late). */
+  /** The bus's late ticks and late cycles when the running verb began (BusFacts.late). */
   private lateBefore = 0;
+  private lateCyclesBefore = 0;
 
   private async sense(): Promise<BusFacts> {
     const parsed = BusFactsSchema.safeParse(await this.loop.sense().catch(() => null));
@@ -177,6 +178,7 @@ export class BusBody implements Body {
     if (back.silent.length > 0) await this.failHard(verb, `${back.silent.join(', ')} did not answer torque on`);
     if (back.stuck.length > 0) return { ok: false, summary: `${verb}: ${describeReadBack(back)}`, data: { stuck: back.stuck } };
     this.lateBefore = this.facts.late.ticks;
+    this.lateCyclesBefore = this.facts.late.cycles;
     const halt = new AbortController();
     this.halt = halt;
     const stop = (): void => halt.abort();
@@ -210,6 +212,12 @@ export class BusBody implements Body {
     return { ok: false, summary: `${what}: ${why}${blind}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result, PERIOD_MS), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
+  /** A verb that went well while bus cycles answered late (the control plant's lateGraceMs) says so: the duck held blind meanwhile. */
+  private lateNote(): string {
+    const n = this.facts.late.cycles - this.lateCyclesBefore;
+    return n > 0 ? `; the servo bus answered late ${n === 1 ? 'once' : `${n} times`} (${this.facts.late.after_ms} ms after it gave up at worst), holding the duck without a reading meanwhile` : '';
+  }
+
   /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */
   private async walk(metres: number, speed: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
     const c = this.command('walk', 'vx', metres, speed);
@@ -222,7 +230,7 @@ export class BusBody implements Body {
     const failed = this.failed(r, what);
     if (failed !== undefined) return failed;
     // A walk with no odometry ends on its time limit: that is how it ends as asked here.
-    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: ${timed.about(ran)}), ${c.text}`, data: { ran_s: ran, commanded_vx: round2(c.value) } };
+    return { ok: true, summary: `${what} at ${c.value.toFixed(2)} m/s (no odometry: ${timed.about(ran)}), ${c.text}${this.lateNote()}`, data: { ran_s: ran, commanded_vx: round2(c.value) } };
   }
 
   private async turn(degrees: number, rate: number | undefined, signal?: AbortSignal): Promise<VerbResult> {
@@ -234,13 +242,13 @@ export class BusBody implements Body {
     if (!('outcome' in r)) return r;
     const turned = turnedDeg(before, this.facts.yaw_rad, rad);
     const what = `turned ${Math.abs(turned)}° ${turned >= 0 ? 'left' : 'right'} (gyro)`;
-    return this.failed(r, what) ?? { ok: Math.abs(turned - degrees) <= 15, summary: `${what}, ${c.text}`, data: { turned_deg: turned } };
+    return this.failed(r, what) ?? { ok: Math.abs(turned - degrees) <= 15, summary: `${what}, ${c.text}${this.lateNote()}`, data: { turned_deg: turned } };
   }
 
   private async kick(foot: 'left' | 'right', signal?: AbortSignal): Promise<VerbResult> {
     const r = await this.drive({ verb: 'kick', slot: foot === 'left' ? 'kick_left' : 'kick_right', command: { vx: 0, vy: 0, vyaw: 0 }, until: { kind: 'duration' }, timeoutMs: 5000 }, signal);
     if (!('outcome' in r)) return r;
-    return this.failed(r, `kicked ${foot}`) ?? { ok: true, summary: `kicked ${foot} (no camera: whether a ball moved is unknown)` };
+    return this.failed(r, `kicked ${foot}`) ?? { ok: true, summary: `kicked ${foot} (no camera: whether a ball moved is unknown)${this.lateNote()}` };
   }
 
   private assertSound(f: BusFacts): void {

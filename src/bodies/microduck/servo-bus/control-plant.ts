@@ -10,7 +10,9 @@
  * loop; a tick that sends nothing new has read() start the sync read alone. A cycle that fails (a servo silent, a garbled reply after its retry, a lost
  * adapter) or a reply carrying an alarm bit (overload, overheat…) is a fault naming the servo
  * and why; from then on read() reads nothing (the loop runs no policy), and the body ends the
- * verb and the run on it. A faulted bus is still looked at now and then (PROBE_MS), reading only,
+ * verb and the run on it. A cycle that no servo answered in time may only have been read late
+ * by a busy host: late-cycles.ts listens for its answers before it calls that a fault, and the
+ * loop gets no reading until the joints are read afresh. A faulted bus is still looked at now and then (PROBE_MS), reading only,
  * so the body can say when every servo answers again; the fault stands until the body is opened
  * afresh. Torque is switched only on the body's word (channel.ts) and read back
  * from every servo; on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
@@ -32,6 +34,7 @@ import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
 import { serveServoBus, type TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, JointRowSchema, jointAngle, servoAngle, servoLabel as label, type JointRow } from './joint-table.js';
+import { LateCycles } from './late-cycles.js';
 import { openTrunkImu, type TrunkImu } from './trunk-imu.js';
 
 const text = z.string().check(z.minLength(1));
@@ -104,8 +107,12 @@ export const BusFactsSchema = z.object({
   cycles: z.number(),
   sent: z.number(),
   counters: z.object({ timeouts: z.number(), damaged: z.number(), retries: z.number() }),
-  /** Ticks that got no reading because the bus's answer was late (LATE_READING_MS), and the oldest a reading then was, ms. */
-  late: z.object({ ticks: z.number(), worst_ms: z.number() }),
+  /**
+   * Ticks that got no reading because the bus's answer was late (LATE_READING_MS, or a cycle that
+   * failed), and the oldest a reading then was, ms; cycles whose every answer came after the bus
+   * gave up on them (late-cycles.ts), and how long after at worst, ms.
+   */
+  late: z.object({ ticks: z.number(), worst_ms: z.number(), cycles: z.number(), after_ms: z.number() }),
   positions: z.array(z.number()),
 });
 export type BusFacts = z.infer<typeof BusFactsSchema>;
@@ -159,9 +166,14 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let moving = false;
   const c = { cycles: 0, sent: 0 };
   const late = { ticks: 0, worst_ms: 0 };
+  /** The joints have not been read since a cycle failed: the loop gets no reading until they are. */
+  let stale = false;
+  /** The fault is a cycle's that timed out: its words change as late answers come. */
+  let faultLate = false;
 
+  const names = (list: readonly number[]): string => list.map((id) => byId.get(id)).map((j) => (j !== undefined ? label(j) : 'a servo')).join(', ');
   const why = (err: unknown): string => {
-    if (err instanceof ServoTimeoutError) return `${err.ids.map((id) => byId.get(id)).map((j) => (j !== undefined ? label(j) : 'a servo')).join(', ')} did not answer`;
+    if (err instanceof ServoTimeoutError) return `${names(err.ids)} did not answer`;
     if (err instanceof BusLostError) return `the bus adapter on ${o.port} was lost (${err.message})`;
     if (err instanceof ServoBusError && 'ids' in err) {
       const named = (err as ServoBusError & { ids: readonly number[] }).ids.map((id) => byId.get(id)).filter((j): j is JointRow => j !== undefined);
@@ -200,9 +212,15 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       frame = await readAll();
       frameAt = performance.now();
       c.cycles++;
+      stale = false;
+      lateCycles.answered();
     } catch (err) {
-      fault ??= why(err);
-      answering = false;
+      stale = true;
+      if (err instanceof ServoTimeoutError && err.instruction === 'sync read') lateCycles.timedOut(err, fault !== undefined);
+      else {
+        fault ??= why(err);
+        answering = false;
+      }
     } finally {
       busy = false;
     }
@@ -293,6 +311,27 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const trunkImu: TrunkImu | undefined = typeof opened === 'string' ? undefined : opened;
   const imuProblem = typeof opened === 'string' ? opened : undefined;
   const stopServing = serveServoBus(o.channel, setTorque);
+  const lateCycles = new LateCycles({
+    bus,
+    poll: () => link.poll(),
+    timeoutMs: o.timeoutMs,
+    servos: rows.length,
+    names,
+    fault: (text, again) => {
+      if (again) {
+        if (faultLate) fault = text;
+        return;
+      }
+      if (fault === undefined) {
+        fault = text;
+        faultLate = true;
+      }
+      answering = false;
+    },
+    again: () => {
+      if (!busy && fault === undefined && bus.attached) void cycle();
+    },
+  });
   bus.on('detached', (reason) => {
     fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
     armed = false;
@@ -323,12 +362,14 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (imu !== undefined && lastTick !== undefined) yaw = Math.atan2(Math.sin(yaw + imu.gyro[2] * ((now - lastTick) / 1000)), Math.cos(yaw + imu.gyro[2] * ((now - lastTick) / 1000)));
       lastTick = now;
       // A tick whose targets did not change starts no cycle in send(): its reading is read here (holding, every HOLD_READ_MS).
-      if (!sentSinceRead && !busy && fault === undefined && bus.attached && now - cycleAt >= HOLD_READ_MS) void cycle();
+      // After a cycle whose answers all came late, the joints are read again at once.
+      if (!sentSinceRead && !busy && fault === undefined && !lateCycles.listening && bus.attached && (stale || now - cycleAt >= HOLD_READ_MS)) void cycle();
       else if (!busy && fault !== undefined && bus.attached && now - cycleAt >= PROBE_MS) void probe();
       sentSinceRead = false;
       moving = false;
       if (fault !== undefined || frame === undefined) return undefined;
-      if (busy && now - cycleAt > LATE_READING_MS) {
+      // No reading while a cycle is out too long, or since one failed: the pose is no longer known.
+      if (stale || (busy && now - cycleAt > LATE_READING_MS)) {
         late.ticks++;
         late.worst_ms = Math.max(late.worst_ms, Math.round(now - frameAt));
         return undefined;
@@ -346,7 +387,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       goalsDirty = true;
       moving = true;
       // Written at once, and the joints read right after: the next tick reads where they went.
-      if (!busy && fault === undefined && bus.attached) {
+      if (!busy && fault === undefined && !lateCycles.listening && bus.attached) {
         sentSinceRead = true;
         void cycle();
       }
@@ -370,7 +411,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         cycles: c.cycles,
         sent: c.sent,
         counters: { timeouts: k.timeouts, damaged: k.damaged, retries: k.retries },
-        late: { ...late },
+        late: { ...late, ...lateCycles.counts },
         positions: Array.from(frame?.pos ?? []),
       };
     },
@@ -378,6 +419,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (closed) return;
       closed = true;
       stopServing();
+      lateCycles.close();
       const imuClosed = trunkImu?.close();
       // The last word on the bus, whatever state the body left: torque off to every servo.
       await bus.write(BROADCAST_ID, r.torqueEnable.address, [0]).catch(() => undefined);
