@@ -1,13 +1,13 @@
 /**
  * The keys a zod schema takes at a path into its value, through optional, default, preprocess,
- * union and record: what an unknown key of a config file was probably meant to be.
+ * union, record and array: what an unknown key of a config file was probably meant to be.
  */
 import * as z from 'zod';
 
 const isSchema = (value: unknown): value is z.core.$ZodType => value instanceof z.core.$ZodType;
 
 /** A field of a schema's definition, when it is a schema itself. */
-function inner(def: z.core.$ZodTypeDef, key: 'innerType' | 'in' | 'out' | 'valueType'): z.core.$ZodType | undefined {
+function inner(def: z.core.$ZodTypeDef, key: 'innerType' | 'in' | 'out' | 'valueType' | 'element'): z.core.$ZodType | undefined {
   const value: unknown = key in def ? Reflect.get(def, key) : undefined;
   return isSchema(value) ? value : undefined;
 }
@@ -28,5 +28,8 @@ export function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): s
   }
   const value = inner(def, 'valueType');
   if (def.type === 'record' && value !== undefined && path.length > 0) return keysAt(value, path.slice(1));
+  // A list's rows (a servo duck's joints:): the path's next step is the row's index.
+  const element = inner(def, 'element');
+  if (def.type === 'array' && element !== undefined && path.length > 0) return keysAt(element, path.slice(1));
   return [];
 }

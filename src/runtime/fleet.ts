@@ -49,10 +49,21 @@ export const RobotsSectionSchema = z.record(z.string(), robotSchema).superRefine
       const field = String(issue.path[0] ?? '');
       // A missing setting may come from a flag (--port); a run without it is refused then.
       if (keys.length === 0 && settings[field] === undefined) continue;
-      ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? `${entry.key} takes no setting "${keys[0] ?? ''}"${didYouMean(keys[0] ?? '', ['body', ...keysAt(entry.settings, [])])}` : (notANumber(issue, valueAt(settings, issue.path)) ?? issue.message) });
+      ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String), ...keys.slice(0, 1)], message: keys.length > 0 ? unknownKey(entry, issue.path, keys[0] ?? '') : (notANumber(issue, valueAt(settings, issue.path)) ?? issue.message) });
     }
   }
 });
+
+/**
+ * A key the robot's settings do not take: at the top a setting of the body's; deeper (a row of a
+ * servo duck's `joints:`) a key of that row, with the keys it does take to suggest from.
+ */
+function unknownKey(entry: BodyEntry, path: readonly PropertyKey[], key: string): string {
+  if (path.length === 0) return `${entry.key} takes no setting "${key}"${didYouMean(key, ['body', ...keysAt(entry.settings, [])])}`;
+  const known = keysAt(entry.settings, path);
+  const hint = didYouMean(key, known) || (known.length > 0 ? ` (a row takes ${known.join(', ')})` : '');
+  return `unknown key "${key}"${hint}`;
+}
 
 export type RobotsSection = z.infer<typeof RobotsSectionSchema>;
 

@@ -30,8 +30,10 @@ export const JointRowSchema = z
   .strictObject({
     name: z.string().check(z.minLength(1)),
     id: z.int().check(z.minimum(0), z.maximum(252)),
-    direction: z._default(z.union([z.literal(1), z.literal(-1)]), 1),
-    offset: z._default(z.number(), 0),
+    // zod's own word for a union is "Invalid input", which does not say what a direction is.
+    direction: z._default(z.union([z.literal(1), z.literal(-1)], { error: (issue) => `a direction is 1 or -1 (-1 where the horn is mounted the other way), not ${JSON.stringify(issue.input)}` }), 1),
+    // A servo reads within half a turn of its centre: an offset past that is a typo (3.5 for 0.35), never a horn.
+    offset: z._default(z.number().check(z.refine((v) => Math.abs(v) <= Math.PI, { error: (issue) => `${String(issue.input)} rad is past half a turn, which no servo reads (±3.1416): a typo? set it to 0 and let quackd calibrate measure it` })), 0),
     min: z.number(),
     max: z.number(),
   })
