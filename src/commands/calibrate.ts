@@ -129,6 +129,7 @@ export const calibrateCommand: Command = {
     let result: CalibrationResult;
     try {
       result = await calibrate({
+        robot: robot.name,
         protocol,
         link,
         joints,

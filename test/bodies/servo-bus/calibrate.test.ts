@@ -210,6 +210,20 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.match(res.stderr, /^quackd: warning: left_knee's offset \+2\.\d{4} rad is more than a horn a few teeth off; with direction -1 it would be −0\.(29|30)\d{2}: is its direction in joints: right\? \(a joint turning the wrong way walks mirrored\)\n$/);
     });
 
+    it('a joint read past half a turn from home (mirrored, its horn 1 rad off): refused naming it and the direction that fits, the config as it was', async () => {
+      // left_knee (servo 23) built mirrored and its horn 1 rad off: its offset would be past what the config takes (±π).
+      const knee = 3;
+      const servoRad = -(HOME_POSE[knee] ?? 0) - Math.sign(HOME_POSE[knee] ?? 1) * 1.0;
+      sim.table(23).set(encodeRegister(r.presentPosition, model.countsPerTurn / 2 + servoRad / r.presentPosition.unit, model.byteOrder), r.presentPosition.address);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+      assert.equal(res.code, 3, res.stdout + res.stderr);
+      assert.match(res.stderr, /^quackd: calibrate: left_knee \(servo 23\) reads [+−]3\.\d{4} rad off its home angle, past half a turn, which no horn is: nothing written, the config is as it was \(is its direction in joints: right\? with direction -1 it would be [+−](0\.99|1\.00)\d{2}\)\n$/);
+      assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
+      assert.deepEqual(readdirSync(home).filter((f) => f.includes('.bak-')), [], 'no backup: nothing was written');
+      const check = await runCli(['config', 'check'], { env: env() });
+      assert.equal(check.code, 0, 'the config still reads: the next run is not locked out');
+    });
+
     it('a servo that does not answer: one line naming it, exit 3, the config untouched and nothing written to any servo', async () => {
       sim.silence(23);
       const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
@@ -244,6 +258,25 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(power?.status, 'fail', JSON.stringify(power));
       const range = `${minimum.toFixed(1)}–${(minimum * 2).toFixed(1)} V`;
       assert.equal(power?.detail, `${(minimum - 0.3).toFixed(1)}–${protocol === 'feetech' ? '7.4' : '5.0'} V · 31–88 °C · left_knee (servo 23) at ${(minimum - 0.3).toFixed(1)} V, outside its ${range}; head_pitch (servo 31) at 88 °C, at or over its 70 °C limit; right_knee (servo 13) at 67 °C, near its 70 °C limit`);
+    });
+
+    it('a duck not held still (let go after --yes, its left knee sagging as it sinks): one line naming the joint, exit 3, the config and its offsets as they were', async () => {
+      // The knee folds at 0.5 rad/s once torque is off: a standing duck nobody holds, read on its way down.
+      const knee = OPEN_DUCK_MINI_V2[3] as JointRow;
+      const start = Date.now();
+      const sag = setInterval(() => {
+        const servoRad = knee.direction * (HOME_POSE[3] ?? 0) + (MOUNTED[3] ?? 0) - (0.5 * (Date.now() - start)) / 1000;
+        sim.table(knee.id).set(encodeRegister(r.presentPosition, model.countsPerTurn / 2 + servoRad / r.presentPosition.unit, model.byteOrder), r.presentPosition.address);
+      }, 5);
+      try {
+        const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+        assert.equal(res.code, 3, res.stdout + res.stderr);
+        assert.match(res.stderr, /^quackd: calibrate: \w+ moved while it was read: left_knee \(servo 23\) by 0\.\d{3} rad in 0\.\d s: nothing written, the config is as it was \(hold it still in its home pose, then run quackd calibrate again\)\n$/);
+      } finally {
+        clearInterval(sag);
+      }
+      assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
+      assert.deepEqual(readdirSync(home).filter((f) => f.includes('.bak-')), [], 'no backup: nothing was written');
     });
 
     it('a servo raising an alarm (its angle sensor, its load): named as a silent one is, and nothing written to the config or any servo', async () => {

@@ -10,14 +10,17 @@
  * duck to its zero pose first and takes what a person's hand moves it by; here nothing is ever
  * driven: the only write on the bus is torque off.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RuntimeError } from '../../../errors.js';
 import { BusLostError, SilentBusError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
-import type { JointRow } from './joint-table.js';
+import { servoLabel, type JointRow } from './joint-table.js';
 import { DID_NOT_ANSWER, calibratedRows, otherDirectionOffset, poseErrors, untrustedReading, type ServoLook } from './servo-look.js';
 import { ServoSurvey, type SurveyLink } from './survey.js';
 
 export interface CalibrationSteps {
+  /** The robot's name, as messages say it. */
+  readonly robot: string;
   readonly protocol: ProtocolName;
   readonly link: SurveyLink;
   readonly joints: readonly JointRow[];
@@ -50,6 +53,36 @@ function positions(looks: readonly ServoLook[], protocol: ProtocolName, port: st
   return looks.map((l) => l.servoRad ?? 0);
 }
 
+/**
+ * The held pose is read three times over 0.2 s, and a joint that moved more than health's pose
+ * tolerance meanwhile fails before anything is saved: a duck let go after `--yes` sinks as its
+ * torque goes off, and an offset read on its way down would walk it crooked.
+ */
+const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
+
+const STILL_READS = 3;
+const STILL_GAP_MS = 100;
+const STILL_WITHIN_RAD = 0.02;
+
+async function heldStill(survey: ServoSurvey, steps: CalibrationSteps): Promise<number[]> {
+  const { protocol, link, joints } = steps;
+  const reads: number[][] = [];
+  for (let i = 0; i < STILL_READS; i++) {
+    if (i > 0) await sleep(STILL_GAP_MS);
+    reads.push(positions(await survey.look(joints), protocol, link.port, 'while held'));
+  }
+  const moved = joints
+    .map((joint, j) => ({ joint, by: Math.max(...reads.map((r) => r[j] ?? 0)) - Math.min(...reads.map((r) => r[j] ?? 0)) }))
+    .filter((m) => m.by > STILL_WITHIN_RAD)
+    .sort((a, b) => b.by - a.by);
+  if (moved.length > 0) {
+    const seconds = ((STILL_READS - 1) * STILL_GAP_MS) / 1000;
+    const who = moved.map((m) => `${servoLabel(m.joint)} by ${m.by.toFixed(3)} rad`).join(', ');
+    throw new RuntimeError(`calibrate: ${steps.robot} moved while it was read: ${who} in ${seconds.toFixed(1)} s: nothing written, the config is as it was`, 'hold it still in its home pose, then run quackd calibrate again');
+  }
+  return reads[reads.length - 1] ?? [];
+}
+
 export async function calibrate(steps: CalibrationSteps): Promise<CalibrationResult> {
   const { protocol, link, joints, home } = steps;
   const survey = await ServoSurvey.open(protocol, link);
@@ -66,8 +99,16 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
       throw new RuntimeError(`calibrate: torque off not confirmed: ${parts.join('; ')}: nothing written, the config is as it was`);
     }
     if (!(await steps.hold())) return { saved: false };
-    const read = positions(await survey.look(joints), protocol, link.port, 'while held');
-    saved = await steps.save(calibratedRows(joints, read, home));
+    const read = await heldStill(survey, steps);
+    const rows = calibratedRows(joints, read, home);
+    // The config refuses an offset past half a turn (joint-table.ts): saving one would lock the duck out of its next run.
+    const past = rows.findIndex((row) => Math.abs(row.offset) > Math.PI);
+    const row = rows[past];
+    if (row !== undefined) {
+      const flipped = row.offset + 2 * row.direction * (home[past] ?? 0);
+      throw new RuntimeError(`calibrate: ${servoLabel(row)} reads ${signed(row.offset)} rad off its home angle, past half a turn, which no horn is: nothing written, the config is as it was`, `is its direction in joints: right? with direction ${-row.direction} it would be ${signed(flipped)}`);
+    }
+    saved = await steps.save(rows);
     const errors = poseErrors(await survey.look(saved.rows), home);
     return { saved: true, backup: saved.backup, joints: errors.map((e, i) => ({ joint: e.joint, previous: joints[i]?.offset ?? 0, error: e.error, otherDirection: otherDirectionOffset(e.joint, home[i] ?? 0) })) };
   } catch (err) {
