@@ -3,12 +3,16 @@
  * one verb as a one-step run on sim2d and on the twin, arguments by position and by name, a bad
  * line refused in one line before anything opens, --dry-run and --json; `--provider script`
  * playing a duck's numbered lines (patrol), a failed line ending the run naming it, and a line that
- * is not a verb call refused with its file and line.
+ * is not a verb call refused with its file and line; a walk that falls says why on its outcome line
+ * too, through the built CLI.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TranscriptLine } from '../../src/transcript/events.js';
 import { readTranscript } from '../../src/transcript/reader.js';
+import { runCli } from '../helpers/cli.js';
 import { writeDuck } from '../helpers/ducks.js';
 import { quackd } from '../helpers/quackd.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -147,6 +151,16 @@ describe('--provider script', () => {
 });
 
 describe('the twin (microduck:mujoco)', () => {
+  it('a walk that falls: the outcome line says why as the step line does (fell, and the tilt), not a bare "failed"', async () => {
+    const env = home();
+    writeFileSync(join(env['QUACKD_HOME'] ?? '', 'config.yaml'), 'robots:\n  weak:\n    body: microduck:mujoco\n    kp: 0.1\n');
+    const r = await runCli(['do', 'walk', '0.3', '--robot', 'weak', '--yes'], { env });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const step = /^ {2}1 {2}walk 0\.30 +(walked .*: failed — fell .*)$/m.exec(r.stdout)?.[1];
+    assert.ok(step !== undefined, r.stdout);
+    assert.ok(r.stdout.includes(`failure — step 1 (walk 0.3) failed: ${step} · 1 step`), r.stdout);
+  });
+
   it('quackd do walk 0.5 walks it, measured by the twin', async () => {
     const r = await quackd(['do', 'walk', '0.5', '--robot', 'microduck:mujoco', '--json'], { env: home(), timeoutMs: 120_000 });
     assert.equal(r.code, 0, r.stdout + r.stderr);

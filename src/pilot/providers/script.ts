@@ -31,7 +31,10 @@ class ScriptPilot implements Provider {
     const reply = (name: string, args: Record<string, unknown>): Promise<PilotResponse> => Promise.resolve({ text: '', toolCalls: [{ id, name, args }] });
     const last = this.lines[this.played - 1];
     if (last !== undefined) {
-      const [how = 'no result', what = ''] = (outcomeOf(request.messages, `script-${this.replies - 1}`) ?? '').split(' — ');
+      // Split at the first dash only: a result may carry its own (`walked 0.9 s: failed — fell`), and the reason is all of it.
+      const outcome = outcomeOf(request.messages, `script-${this.replies - 1}`) ?? 'no result';
+      const dash = outcome.indexOf(' — ');
+      const [how, what] = dash < 0 ? [outcome, ''] : [outcome.slice(0, dash), outcome.slice(dash + 3)];
       if (how !== 'ok') return reply('declare_failure', { reason: `step ${this.played} (${last.text}) ${how === 'failed' ? 'failed' : `was ${how}`}: ${what}`.slice(0, 500) });
     }
     const line = this.lines[this.played];
