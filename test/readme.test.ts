@@ -1,6 +1,7 @@
 /**
- * README's examples hold: the malformed duck it shows prints the one line it promises, the list
- * form of `success_when` it shows parses, and a duck without a numbered strategy is refused.
+ * README's examples hold: the quick start's run prints what README shows on a fresh machine, the
+ * malformed duck it shows prints the one line it promises, the list form of `success_when` it shows
+ * parses, and a duck without a numbered strategy is refused.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,16 @@ function blockAfter(marker: string): string {
 }
 
 describe('README', () => {
+  it("the quick start's find-and-kick prints the lines README shows, on a fresh machine (no memory yet)", async () => {
+    const shown = blockAfter('```\nmemory: nothing yet');
+    const home = tempDir();
+    const r = await runCli(['run', 'find-and-kick'], { env: { QUACKD_HOME: home, QUACKD_MEMORY_DIR: join(home, 'memory'), NO_COLOR: '1' } });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    // Only the clock and the run's id differ from one run to the next; piped output says OK for ✔.
+    const same = (text: string): string => text.replace('✔', 'OK').replace(/\d+\.\d s · transcript \S+/, '… s · transcript …');
+    assert.equal(same(r.stdout), same(shown));
+  });
+
   it('the malformed-duck example prints exactly the line README shows, exit 2', async () => {
     const duck = blockAfter('`ducks/typo.duck`:');
     const at = README.indexOf('$ quackd run ducks/typo.duck\n');
