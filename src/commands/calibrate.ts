@@ -29,7 +29,7 @@ const help = `usage: quackd calibrate --robot NAME [--yes] [--json]
 
 Sets a servo-bus duck's joint offsets (microduck:feetech, microduck:dynamixel) from the pose you
 hold it in. Nothing moves: torque goes off on every servo (read back: a standing duck goes limp,
-so hold it), you hold the duck in its home pose (standing as a walk starts: hips and knees bent,
+so hold it; when torque reads on, it asks you to hold the duck before it goes off), you hold the duck in its home pose (standing as a walk starts: hips and knees bent,
 head level) and confirm, quackd reads every servo and writes each joint's offset into the
 robot's joints: in the config file (the old file kept as config.yaml.bak-<time>), then reads the
 servos again and shows how far each joint is from home (rad). Only torque off is ever written to
@@ -134,6 +134,14 @@ export const calibrateCommand: Command = {
         link,
         joints,
         home: home.pose,
+        letGo: async (count) => {
+          const falls = `torque is on in ${count === joints.length ? `all ${count}` : count} servos, and turning it off lets a standing duck fall: hold ${robot.name} now`;
+          if (yes) {
+            if (!json) io.line(`${falls}: --yes, taken as held`);
+            return true;
+          }
+          return (await ttyGate(stdin, io.err).confirm(falls)).allowed;
+        },
         hold: async () => {
           if (!json) io.line('torque off: read back from every servo');
           if (yes) {
@@ -154,7 +162,8 @@ export const calibrateCommand: Command = {
       throw err;
     }
     if (!result.saved) {
-      io.err.write(`quackd: calibrate: not confirmed: nothing written, the config is as it was (torque is off)\n`);
+      const torque = result.torque === 'off' ? 'torque is off' : 'nothing sent to a servo: torque is still on';
+      io.err.write(`quackd: calibrate: not confirmed: nothing written, the config is as it was (${torque})\n`);
       return EXIT.failure;
     }
     if (json) {

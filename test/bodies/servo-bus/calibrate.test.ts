@@ -293,6 +293,7 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
 
     it('on a terminal it asks once torque is off, and reads nothing until the person says the duck is held; no leaves the config as it was', { skip: onPath('script') ? undefined : 'needs script (util-linux)' }, async () => {
       const question = /hold \w+ in its home pose \(standing as a walk starts: hips and knees bent, head level\) — confirm\? \[y\/N\] $/;
+      for (const j of OPEN_DUCK_MINI_V2) sim.table(j.id)[r.torqueEnable.address] = 0; // limp already: the one question is the hold
       let looksBefore = 0;
       const no = await onTerminal(['calibrate', '--robot', robot], env(), question, 'n\n', () => {
         assert.deepEqual(sim.writes().map((w) => w.instruction), ['sync write'], 'torque off is sent before the question');
@@ -308,6 +309,18 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.equal(yes.code, 0, yes.text);
       assert.match(yes.text, /\noffsets written to .*config\.yaml/);
       assert.ok(sim.writes().every((w) => w.instruction === 'sync write' && w.params[0] === r.torqueEnable.address), 'only torque off, twice');
+    });
+
+    it('on a terminal with torque on (a killed quackd held the duck): it asks for the duck to be held before torque goes off; no sends nothing', { skip: onPath('script') ? undefined : 'needs script (util-linux)' }, async () => {
+      const question = /torque is on in all 14 servos, and turning it off lets a standing duck fall: hold \w+ now — confirm\? \[y\/N\] $/;
+      const no = await onTerminal(['calibrate', '--robot', robot], env(), question, 'n\n', () => {
+        assert.deepEqual(sim.writes(), [], 'nothing written while it asks');
+      });
+      assert.equal(no.code, 1, no.text);
+      assert.match(no.text, /\nquackd: calibrate: not confirmed: nothing written, the config is as it was \(nothing sent to a servo: torque is still on\)\n$/);
+      assert.deepEqual(sim.writes(), [], 'torque left on: the duck still stands');
+      for (const j of OPEN_DUCK_MINI_V2) assert.equal(sim.table(j.id)[r.torqueEnable.address], 1, `${j.name}'s torque`);
+      assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
     });
 
     it('a port another program holds (a running quackd serve): health says so and reads nothing, calibrate refuses in one line', async () => {

@@ -26,6 +26,11 @@ export interface CalibrationSteps {
   readonly joints: readonly JointRow[];
   /** The pose the duck is held in, rad per joint (standing-home.ts). */
   readonly home: readonly number[];
+  /**
+   * Torque reads on in `count` servos (a quackd killed while it held the duck): turning it off lets
+   * a standing duck fall, so the builder holds it first; false stops here, nothing written at all.
+   */
+  readonly letGo: (count: number) => Promise<boolean>;
   /** Torque is off: the builder holds the duck in its home pose; false stops here (nothing saved). */
   readonly hold: () => Promise<boolean>;
   /** Writes the new table where the robot's settings live; resolves with the table as it now reads there. */
@@ -41,7 +46,7 @@ export interface JointCalibration {
   readonly error: number | undefined;
 }
 
-export type CalibrationResult = { readonly saved: false } | { readonly saved: true; readonly joints: readonly JointCalibration[]; readonly backup: string | undefined };
+export type CalibrationResult = { readonly saved: false; readonly torque: 'off' | 'as it was' } | { readonly saved: true; readonly joints: readonly JointCalibration[]; readonly backup: string | undefined };
 
 /**
  * Fails (a RuntimeError) before anything is saved when a servo cannot be read whole, or raises an
@@ -93,12 +98,14 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
     // Fourteen "did not answer"s on one line would hide that the bus as a whole is silent.
     if (first.length > 0 && first.every((l) => l.problem === DID_NOT_ANSWER)) throw new SilentBusError(protocol, link.port, link.baud, joints.map((j) => j.id));
     positions(first, protocol, link.port, 'before torque off');
+    const on = first.filter((l) => l.torque === true).length;
+    if (on > 0 && !(await steps.letGo(on))) return { saved: false, torque: 'as it was' };
     const off = await survey.torqueOff(joints);
     if (off.stuck.length > 0 || off.silent.length > 0) {
       const parts = [...(off.stuck.length > 0 ? [`${off.stuck.join(', ')} still on`] : []), ...(off.silent.length > 0 ? [`${off.silent.join(', ')} did not answer`] : [])];
       throw new RuntimeError(`calibrate: torque off not confirmed: ${parts.join('; ')}: nothing written, the config is as it was`);
     }
-    if (!(await steps.hold())) return { saved: false };
+    if (!(await steps.hold())) return { saved: false, torque: 'off' };
     const read = await heldStill(survey, steps);
     const rows = calibratedRows(joints, read, home);
     // The config refuses an offset past half a turn (joint-table.ts): saving one would lock the duck out of its next run.
