@@ -14,7 +14,7 @@ import { busProtocolOf, servoBusSettings, type ServoBusSettings } from '../bodie
 import type { CalibrationResult, JointCalibration } from '../bodies/microduck/servo-bus/calibration.js';
 import { SilentBusError } from '../servo-bus/errors.js';
 import { idRanges } from '../servo-bus/scan.js';
-import { USUAL_BAUDS, unusualBaud } from '../servo-bus/usual-bauds.js';
+import { silentBusHint } from '../servo-bus/usual-bauds.js';
 import { loadConfigFile } from '../config/file.js';
 import { dataDir } from '../config/paths.js';
 import { standingHome } from '../bodies/microduck/servo-bus/standing-home.js';
@@ -72,10 +72,7 @@ async function fleetRobot(env: NodeJS.ProcessEnv, name: string): Promise<{ robot
 /** A bus where not one servo answered: the rate first when it is not one servos ship at, else power and protocol; bus scan tries others without a write. */
 function silentBus(err: SilentBusError, name: string, path: string): RuntimeError {
   const { protocol, port, baud, ids } = err;
-  const other = protocol === 'feetech' ? 'dynamixel' : 'feetech';
-  const usual = unusualBaud(protocol, baud);
-  const scan = `quackd bus scan --port ${port} --protocol ${usual !== undefined ? protocol : other} --baud ${usual !== undefined ? (USUAL_BAUDS[protocol][0] ?? baud) : baud}`;
-  const hint = usual !== undefined ? `${usual}: is robots.${name}.baud right in ${path}? '${scan}' looks without a write` : `is it powered, and are they ${protocol} servos? '${scan}' tries the other protocol without a write`;
+  const hint = silentBusHint(protocol, port, baud, `robots.${name}.baud`, path);
   return new RuntimeError(`calibrate: ${err.message} (ids ${idRanges(ids)}): nothing written, the config is as it was`, hint);
 }
 

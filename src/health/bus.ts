@@ -12,10 +12,12 @@ import { existsSync } from 'node:fs';
 import { BridgeError, PortError } from '../bridge/errors.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
-import { lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
+import { DID_NOT_ANSWER, lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
 import type { ServoSurvey } from '../bodies/microduck/servo-bus/survey.js';
 import { standingHome, type StandingHome } from '../bodies/microduck/servo-bus/standing-home.js';
 import type { ProtocolName } from '../servo-bus/packet.js';
+import { idRanges } from '../servo-bus/scan.js';
+import { silentBusHint } from '../servo-bus/usual-bauds.js';
 import { plural } from '../text/plural.js';
 import type { Robot } from '../runtime/fleet.js';
 import { fail, forRobot, ok, warn, type HealthCheck, type HealthReport, type HealthResult } from './check.js';
@@ -132,7 +134,10 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   }
   const pose = poseLine(looks, robot.name, home);
   if (pose !== undefined) entries.push(pose);
-  const answering = silent.length === 0 ? `all ${looks.length} servos of the joint table answer` : `${read.length} of ${looks.length} servos answer; ${silent.map((l) => lookProblem(l, protocol)).join('; ')}`;
+  // Not one answered: the bus is said once, with what to try (the other protocol, the usual baud), not each servo.
+  const none = read.length === 0 && looks.length > 0 && looks.every((l) => l.problem === DID_NOT_ANSWER);
+  const nobody = `no ${protocol} servo answered (ids ${idRanges(looks.map((l) => l.joint.id))}): ${silentBusHint(protocol, s.port, s.baud, `robots.${robot.name}.baud`)}`;
+  const answering = silent.length === 0 ? `all ${looks.length} servos of the joint table answer` : none ? nobody : `${read.length} of ${looks.length} servos answer; ${silent.map((l) => lookProblem(l, protocol)).join('; ')}`;
   return { ...(silent.length === 0 ? ok(`${head} · ${answering}`) : fail(`${head} · ${answering}`)), entries };
 }
 

@@ -16,3 +16,16 @@ const SAID: Readonly<Record<ProtocolName, string>> = {
 export function unusualBaud(protocol: ProtocolName, baud: number): string | undefined {
   return USUAL_BAUDS[protocol].includes(baud) ? undefined : SAID[protocol];
 }
+
+/**
+ * What to try when not one servo of a protocol answered at a rate: the rate its servos ship at
+ * when this one is unusual, else the other protocol; `baudSetting` names the setting the rate came
+ * from (`robots.duck.baud`), and `file` the config that holds it.
+ */
+export function silentBusHint(protocol: ProtocolName, port: string, baud: number, baudSetting?: string, file?: string): string {
+  const other = protocol === 'feetech' ? 'dynamixel' : 'feetech';
+  const usual = unusualBaud(protocol, baud);
+  const scan = `quackd bus scan --port ${port} --protocol ${usual !== undefined ? protocol : other} --baud ${usual !== undefined ? (USUAL_BAUDS[protocol][0] ?? baud) : baud}`;
+  if (usual !== undefined) return `${usual}: is ${baudSetting ?? 'the baud'} right${file !== undefined ? ` in ${file}` : ''}? '${scan}' looks without a write`;
+  return `is it powered, and are they ${protocol} servos? '${scan}' tries the other protocol without a write`;
+}

@@ -30,6 +30,8 @@ import { BusLostError, ServoBusError, ServoTimeoutError } from '../../../servo-b
 import { decodeRegister, encodeRegister, modelByName, type Register, type ServoModel } from '../../../servo-bus/models.js';
 import { BROADCAST_ID } from '../../../servo-bus/packet.js';
 import { protocolNamed } from '../../../servo-bus/protocol.js';
+import { idRanges } from '../../../servo-bus/scan.js';
+import { silentBusHint } from '../../../servo-bus/usual-bauds.js';
 import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
 import { serveServoBus, type TorqueReadBack } from './channel.js';
@@ -284,16 +286,16 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
    * back), so a stop asked of a duck with one servo silent or alarmed reaches the others, which
    * would otherwise go on holding (a Feetech servo holds its last goal).
    */
-  const letGo = async (): Promise<string> => {
+  const letGo = async (): Promise<{ readonly text: string; readonly silent: number }> => {
     try {
       await bus.syncWrite(r.torqueEnable.address, new Map(ids.map((id) => [id, [0]])));
     } catch (err) {
-      return `torque off could not be sent: ${why(err)}`;
+      return { text: `torque off could not be sent: ${why(err)}`, silent: 0 };
     }
     const back = await readTorque(false);
     const confirmed = rows.length - back.stuck.length - back.silent.length;
     const unconfirmed = [...back.stuck.map((j) => `${j} still on`), ...back.silent.map((j) => `${j} did not answer`)];
-    return `torque off sent: confirmed on ${unconfirmed.length === 0 ? `all ${confirmed}` : confirmed} servos${unconfirmed.length > 0 ? `, ${unconfirmed.join(', ')}` : ''}`;
+    return { text: `torque off sent: confirmed on ${unconfirmed.length === 0 ? `all ${confirmed}` : confirmed} servos${unconfirmed.length > 0 ? `, ${unconfirmed.join(', ')}` : ''}`, silent: back.silent.length };
   };
 
   try {
@@ -305,7 +307,9 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     const off = await letGo();
     bus.close();
     await link.close();
-    throw new Error(`the servos on ${o.port} cannot be driven: ${why(err)}; ${off}`);
+    // Not one servo answered, twice: the bus is said once (the wrong protocol or baud, or no power), not each of its servos.
+    if (off.silent === rows.length) throw new Error(`no ${o.protocol} servo answered on ${o.port} at ${o.baud} baud (ids ${idRanges(ids)}) (${silentBusHint(o.protocol, o.port, o.baud)})`);
+    throw new Error(`the servos on ${o.port} cannot be driven: ${why(err)}; ${off.text}`);
   }
   const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}) });
   const trunkImu: TrunkImu | undefined = typeof opened === 'string' ? undefined : opened;
