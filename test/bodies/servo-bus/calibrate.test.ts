@@ -279,6 +279,15 @@ for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly Prot
       assert.deepEqual(readdirSync(home).filter((f) => f.includes('.bak-')), [], 'no backup: nothing was written');
     });
 
+    it('two servos on one id (their replies garble each other): named as garbled, with the shared id to check, nothing written', async () => {
+      sim.garble(23, 3);
+      const res = await runCli(['calibrate', '--robot', robot, '--yes'], { env: env() });
+      assert.equal(res.code, 3, res.stdout);
+      assert.match(res.stderr, /^quackd: calibrate: left_knee \(servo 23\) answered garbled \(bad checksum or cut short: a noisy cable, or another servo on the same id\) on \S+ before torque off: nothing written, the config is as it was \(.*\)\n$/);
+      assert.equal(readFileSync(configFile, 'utf8'), CONFIG(pty.near));
+      assert.deepEqual(sim.writes(), []);
+    });
+
     it('a servo raising an alarm (its angle sensor, its load): named as a silent one is, and nothing written to the config or any servo', async () => {
       // Feetech's angle sensor and overload bits; Dynamixel's alert bit (its Hardware Error Status says which).
       sim.raise(23, protocol === 'feetech' ? 0x22 : 0x80);

@@ -27,7 +27,8 @@ export interface SurveyLink {
 /** Why a servo's read failed, in a few words: a lost link is not the servo's and is thrown on. */
 function problemOf(err: unknown): string {
   if (err instanceof ServoTimeoutError) return DID_NOT_ANSWER;
-  if (err instanceof ServoGarbledError) return 'answered garbled (bad checksum or cut short)';
+  // Two servos on one id answer at once and garble each other: a builder's common slip, so it is said here.
+  if (err instanceof ServoGarbledError) return 'answered garbled (bad checksum or cut short: a noisy cable, or another servo on the same id)';
   if (err instanceof ServoRefusedError) return `refused a read: ${err.reason}`;
   throw err;
 }
