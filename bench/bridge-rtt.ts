@@ -1,5 +1,5 @@
 /**
- * Bench: the serial bridge over a socat pty with the host firmware. Request round-trip time and
+ * Bench: the serial bridge over a pty with the host firmware (test/bridge/rig.ts). Request round-trip time and
  * throughput (sequential and pipelined), and the state stream at the firmware's top rate, each
  * printed beside the wire-time limit of the same bytes at the configured baud rate (8N1: 10 bits
  * a byte). ptys ignore the baud rate, so ratio < 1 means the software is faster than a real wire
@@ -125,7 +125,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   } finally {
     await rig.cleanup();
   }
-  console.log(`bridge-rtt: host firmware over a socat pty; wire limits at ${baud} baud, 8N1 (ptys ignore baud)`);
+  console.log(`bridge-rtt: host firmware over a pty; wire limits at ${baud} baud, 8N1 (ptys ignore baud)`);
   const w = Math.max(...rows.map((r) => r.name.length));
   console.log(`  ${'case'.padEnd(w)}  ${'measured'.padStart(12)}  ${'wire limit'.padStart(26)}  ratio`);
   for (const r of rows) console.log(`  ${r.name.padEnd(w)}  ${r.measured.padStart(12)}  ${r.wire.padStart(26)}  ${r.ratio.toFixed(2)}`);

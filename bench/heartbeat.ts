@@ -42,6 +42,7 @@ import { yesGate } from '../src/safety/gate.js';
 import { TranscriptWriter } from '../src/transcript/writer.js';
 import { FW_HOST, buildFirmware, missingTools, sleep, waitFor } from '../test/bridge/rig.js';
 import { asHardware, rigScheduling } from '../test/helpers/hardware-priority.js';
+import { onPath } from '../test/helpers/pty-pair.js';
 import { runqueueMs } from './_machine.js';
 import { fmt, median, percentile } from './_stats.js';
 
@@ -274,7 +275,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const stallEvery = Number(values['stall-every'] ?? 300);
   const steps = Number(values.steps ?? 1000);
   const rounds = Number(values.rounds ?? 3);
-  const missing = missingTools();
+  // socat here is the measuring instrument (its -x dump times each frame on the wire), not the rig's wire.
+  const missing = missingTools() ?? (onPath('socat') ? undefined : 'needs socat (apt-get install socat)');
   if (missing !== undefined) {
     console.log(`heartbeat: skipped: ${missing}`);
     return;

@@ -36,7 +36,7 @@ describe('microduck:jsonrpc body', { skip: missingTools() }, () => {
 
   before(async () => {
     // A long watchdog: torque must stay on between requests even if a loaded machine stalls the
-    // pty relay for a moment (the 200 ms watchdog has its own tests).
+    // pty for a moment (the 200 ms watchdog has its own tests).
     rig = await Rig.start(['--watchdog-ms', '5000']);
     body = await openBody({ port: rig.hostPath });
   });

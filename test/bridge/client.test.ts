@@ -1,5 +1,5 @@
 /**
- * The Node client against the real host firmware over a socat pty pair: hello, set/get, the
+ * The Node client against the real host firmware over a pty (rig.ts): hello, set/get, the
  * streamed state, torque, clamping, refusals, garbage on the line and the watchdog.
  */
 import assert from 'node:assert/strict';
@@ -47,7 +47,7 @@ describe('bridge client ↔ host firmware over a pty', { skip: missingTools() },
 
   before(async () => {
     // These tests keep torque on across many requests: a long watchdog and long timeouts keep a
-    // loaded machine (a starved socat or firmware) from failing them. The 200 ms default has its
+    // loaded machine (a starved firmware) from failing them. The 200 ms default has its
     // own suite below, and make check pins it to the millisecond.
     rig = await Rig.start(['--watchdog-ms', '5000']);
     client = new BridgeClient({ timeoutMs: 3000 });
@@ -77,7 +77,7 @@ describe('bridge client ↔ host firmware over a pty', { skip: missingTools() },
     await sleep(1000);
     client.off('state', count);
     assert.ok(stamps.length >= 10 && stamps.length <= 70, `${stamps.length} states in 1 s`);
-    // On the firmware's clock, so a stall of this process or the pty relay does not blur it.
+    // On the firmware's clock, so a stall of this process or the pty does not blur it.
     const gaps = stamps.slice(1).map((t, i) => t - (stamps[i] ?? 0)).sort((a, b) => a - b);
     const median = gaps[Math.floor(gaps.length / 2)] ?? 0;
     assert.ok(median >= 19 && median <= 21, `median ${median} ms between states`);
@@ -210,7 +210,7 @@ describe('bridge client under line noise from the firmware', { skip: missingTool
       link = await SerialLink.open(client, { path: rig.hostPath });
       let states = 0;
       client.on('state', () => void states++);
-      for (let i = 0; i < 20; i++) assert.equal((await client.ping(3000)) > 0, true); // patient: a loaded machine stalls the pty relay
+      for (let i = 0; i < 20; i++) assert.equal((await client.ping(3000)) > 0, true); // patient: a loaded machine stalls the pty
       await sleep(300);
       const c = client.counters();
       assert.ok(c.crc + c.malformed + c.runt + c.json > 10, JSON.stringify(c));

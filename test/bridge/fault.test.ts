@@ -1,5 +1,5 @@
 /**
- * A firmware fault during a verb, over the real host firmware on a pty: the relay (socat) is
+ * A firmware fault during a verb, over the real host firmware on a pty: the wire is
  * frozen while a quack is on its way, so the firmware hears no heartbeat, its 200 ms watchdog
  * cuts torque and sends `fault`, and the quack's answer arrives after it. The verb fails, the
  * pilot reads why, and a success declared afterwards is not believed.
@@ -20,14 +20,14 @@ import { Rig, missingTools, patientBody, sleep } from './rig.js';
 
 describe('a firmware fault during a verb', { skip: missingTools() }, () => {
   it('fails that verb, the pilot reads it, and a later declared success ends as a failure', async () => {
-    // A slow state stream: the frozen relay must not look like a lost link (that has its own tests).
+    // A slow state stream: the frozen wire must not look like a lost link (that has its own tests).
     const rig = await Rig.start(['--state-hz', '10']);
     let body: JsonRpcBody | undefined;
     try {
-      // Patient requests: the quack waits out the frozen relay instead of timing out.
+      // Patient requests: the quack waits out the frozen wire instead of timing out.
       const real = await patientBody(rig);
       body = real;
-      // The second verb (quack) goes out while the relay is frozen for 600 ms.
+      // The second verb (quack) goes out while the wire is frozen for 600 ms.
       const frozen: Body = {
         key: real.key,
         observe: () => real.observe(),

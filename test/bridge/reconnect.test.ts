@@ -1,5 +1,5 @@
 /**
- * Losing the far end: the port vanishing (socat gone, as a USB unplug removes the device node)
+ * Losing the far end: the port vanishing (the rig's pty gone, as a USB unplug removes the device node)
  * and the firmware restarting behind a port that stays. The client fails fast while the link is
  * down and works again once it is back.
  */

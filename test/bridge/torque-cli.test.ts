@@ -1,5 +1,5 @@
 /**
- * `quackd torque ROBOT on|off` on a real Microduck (the host firmware over a socat pty), through a
+ * `quackd torque ROBOT on|off` on a real Microduck (the host firmware over a pty), through a
  * running service as a person over SSH runs it, and in this process without one: on is a motion,
  * denied without a terminal or --yes and asked on a terminal; a yes switches it on, the firmware
  * reads it back and the service keeps it on after the run (its heartbeat feeds the watchdog); off

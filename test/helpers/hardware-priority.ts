@@ -1,10 +1,11 @@
 /**
- * The rig's stand-ins for hardware (quackd-fw-host, the duck's microcontroller, and the socat pty
- * relay, its USB link) run under SCHED_FIFO where this user may ask for it (root, CAP_SYS_NICE or
- * an RLIMIT_RTPRIO; CI runs as root). A microcontroller has a CPU of its own and a USB link is
- * never starved by the host's load; at normal priority on a loaded machine socat was seen passing
- * no byte for 200–370 ms and then a burst of heartbeats quackd had written on time, and the
- * firmware's watchdog cut torque. Under SCHED_FIFO the rig waits for nothing, so a test that fails
+ * The rig's stand-ins for hardware (quackd-fw-host, the duck's microcontroller; the servo
+ * simulators; socat where a bench still relays through it) run under SCHED_FIFO where this user
+ * may ask for it (root, CAP_SYS_NICE or an RLIMIT_RTPRIO; CI runs as root). A microcontroller has
+ * a CPU of its own and a USB link is never starved by the host's load; at normal priority on a
+ * loaded machine the socat relay the bridge rig used then was seen passing no byte for 200–370 ms
+ * and then a burst of heartbeats quackd had written on time, and the firmware's watchdog cut
+ * torque. Under SCHED_FIFO the rig waits for nothing, so a test that fails
  * under load fails on quackd's account.
  *
  * Priority 20: above quackd's control loop (10), which the far end never waits on, and below the
@@ -26,7 +27,7 @@ function probe(): { readonly ok: boolean; readonly why: string } {
   return { ok: false, why: `chrt: ${said === '' ? `exit ${r.status ?? r.signal ?? '?'}` : said}` };
 }
 
-/** What the rig's firmware and relay run under: `SCHED_FIFO 20`, or `normal (why)`. */
+/** What the rig's firmware and simulators run under: `SCHED_FIFO 20`, or `normal (why)`. */
 export function rigScheduling(): string {
   verdict ??= probe();
   return verdict.ok ? `SCHED_FIFO ${RIG_PRIORITY}` : `normal (${verdict.why})`;

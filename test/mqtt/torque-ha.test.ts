@@ -1,6 +1,6 @@
 /**
  * Torque and Home Assistant's controls, end to end: `quackd serve` (in this process) holding a
- * real Microduck (the host firmware over a socat pty) and the simulator, its MQTT door on a real
+ * real Microduck (the host firmware over a pty) and the simulator, its MQTT door on a real
  * mosquitto, driven as Home Assistant drives it, by publishing what each discovered entity says to
  * publish. Every discovery payload passes the validator written from HA's schemas. The torque
  * switch on the real duck waits at its gate (the gate's binary sensor holds the question), Deny

@@ -128,7 +128,7 @@ describe('the runtime', { skip: missingTools() }, () => {
     // A simulator's world is the run's: opened and closed with each.
     assert.equal(opened.filter((r) => r === 'den').length, closed.filter((r) => r === 'den').length);
 
-    // The firmware restarts behind the port that stays (socat keeps the pty, as a USB-serial
+    // The firmware restarts behind the port that stays (the rig keeps the pty, as a USB-serial
     // bridge keeps its device node while the microcontroller resets): the link is still the one
     // opened above, and the next run says it is a new boot.
     await rig.killFirmware();

@@ -1,5 +1,5 @@
 /**
- * A held Microduck that fell while idle, then lost its link (the relay killed, as a cable pulled
+ * A held Microduck that fell while idle, then lost its link (the rig's pty unplugged, as a cable pulled
  * out), under `quackd serve` (the built bin, a child): `quackd status` says `offline`, not
  * `fallen`, since nothing reaches the duck and nobody knows it still lies there; the fall stays in
  * `fell`. With the link back its loop says again that it is down (`fallen`). Nothing moves: no
@@ -42,7 +42,7 @@ describe('a held duck that fell, then lost its link, under quackd serve', { skip
   };
 
   before(async () => {
-    // Knocked over by SIGUSR1; --reopen: the duck waits on its own battery while the relay is away.
+    // Knocked over by SIGUSR1; --reopen: the duck waits on its own battery while the link is away.
     rig = await Rig.start(['--reopen', '--watchdog-ms', '5000', '--tilt-at', 'USR1:85']);
   });
   after(async () => {

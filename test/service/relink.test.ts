@@ -1,5 +1,5 @@
 /**
- * A serial robot's link lost mid-walk and back, as issue 23 tells it: the relay (socat) killed
+ * A serial robot's link lost mid-walk and back, as issue 23 tells it: the rig's pty unplugged
  * while the duck walks ends the run (error, exit 3); brought back, 4 s later the next run walks.
  * Meanwhile `quackd status` never says `torque on`: from the loss until the firmware speaks again
  * torque is unknown (its watchdog has cut it, but nothing reached quackd to say so), and once the
@@ -25,7 +25,7 @@ describe('a serial robot whose link is lost mid-walk and comes back', { skip: mi
   const walks = [3, 0.3];
 
   before(async () => {
-    // --reopen: the duck runs on its own battery while the relay is away, as a real one does.
+    // --reopen: the duck runs on its own battery while the link is away, as a real one does.
     rig = await Rig.start(['--reopen']);
     home = mkdtempSync(join(tmpdir(), 'quackd-relink-'));
     writeFileSync(join(home, 'config.yaml'), `robots:\n  bench: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\nmqtt: false\n`);
@@ -37,7 +37,7 @@ describe('a serial robot whose link is lost mid-walk and comes back', { skip: mi
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('the run under way ends on the loss, status says torque unknown (never on), and 4 s after the relay is back the next run walks', async () => {
+  it('the run under way ends on the loss, status says torque unknown (never on), and 4 s after the link is back the next run walks', async () => {
     const service = serving!.service;
     const bench = () => service.status('bench');
     const status = async (): Promise<string> => (await quackd(['status'], { env: { QUACKD_HOME: home } })).stdout;

@@ -2,7 +2,7 @@
  * `quackd serve` (the built bin) under a stand-in for systemd's notify socket: READY=1 once it
  * serves, WATCHDOG=1 while the service itself is alive and none once it is not (its control
  * socket gone), STOPPING=1 on SIGTERM before the run under way stops, exit 0. A serial robot
- * that is missing, plugged in and unplugged again (the host firmware over a socat pty) is that
+ * that is missing, plugged in and unplugged again (the host firmware over a pty) is that
  * robot's `warn` and never stops the pings: systemd must not restart every robot for one duck away.
  */
 import assert from 'node:assert/strict';

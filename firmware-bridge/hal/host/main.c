@@ -1,9 +1,10 @@
 /*
  * quackd-fw-host: the firmware's protocol core on Linux, talking over a serial device or pty
- * (e.g. one end of a socat pair), with a simulated Microduck behind hal.h. Used by the tests, the
- * bench and anyone developing against the protocol without a robot.
+ * (e.g. one end of a socat pair), or over the master of a pty a test rig holds and hands over
+ * (--cable, cable.h), with a simulated Microduck behind hal.h. Used by the tests, the bench and
+ * anyone developing against the protocol without a robot.
  *
- *   quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]
+ *   quackd-fw-host (--port PATH | --cable FD) [--baud N] [--state-hz N] [--watchdog-ms N]
  *                  [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]
  *                  [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]
  *                  [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]
@@ -13,8 +14,8 @@
  * each millisecond of the clock and its watchdog trips in the millisecond it is due.
  * Test hooks of the simulation: --tilt-at tips the simulated IMU (tilt.h; SIGUSR1 starts a `USR1`
  * step); --reopen keeps running when the link hangs up (or a write to it fails) and opens --port
- * again once it is back, as a duck's microcontroller on its own battery does while its USB cable
- * is out; --yaw-rate turns the trunk left at DEG_S while a joint moves, so a `turn` ends on the
+ * again once it is back (on --cable: waits for the next plug-in), as a duck's microcontroller on
+ * its own battery does while its USB cable is out; --yaw-rate turns the trunk left at DEG_S while a joint moves, so a `turn` ends on the
  * gyro (hal-host.c); --plant takes the joints and the IMU from another process's physics through
  * a shared file (plant.h), so a physics simulator's duck walks on this firmware's servo bus.
  */
@@ -33,6 +34,7 @@
 #include "../../src/frame.h"
 #include "../../src/hal.h"
 #include "../../src/proto.h"
+#include "cable.h"
 #include "host.h"
 #include "plant.h"
 #include "sim.h"
@@ -56,7 +58,7 @@ static uint32_t now_ms(void) {
 
 static int usage(const char *why) {
   if (why != NULL) fprintf(stderr, "quackd-fw-host: %s\n", why);
-  fputs("usage: quackd-fw-host --port PATH [--baud N] [--state-hz N] [--watchdog-ms N]\n"
+  fputs("usage: quackd-fw-host (--port PATH | --cable FD) [--baud N] [--state-hz N] [--watchdog-ms N]\n"
         "                      [--max-vel RAD_S] [--tick-ms N] [--torque-attempts N] [--torque-confirm-ms N]\n"
         "                      [--battery V] [--drain V_PER_S] [--noise-ms N] [--seed N]\n"
         "                      [--drop-torque-off-writes N] [--tilt-at MS:DEG[:AXIS]]... [--reopen]\n"
@@ -136,7 +138,7 @@ int main(int argc, char **argv) {
   double baud = 1000000, state_hz = 50, watchdog = PROTO_WATCHDOG_MS, battery = 8.2, drain = 0.002;
   double noise_ms = 0, seed = (double)(now_ms() ^ (uint32_t)getpid());
   double max_vel = PROTO_MAX_VEL, tick_ms = PROTO_TICK_MS, attempts = PROTO_TORQUE_ATTEMPTS;
-  double confirm_ms = PROTO_TORQUE_CONFIRM_MS, drop_torque = 0, yaw_rate = 0;
+  double confirm_ms = PROTO_TORQUE_CONFIRM_MS, drop_torque = 0, yaw_rate = 0, cable_fd = -1;
   const struct {
     const char *flag;
     double *value;
@@ -147,6 +149,7 @@ int main(int argc, char **argv) {
       {"--seed", &seed, 0, 4294967295.0}, {"--max-vel", &max_vel, 0.1, 1000}, {"--tick-ms", &tick_ms, 1, 1000},
       {"--torque-attempts", &attempts, 1, 100}, {"--torque-confirm-ms", &confirm_ms, 1, 10000},
       {"--drop-torque-off-writes", &drop_torque, 0, 1000}, {"--yaw-rate", &yaw_rate, -720, 720},
+      {"--cable", &cable_fd, 0, 65535},
   };
   tilt_step_t tilts[TILT_MAX_STEPS];
   int ntilts = 0, reopen = 0;
@@ -188,14 +191,18 @@ int main(int argc, char **argv) {
     if (bad) return usage("missing or invalid value");
     i++;
   }
-  if (port == NULL) return usage("--port is required");
+  if ((port == NULL) == (cable_fd < 0)) return usage("one of --port and --cable is required");
+  const int cable = (int)cable_fd;
+  /* What the log lines name the link by. */
+  const char *where = port != NULL ? port : "the cable";
   if (plant_path != NULL && !plant_open(plant_path)) {
     fprintf(stderr, "quackd-fw-host: cannot open the plant %s: %s\n", plant_path, strerror(errno));
     return 3;
   }
 
-  int fd = open_link(port, baud);
-  if (fd < 0) {
+  /* On the cable the link arrives once the loop runs: the rig plugs it in as it starts this program. */
+  int fd = port != NULL ? open_link(port, baud) : -1;
+  if (port != NULL && fd < 0) {
     fprintf(stderr, "quackd-fw-host: cannot open %s: %s\n", port, strerror(errno));
     return 3;
   }
@@ -225,21 +232,24 @@ int main(int argc, char **argv) {
   fprintf(stderr,
           "quackd-fw-host: ready on %s (protocol %d, 14 joints, state %u Hz, watchdog %u ms, "
           "step limit %g rad/s x %u ms)\n",
-          port, PROTO_VERSION, (unsigned)state_hz, (unsigned)watchdog, max_vel, (unsigned)tick_ms);
+          where, PROTO_VERSION, (unsigned)state_hz, (unsigned)watchdog, max_vel, (unsigned)tick_ms);
 
   uint32_t next_noise = t0 + (uint32_t)noise_ms;
   uint32_t next_open = t0;
   sig_atomic_t usr1_seen = 0;
+  int was_plugged = 0; /* on the cable: a plug-in after the first is the link coming back */
   uint8_t buf[512];
   int status = 0;
   while (running) {
     const uint8_t *pending = NULL;
     /* poll ignores a negative fd: with the link out the loop still runs the clock. */
-    struct pollfd p = {fd, (short)(POLLIN | (host_tx_peek(&pending) > 0 ? POLLOUT : 0)), 0};
+    struct pollfd polled[2] = {{fd, (short)(POLLIN | (host_tx_peek(&pending) > 0 ? POLLOUT : 0)), 0}, {cable, POLLIN, 0}};
+    struct pollfd p = polled[0];
     struct timespec ts, wait = {0, 0};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     wait.tv_nsec = 1000000L - ts.tv_nsec % 1000000L + 20000L; /* just past the next ms boundary */
-    int r = ppoll(&p, 1, &wait, NULL);
+    int r = ppoll(polled, 2, &wait, NULL);
+    p = polled[0];
     uint32_t now = now_ms();
     const char *gone = NULL;
     if (r > 0 && (p.revents & POLLIN)) {
@@ -252,18 +262,35 @@ int main(int argc, char **argv) {
     } else if (r > 0 && (p.revents & (POLLHUP | POLLERR))) {
       gone = "hung up";
     }
+    if (r > 0 && (polled[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) {
+      int plugged = -1;
+      int event = cable_receive(cable, &plugged);
+      if (event == CABLE_PLUGGED) {
+        if (fd >= 0) close(fd);
+        fd = plugged;
+        gone = NULL;
+        fprintf(stderr, "quackd-fw-host: link %s (%s)\n", was_plugged ? "back" : "plugged in", where);
+        was_plugged = 1;
+      } else if (event == CABLE_PULLED) {
+        gone = "hung up"; /* as a pulled USB cable is, to the board */
+      } else if (event == 0) {
+        fprintf(stderr, "quackd-fw-host: the cable's far end went: nothing will plug in again\n");
+        status = 1;
+        break;
+      }
+    }
     if (gone != NULL && !reopen) {
-      fprintf(stderr, "quackd-fw-host: link %s (%s)\n", gone, port);
+      fprintf(stderr, "quackd-fw-host: link %s (%s)\n", gone, where);
       status = 1;
       break;
     }
     if (gone != NULL) {
-      fprintf(stderr, "quackd-fw-host: link %s (%s); reopening it when it is back\n", gone, port);
+      fprintf(stderr, "quackd-fw-host: link %s (%s); reopening it when it is back\n", gone, where);
       close(fd);
       fd = -1;
       next_open = now + 50u;
     }
-    if (fd < 0 && (int32_t)(now - next_open) >= 0) {
+    if (port != NULL && fd < 0 && (int32_t)(now - next_open) >= 0) {
       fd = open_link(port, baud);
       next_open = now + 50u;
       if (fd >= 0) fprintf(stderr, "quackd-fw-host: link back (%s)\n", port);
@@ -277,12 +304,12 @@ int main(int argc, char **argv) {
     }
     if (flush_tx(fd) != 0) {
       if (!reopen) {
-        fprintf(stderr, "quackd-fw-host: write failed on %s: %s\n", port, strerror(errno));
+        fprintf(stderr, "quackd-fw-host: write failed on %s: %s\n", where, strerror(errno));
         status = 1;
         break;
       }
       /* The far end went while a write was pending: the same hang-up, seen by the write first. */
-      fprintf(stderr, "quackd-fw-host: link write failed (%s: %s); reopening it when it is back\n", port, strerror(errno));
+      fprintf(stderr, "quackd-fw-host: link write failed (%s: %s); reopening it when it is back\n", where, strerror(errno));
       close(fd);
       fd = -1;
       next_open = now + 50u;

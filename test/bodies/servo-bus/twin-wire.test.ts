@@ -6,44 +6,14 @@
  * and quackd says the port is not there.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { assertFreshBuild, runCli } from '../../helpers/cli.js';
 import { rigScheduling } from '../../helpers/hardware-priority.js';
+import { commandOf, mastersOf, schedulingOf } from '../../helpers/pty-holders.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 import { tempDir } from '../../helpers/tmp.js';
-
-/** The processes holding the master of /dev/pts/`index`: their fdinfo names it (`tty-index`). */
-function mastersOf(index: number): number[] {
-  const holders = new Set<number>();
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue; // gone, or not ours to read
-    }
-    for (const fd of fds) {
-      try {
-        if (!/^\/dev\/(pts\/)?ptmx$/.test(readlinkSync(`/proc/${pid}/fd/${fd}`))) continue;
-        if (new RegExp(`^tty-index:\\s+${index}$`, 'm').test(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))) holders.add(Number(pid));
-      } catch {
-        // closed meanwhile
-      }
-    }
-  }
-  return [...holders];
-}
-
-const commandOf = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-
-/** Scheduling policy and real-time priority of `pid`'s main thread (/proc/PID/stat fields 41 and 40). */
-function schedulingOf(pid: number): { policy: number; priority: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  // Fields from 3 on (after the command's parentheses): rt_priority is field 40, policy 41.
-  return { priority: Number(fields[40 - 3]), policy: Number(fields[41 - 3]) };
-}
 
 describe('the servo twin\'s wire', () => {
   let twin: ServoTwinProcess;
