@@ -33,7 +33,6 @@ import type { RunReport } from '../src/run/start-run.js';
 import { createRuntime, type Runtime } from '../src/runtime/runtime.js';
 import { yesGate } from '../src/safety/gate.js';
 import { openaiToolCalls, startLlmServer, type LlmServer, type Reply } from '../test/helpers/llm-server.js';
-import { onPath } from '../test/helpers/pty-pair.js';
 import { watchLoop } from './_loop-watch.js';
 import { servoTwinProcess, type BusProtocol } from './_servo-twin.js';
 import { cpuPressure, runqueueMs } from './_machine.js';
@@ -198,7 +197,7 @@ const ms = (s: Spread) => `${fmt(s.p50, 3)} / ${fmt(s.p99, 3)} / ${fmt(s.max, 2)
 const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : a === 0 ? '1×' : 'n/a');
 
 const home = mkdtempSync(join(tmpdir(), 'quackd-bench-control-run-'));
-const twin = BUS !== undefined && onPath('socat') ? await servoTwinProcess(BUS) : undefined;
+const twin = BUS !== undefined ? await servoTwinProcess(BUS) : undefined;
 const runtime = createRuntime({
   robots: {
     [ROBOT]: { body: 'microduck:mujoco', pace: 'realtime' },
@@ -242,7 +241,7 @@ try {
     const c = bus.result.stats;
     const p99 = c.lateMs.p99 / a.lateMs.p99;
     console.log(`bus run vs the twin alone: lateness p50 ${ratio(c.lateMs.p50, a.lateMs.p50)}, p99 ${fmt(p99, 2)}× (goal ≤ 1.1×: ${p99 <= 1.1 ? 'met' : 'NOT met'}), max ${ratio(c.lateMs.max, a.lateMs.max)}; missed ${c.missed} vs ${a.missed}`);
-  } else console.log(`bus run: skipped (${BUS === undefined ? '--bus none' : 'needs socat'})`);
+  } else console.log('bus run: skipped (--bus none)');
   console.log(`cpu pressure after: ${cpuPressure()}`);
 } finally {
   await runtime.stop();

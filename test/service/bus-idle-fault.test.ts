@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { modelByName } from '../../src/servo-bus/models.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { onPath } from '../helpers/pty-pair.js';
 import { ServoTwinProcess } from '../helpers/servo-twin-process.js';
 
 const TORQUE = modelByName('STS3215')!.registers.torqueEnable.address;
@@ -25,7 +24,7 @@ interface Shown {
   readonly link?: string;
 }
 
-describe('a servo-bus duck whose bus faults while the service holds it idle', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+describe('a servo-bus duck whose bus faults while the service holds it idle', () => {
   let twin: ServoTwinProcess;
   let home: string;
   let service: ChildProcess | undefined;

@@ -11,13 +11,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { modelByName } from '../../src/servo-bus/models.js';
 import { startService, type Serving } from '../../src/service/lifecycle.js';
-import { onPath } from '../helpers/pty-pair.js';
 import { quackd } from '../helpers/quackd.js';
 import { ServoTwinProcess } from '../helpers/servo-twin-process.js';
 
 const TORQUE = modelByName('STS3215')!.registers.torqueEnable.address;
 
-describe('an emergency stop on a servo-bus duck the service holds', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+describe('an emergency stop on a servo-bus duck the service holds', () => {
   let twin: ServoTwinProcess;
   let home: string;
   let serving: Serving | undefined;

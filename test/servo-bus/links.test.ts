@@ -15,14 +15,12 @@ import { BusLostError } from '../../src/servo-bus/errors.js';
 import { decodeRegister, modelByName } from '../../src/servo-bus/models.js';
 import { protocolNamed } from '../../src/servo-bus/protocol.js';
 import { HeldPty } from '../helpers/held-pty.js';
-import { onPath } from '../helpers/pty-pair.js';
 import { ServoSim } from '../helpers/servo-sim.js';
-import { skipOutsideCi } from '../helpers/skip.js';
 
 const IDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 const STS = modelByName('STS3215')!.registers;
 
-describe('a servo bus on the serial edges', { skip: skipOutsideCi(onPath('socat') ? undefined : 'needs socat') }, () => {
+describe('a servo bus on the serial edges', () => {
   let pty: HeldPty;
   let sim: ServoSim;
   before(async () => {

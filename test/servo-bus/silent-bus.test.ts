@@ -1,10 +1,10 @@
 /**
  * A bus where nothing answers, as a builder meets it on a Pi: the Open Duck Mini's STS3215 run at
  * 1 Mbaud and a scan or a config at 115200 reaches servos that hear only noise, or a Dynamixel
- * body is named for Feetech servos. The built CLI against the servo simulator at the far end of a
- * socat pty: `quackd bus scan` and `quackd calibrate` each say it in one line that leads with the
- * likelier cause, exit 3, and send no write. Servos deaf at the rate tried are simulated as
- * silent ones: a pty carries bytes at any rate, the wire does not.
+ * body is named for Feetech servos. The built CLI against the servo simulator on a pty the test
+ * holds (held-pty.ts): `quackd bus scan` and `quackd calibrate` each say it in one line that leads
+ * with the likelier cause, exit 3, and send no write. Servos deaf at the rate tried are simulated
+ * as silent ones: a pty carries bytes at any rate, the wire does not.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,27 +12,24 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { OPEN_DUCK_MINI_V2 } from '../../src/bodies/microduck/servo-bus/joint-table.js';
 import { assertFreshBuild, runCli } from '../helpers/cli.js';
-import { PtyPair, onPath } from '../helpers/pty-pair.js';
+import { HeldPty, type FarEnd } from '../helpers/held-pty.js';
 import { ServoSim } from '../helpers/servo-sim.js';
-import { skipOutsideCi } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const noSocat = skipOutsideCi(onPath('socat') ? undefined : 'needs socat (apt-get install socat)');
-
 /** The Open Duck Mini v2's fourteen STS3215, each deaf at the rate the test scans at. */
-function deafDuck(far: string): ServoSim {
+function deafDuck(far: FarEnd): ServoSim {
   const sim = ServoSim.open(far, { protocol: 'feetech', servos: OPEN_DUCK_MINI_V2.map((j) => ({ id: j.id, model: 'STS3215' })) });
   for (const j of OPEN_DUCK_MINI_V2) sim.silence(j.id);
   return sim;
 }
 
-describe('a servo bus where nothing answers', { skip: noSocat }, () => {
-  let pty: PtyPair;
+describe('a servo bus where nothing answers', () => {
+  let pty: HeldPty;
   let sim: ServoSim | undefined;
 
   before(async () => {
     assertFreshBuild();
-    pty = await new PtyPair('quackd-silent-bus-').open();
+    pty = await new HeldPty('quackd-silent-bus-').open();
   });
   afterEach(() => {
     sim?.close();

@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createBusBody } from '../../../src/bodies/microduck/servo-bus/bus-body.js';
 import type { Body } from '../../../src/bodies/body.js';
-import { onPath } from '../../helpers/pty-pair.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
 type Intent = Parameters<Body['perform']>[0];
 const walk = (metres: number): Intent => ({ verb: 'walk', args: { metres } }) as Intent;
 
-describe('microduck:feetech with a BNO055', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+describe('microduck:feetech with a BNO055', () => {
   let twin: ServoTwinProcess;
   let body: Body | undefined;
   before(async () => {

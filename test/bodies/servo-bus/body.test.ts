@@ -9,10 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { createBusBody } from '../../../src/bodies/microduck/servo-bus/bus-body.js';
 import type { Body } from '../../../src/bodies/body.js';
 import { modelByName } from '../../../src/servo-bus/models.js';
-import { onPath } from '../../helpers/pty-pair.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
-describe('the microduck:feetech body', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+describe('the microduck:feetech body', () => {
   let twin: ServoTwinProcess;
   let body: Body;
   const torqueAt = modelByName('STS3215')!.registers.torqueEnable.address;

@@ -75,7 +75,7 @@ interface HealthLine {
 
 for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly ProtocolName[]) {
   const robot = protocol === 'feetech' ? 'duck' : 'xl';
-  describe(`quackd calibrate and health on a ${protocol} duck`, { skip: onPath('socat') ? undefined : 'needs socat (apt-get install socat)' }, () => {
+  describe(`quackd calibrate and health on a ${protocol} duck`, () => {
     let pty: HeldPty;
     let sim: ServoSim;
     const homes = tempDir();

@@ -13,14 +13,14 @@ import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint
 import { SimImuWriter } from '../../../src/bodies/microduck/servo-bus/sim-imu.js';
 import type { Plant, SensorFrame } from '../../../src/control/plant.js';
 import { HeldPty } from '../../helpers/held-pty.js';
-import { onPath, sleep } from '../../helpers/pty-pair.js';
+import { sleep } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 
 const UPRIGHT = { gyro: [0, 0, 0], gravity: [0, 0, -1] };
 const TILTED = { gyro: [0, 0.5, 0], gravity: [0.5, 0, -Math.sqrt(0.75)] };
 const TICK_MS = 20;
 
-describe('the bus plant reads the trunk', { skip: onPath('socat') ? false : 'socat is not installed' }, () => {
+describe('the bus plant reads the trunk', () => {
   let pty: HeldPty;
   let sim: ServoSim;
   let imu: SimImuWriter;

@@ -14,7 +14,6 @@ import { modelByName, type ServoModel } from '../../../src/servo-bus/models.js';
 import type { ProtocolName } from '../../../src/servo-bus/packet.js';
 import { assertFreshBuild, runCli } from '../../helpers/cli.js';
 import { HeldPty } from '../../helpers/held-pty.js';
-import { onPath } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -22,7 +21,7 @@ import { tempDir } from '../../helpers/tmp.js';
 const ALARM = { feetech: { bits: 0x04, word: 'overheat' }, dynamixel: { bits: 0x80, word: 'hardware error' } } as const;
 
 for (const protocol of ['feetech', 'dynamixel'] as const satisfies readonly ProtocolName[]) {
-  describe(`a stop on a ${protocol} duck with a servo at fault`, { skip: onPath('socat') ? undefined : 'needs socat (apt-get install socat)' }, () => {
+  describe(`a stop on a ${protocol} duck with a servo at fault`, () => {
     const model = modelByName(BUS_SERVO_MODEL[protocol]) as ServoModel;
     const torqueAt = model.registers.torqueEnable.address;
     const homes = tempDir();

@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { onPath } from '../../helpers/pty-pair.js';
 import { quackd } from '../../helpers/quackd.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
@@ -32,7 +31,7 @@ async function walkWith(fault: (twin: ServoTwinProcess) => Promise<void>): Promi
   }
 }
 
-describe('torque read back on microduck:feetech', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+describe('torque read back on microduck:feetech', () => {
   it('torque off names a servo that stays on, and the verb fails', async () => {
     const twin = await ServoTwinProcess.start({ protocol: 'feetech', torqueStuckOn: [23] });
     const home = mkdtempSync(join(tmpdir(), 'quackd-servo-torque-'));
@@ -53,7 +52,7 @@ describe('torque read back on microduck:feetech', { skip: onPath('socat') ? unde
   });
 });
 
-describe('bus faults on microduck:feetech', { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+describe('bus faults on microduck:feetech', () => {
   it('a servo that stops answering ends the run (exit 3) naming it; torque off is tried and said', async () => {
     const r = await walkWith((twin) => twin.silence(22));
     assert.equal(r.code, 3, r.stdout + r.stderr);

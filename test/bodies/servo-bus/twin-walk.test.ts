@@ -12,12 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { modelByName } from '../../../src/servo-bus/models.js';
-import { onPath } from '../../helpers/pty-pair.js';
 import { quackd } from '../../helpers/quackd.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 
 for (const protocol of ['feetech', 'dynamixel'] as const) {
-  describe(`microduck:${protocol} in the twin`, { skip: onPath('socat') ? undefined : 'needs socat' }, () => {
+  describe(`microduck:${protocol} in the twin`, () => {
     let twin: ServoTwinProcess;
     let home: string;
     const torqueAt = modelByName(protocol === 'feetech' ? 'STS3215' : 'XL330-M288')!.registers.torqueEnable.address;
