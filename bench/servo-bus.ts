@@ -5,11 +5,13 @@
  * (tty.ts, read when the replies are due), against the servo simulator in a process of its own
  * pacing bytes at the baud rate as a wire would. Printed beside the wire time of the same bytes
  * at that rate (8N1: ten bits a byte): ratio 1.0 means nothing is added to what the wire takes;
- * the goal is ≤ 1.3×. The floor, measured in the same run, is what the pty itself adds: one ping's
- * round trip through socat and an unpaced simulator (two relays and the far process's wake-up),
- * read at once (the bus told the wire is instant). Every tick pays it once. The bus runs as the
- * control worker does, under SCHED_FIFO 10 where allowed, the simulator and socat above it (they
- * stand for the servos' chips and the USB link, which the host's load never starves).
+ * the goal is ≤ 1.3×. The wire is one pty this process holds (test/helpers/held-pty.ts): the bus
+ * opens its slave as it would a USB adapter, the simulator reads and answers on its master,
+ * inherited. The floor, measured in the same run, is what the pty itself adds: one ping's round
+ * trip through the pty and an unpaced simulator (one kernel hand-off each way and the far
+ * process's wake-up), read at once (the bus told the wire is instant). Every tick pays it once.
+ * The bus runs as the control worker does, under SCHED_FIFO 10 where allowed, the simulator above
+ * it (it stands for the servos' chips, which the host's load never starves).
  *
  *   node --import tsx bench/servo-bus.ts [--ticks N] [--runs N] [--baud N]
  */
@@ -23,7 +25,8 @@ import { modelByName } from '../src/servo-bus/models.js';
 import type { ProtocolName } from '../src/servo-bus/packet.js';
 import { protocolNamed } from '../src/servo-bus/protocol.js';
 import { asHardware, rigScheduling } from '../test/helpers/hardware-priority.js';
-import { PtyPair, live, onPath, waitFor } from '../test/helpers/pty-pair.js';
+import { HeldPty } from '../test/helpers/held-pty.js';
+import { live, waitFor } from '../test/helpers/pty-pair.js';
 import { cpuMs } from './_machine.js';
 
 const { values } = parseArgs({ options: { ticks: { type: 'string', default: '500' }, runs: { type: 'string', default: '3' }, baud: { type: 'string', default: '1000000' } } });
@@ -55,8 +58,10 @@ interface Rig {
 }
 
 async function rig(protocol: ProtocolName, model: string, paced: boolean): Promise<Rig> {
-  const pty = await new PtyPair('quackd-bench-bus-').open();
-  const sim = live(spawn(...asHardware(process.execPath, ['--import', 'tsx', SIM, pty.far, JSON.stringify({ protocol, ...(paced ? { baud: BAUD } : {}), servos: IDS.map((id) => ({ id, model })) })]), { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const pty = await new HeldPty('quackd-bench-bus-').open();
+  // The master is the simulator's fd 3; this process keeps its copy only to unplug the pty at the end, never reading it.
+  const options = JSON.stringify({ protocol, ...(paced ? { baud: BAUD } : {}), servos: IDS.map((id) => ({ id, model })) });
+  const sim = live(spawn(...asHardware(process.execPath, ['--import', 'tsx', SIM, options]), { stdio: ['pipe', 'pipe', 'inherit', pty.master] }));
   let ready = false;
   sim.stdout?.on('data', () => (ready = true));
   await waitFor('the simulator', () => ready, 15_000);
@@ -145,11 +150,7 @@ async function measure(protocol: ProtocolName, model: string): Promise<void> {
   }
   console.log(`  ${RUNS} runs: tick ${range(ratios)} wire; less the pty's floor ${range(net)}`);
 }
-if (!onPath('socat')) {
-  console.log('servo-bus: skipped (needs socat)');
-} else {
-  // As the product runs: the bus on a thread under the control loop's SCHED_FIFO, the simulator (the servos' own chips) and socat (the USB link) above it.
-  console.log(`bus thread: ${await raiseThreadPriority(LOOP_PRIORITY)} · simulator and socat: ${rigScheduling()}`);
-  await measure('feetech', 'STS3215');
-  await measure('dynamixel', 'XL330-M288');
-}
+// As the product runs: the bus on a thread under the control loop's SCHED_FIFO, the simulator (the servos' own chips) above it.
+console.log(`bus thread: ${await raiseThreadPriority(LOOP_PRIORITY)} · simulator: ${rigScheduling()}`);
+await measure('feetech', 'STS3215');
+await measure('dynamixel', 'XL330-M288');

@@ -7,13 +7,11 @@
  * rate would (the instruction's bytes, the servo's return delay, then the reply's bytes, one
  * after another on the one wire), so a bus's timings over a pty mean something.
  *
- * It runs over any pair of streams (attach), over the far end of a pty (ServoSim.open: one it
- * holds itself, held-pty.ts, or a path), or in a process of its own (servo-sim-main.ts), where
+ * It runs over any pair of streams (attach), over the far end of a held pty (ServoSim.open,
+ * held-pty.ts), or in a process of its own (servo-sim-main.ts, on a master it inherits), where
  * pacing's short busy-waits cannot stall the bus under test.
  */
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { ReadStream } from 'node:tty';
 import { encodeRegister, modelByName, type ServoModel } from '../../src/servo-bus/models.js';
 import { BROADCAST_ID, type PacketDecoder, type ProtocolName, type RawPacket } from '../../src/servo-bus/packet.js';
 import { protocolNamed, type ServoProtocol } from '../../src/servo-bus/protocol.js';
@@ -76,7 +74,6 @@ export class ServoSim {
   private readonly onWrite: ServoSimOptions['onWrite'];
   private write: ((bytes: Uint8Array) => void) | undefined;
   private input: Readable | undefined;
-  private closeFd: (() => void) | undefined;
   /** When the one wire is next free, in performance.now() ms (pacing only). */
   private wireFreeAt = 0;
   private readonly outbox: { readonly at: number; readonly bytes: Uint8Array }[] = [];
@@ -98,28 +95,12 @@ export class ServoSim {
     for (const spec of options.servos) this.servos.set(spec.id, makeServo(options.protocol, spec));
   }
 
-  /**
-   * Answers on the far end of a pty: one this process holds (HeldPty's `far`, the rig's wire), or
-   * a path to open (a socat pty's far link; it is already raw: socat made it so).
-   */
-  static open(end: string | FarEnd, options: ServoSimOptions): ServoSim {
+  /** Answers on the far end of a held pty (HeldPty's `far`, the rig's wire, or farEndOn an inherited master). */
+  static open(end: FarEnd, options: ServoSimOptions): ServoSim {
     const sim = new ServoSim(options);
-    if (typeof end !== 'string') {
-      // The pty's owner closes the master (unplug, close); closing the simulator only stops its answers.
-      sim.attach(end.input, (bytes) => end.write(bytes));
-      return sim;
-    }
-    const path = end;
-    const flags = constants.O_RDWR | constants.O_NOCTTY;
-    const readFd = openSync(path, flags);
-    const writeFd = openSync(path, flags);
-    const input = new ReadStream(readFd);
-    // Synchronous writes: a paced reply leaves at its time even while this thread busy-waits for the next.
-    sim.attach(input, (bytes) => void writeSync(writeFd, bytes));
-    sim.closeFd = () => {
-      input.destroy();
-      closeSync(writeFd);
-    };
+    // The pty's owner closes the master (unplug, close); closing the simulator only stops its answers.
+    // Its writes are synchronous: a paced reply leaves at its time even while this thread busy-waits for the next.
+    sim.attach(end.input, (bytes) => end.write(bytes));
     return sim;
   }
 
@@ -169,8 +150,6 @@ export class ServoSim {
   close(): void {
     clearTimeout(this.timer);
     this.input?.removeAllListeners('data');
-    this.closeFd?.();
-    this.closeFd = undefined;
     this.write = undefined;
   }
 
