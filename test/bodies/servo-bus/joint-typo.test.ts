@@ -12,7 +12,6 @@ import { after, before, describe, it } from 'node:test';
 import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { assertFreshBuild, runCli } from '../../helpers/cli.js';
 import { HeldPty } from '../../helpers/held-pty.js';
-import { onPath } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -29,7 +28,7 @@ const TYPOS = [
   { what: 'an offset of 3.5 rad (0.35 meant)', typo: (r: string) => r.replace('offset: 0.04', 'offset: 3.5'), says: 'robots.duck.joints.1.offset: 3.5 rad is past half a turn, which no servo reads (±3.1416): a typo? set it to 0 and let quackd calibrate measure it' },
 ] as const;
 
-describe('a typo in the joint table', { skip: onPath('socat') ? undefined : 'needs socat (apt-get install socat)' }, () => {
+describe('a typo in the joint table', () => {
   let pty: HeldPty;
   let sim: ServoSim;
   const homes = tempDir();

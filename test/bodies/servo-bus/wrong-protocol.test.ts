@@ -12,11 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { assertFreshBuild, runCli } from '../../helpers/cli.js';
 import { HeldPty } from '../../helpers/held-pty.js';
-import { onPath } from '../../helpers/pty-pair.js';
 import { ServoSim } from '../../helpers/servo-sim.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-describe('a duck set to the wrong protocol', { skip: onPath('socat') ? undefined : 'needs socat (apt-get install socat)' }, () => {
+describe('a duck set to the wrong protocol', () => {
   let pty: HeldPty;
   let sim: ServoSim;
   let env: NodeJS.ProcessEnv;
