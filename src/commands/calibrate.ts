@@ -29,8 +29,9 @@ const help = `usage: quackd calibrate --robot NAME [--yes] [--json]
 
 Sets a servo-bus duck's joint offsets (microduck:feetech, microduck:dynamixel) from the pose you
 hold it in. Nothing moves: torque goes off on every servo (read back: a standing duck goes limp,
-so hold it; when torque reads on, it asks you to hold the duck before it goes off), you hold the duck in its home pose (standing as a walk starts: hips and knees bent,
-head level) and confirm, quackd reads every servo and writes each joint's offset into the
+so hold it; when torque reads on, it asks you to hold the duck before it goes off), you hold the
+duck in its home pose (standing as a walk starts: hips and knees bent, head level) and confirm,
+quackd reads every servo and writes each joint's offset into the
 robot's joints: in the config file (the old file kept as config.yaml.bak-<time>), then reads the
 servos again and shows how far each joint is from home (rad). Only torque off is ever written to
 a servo: never a goal, never torque on. A servo that does not answer, or is another model, is
@@ -38,7 +39,7 @@ named and the config is left as it was (exit 3).
 
 options:
   --robot NAME   a robot of the fleet whose body is microduck:feetech or microduck:dynamixel
-  --yes, -y      the duck is held already: do not wait for a confirmation (needed without a terminal)
+  --yes, -y      the duck is held already: ask no confirmation (needed without a terminal)
   --json         one JSON object on stdout: the offsets, the old ones and each joint's error
 
 example: quackd calibrate --robot duck`;
