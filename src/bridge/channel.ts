@@ -122,7 +122,7 @@ export function serveBridge(client: BridgeClient, name: string, close: () => Pro
   return stop;
 }
 
-const ZERO: ClientCounters = { ok: 0, crc: 0, malformed: 0, overlong: 0, runt: 0, json: 0, unmatched: 0, timeouts: 0 };
+const ZERO: ClientCounters = { ok: 0, crc: 0, malformed: 0, overlong: 0, runt: 0, cut: 0, json: 0, unmatched: 0, timeouts: 0 };
 
 /** Main side: a BridgeLink whose client lives in the worker that serves `name`. */
 export class RemoteBridge extends EventEmitter<BridgeClientEvents> implements BridgeLink {

@@ -22,6 +22,11 @@ export interface FrameCounters {
   overlong: number;
   /** Shorter than the CRC plus one payload byte. */
   runt: number;
+  /**
+   * The tail of a frame already under way when the link was joined (a port opened, or reopened,
+   * while the firmware was sending; serialport flushes what was queued): skipped, not damage.
+   */
+  cut: number;
 }
 
 const CRC_TABLE = (() => {
@@ -99,7 +104,7 @@ export function encodeFrame(payload: Uint8Array): Uint8Array {
 }
 
 export function emptyFrameCounters(): FrameCounters {
-  return { ok: 0, crc: 0, malformed: 0, overlong: 0, runt: 0 };
+  return { ok: 0, crc: 0, malformed: 0, overlong: 0, runt: 0, cut: 0 };
 }
 
 /** Streaming decoder: push chunks as they arrive, get back the payloads they completed. */
@@ -109,6 +114,11 @@ export class FrameDecoder {
   private len = 0;
   /** After an overlong frame, skip to the next delimiter. */
   private discarding = false;
+  /**
+   * No frame has come whole since the link was joined: the first that fails is the tail of one
+   * cut at its start, not a damaged one. A link that is damaged still fails the next.
+   */
+  private joining = true;
 
   push(chunk: Uint8Array): Uint8Array[] {
     const frames: Uint8Array[] = [];
@@ -140,26 +150,26 @@ export class FrameDecoder {
   reset(): void {
     this.len = 0;
     this.discarding = false;
+    this.joining = true;
+  }
+
+  /** A frame failed `why`; the first after the link was joined was cut, not damaged. */
+  private failed(why: 'crc' | 'malformed' | 'overlong' | 'runt'): undefined {
+    this.counters[this.joining ? 'cut' : why]++;
+    this.joining = false;
+    return undefined;
   }
 
   private finish(encoded: Uint8Array): Uint8Array | undefined {
     const raw = cobsDecode(encoded, MAX_RAW);
-    if (raw === 'malformed' || raw === 'overlong') {
-      this.counters[raw]++;
-      return undefined;
-    }
-    if (raw.length < FRAME_CRC_LEN + 1) {
-      this.counters.runt++;
-      return undefined;
-    }
+    if (raw === 'malformed' || raw === 'overlong') return this.failed(raw);
+    if (raw.length < FRAME_CRC_LEN + 1) return this.failed('runt');
     const plen = raw.length - FRAME_CRC_LEN;
     const payload = raw.slice(0, plen);
     const want = new DataView(raw.buffer, raw.byteOffset).getUint32(plen, true);
-    if (crc32(payload) !== want) {
-      this.counters.crc++;
-      return undefined;
-    }
+    if (crc32(payload) !== want) return this.failed('crc');
     this.counters.ok++;
+    this.joining = false;
     return payload;
   }
 }

@@ -110,7 +110,7 @@ function print(io: Output, r: ProbeReport): void {
     io.line(`${' '.repeat(12)}${name.padEnd(width)}  [${lo.toFixed(2)}, ${hi.toFixed(2)}] rad${at !== undefined ? `  now ${at.toFixed(3)}` : ''}`);
   });
   io.line(`${label('state')}${h.state_hz} Hz stream · watchdog ${h.watchdog_ms} ms · torque ${s.torque ? 'on' : 'off'} · battery ${s.battery_v.toFixed(2)} V`);
-  io.line(`${label('host rx')}ok ${c.ok} · crc ${c.crc} · malformed ${c.malformed} · overlong ${c.overlong} · runt ${c.runt} · bad json ${c.json} · timeouts ${c.timeouts}`);
+  io.line(`${label('host rx')}ok ${c.ok} · crc ${c.crc} · malformed ${c.malformed} · overlong ${c.overlong} · runt ${c.runt} · bad json ${c.json} · timeouts ${c.timeouts}${c.cut > 0 ? ` · cut ${c.cut} (joined mid-frame)` : ''}`);
   io.line(`${label('duck rx')}ok ${s.rx.ok} · crc ${s.rx.crc} · malformed ${s.rx.malformed} · overlong ${s.rx.overlong} · runt ${s.rx.runt} · bad json ${s.rx.json} · tx dropped ${s.tx_dropped}`);
   const t = r.rtt_ms;
   io.line(`${label('rtt')}median ${t.median.toFixed(2)} ms over ${t.pings} pings (min ${t.min.toFixed(2)}, max ${t.max.toFixed(2)})`);

@@ -58,12 +58,30 @@ describe('frame: table', () => {
   it('counts each kind of drop', () => {
     const d = new FrameDecoder();
     d.push(Uint8Array.from([0, 0, 0])); // idle delimiters are not frames
+    d.push(encodeFrame(Uint8Array.from([1]))); // in step with the sender
     d.push(Uint8Array.from([0x05, 1, 0])); // COBS says 4 bytes follow, 1 does
     d.push(Uint8Array.from([0x03, 1, 2, 0])); // 2 bytes: shorter than a CRC
     d.push(Uint8Array.from([0x07, 1, 2, 3, 4, 5, 6, 0])); // CRC mismatch
     d.push(new Uint8Array(FRAME_MAX_ENCODED + 5).fill(7));
     d.push(Uint8Array.from([0]));
-    assert.deepEqual(d.counters, { ok: 0, crc: 1, malformed: 1, overlong: 1, runt: 1 });
+    assert.deepEqual(d.counters, { ok: 1, crc: 1, malformed: 1, overlong: 1, runt: 1, cut: 0 });
+  });
+
+  it('a link joined mid-frame: the first tail is cut, not damage; the next failure is, and a rejoin forgives one again', () => {
+    const wire = encodeFrame(new TextEncoder().encode('{"jsonrpc":"2.0","method":"state","params":{}}'));
+    const d = new FrameDecoder();
+    // The port opened while a frame was under way: its last bytes, then whole frames.
+    assert.equal(d.push(Uint8Array.from([...wire.subarray(9), ...wire, ...wire])).length, 2);
+    assert.deepEqual(d.counters, { ok: 2, crc: 0, malformed: 0, overlong: 0, runt: 0, cut: 1 });
+    d.push(wire.subarray(9)); // in step now: a tail is damage
+    assert.equal(d.counters.malformed + d.counters.crc + d.counters.runt, 1);
+    d.reset(); // the link replaced
+    d.push(Uint8Array.from([...wire.subarray(5), ...wire]));
+    assert.deepEqual([d.counters.cut, d.counters.ok], [2, 3]);
+    // A link that never frames (a wrong baud) is damage from its second frame on.
+    const garbled = new FrameDecoder();
+    for (let i = 0; i < 3; i++) garbled.push(Uint8Array.from([0x05, 1, 0]));
+    assert.deepEqual([garbled.counters.cut, garbled.counters.malformed], [1, 2]);
   });
 });
 

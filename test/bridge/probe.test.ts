@@ -29,6 +29,20 @@ describe('quackd bridge probe', { skip: missingTools() }, () => {
     assert.equal(r.stderr, '', 'a clean link has no warning');
   });
 
+  it('a port opened while the firmware streams (its queue full, serialport flushing it) reads a cut frame, not a damaged link: exit 0', async () => {
+    const late = await Rig.start();
+    try {
+      // Four seconds of the 50 Hz stream fill the pty before anyone reads it.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const r = await probe(['bridge', 'probe', '--port', late.hostPath, '--pings', '3']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '', 'no warning: the cable is fine');
+      assert.match(r.stdout, /host rx +ok \d+ · crc 0 · malformed 0 · overlong 0 · runt 0 /);
+    } finally {
+      await late.cleanup();
+    }
+  });
+
   it('--json gives one object a script can read', async () => {
     const r = await probe(['bridge', 'probe', '--port', rig.hostPath, '--pings', '3', '--json']);
     assert.equal(r.code, 0, r.stderr);
