@@ -9,7 +9,7 @@ import { EXIT, InputError, RuntimeError, UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/invocation.js';
 import type { Output } from '../cli/output.js';
 import { BridgeError } from '../bridge/errors.js';
-import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, type JointRow } from '../bodies/microduck/servo-bus/joint-table.js';
+import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, signedRad as signed, type JointRow } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings, type ServoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import type { CalibrationResult, JointCalibration } from '../bodies/microduck/servo-bus/calibration.js';
 import { SilentBusError } from '../servo-bus/errors.js';
@@ -76,8 +76,6 @@ function silentBus(err: SilentBusError, name: string, path: string): RuntimeErro
   const hint = silentBusHint(protocol, port, baud, `robots.${name}.baud`, path);
   return new RuntimeError(`calibrate: ${err.message} (ids ${idRanges(ids)}): nothing written, the config is as it was`, hint);
 }
-
-const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
 
 function worst(joints: readonly JointCalibration[]): JointCalibration | undefined {
   return joints.reduce<JointCalibration | undefined>((w, j) => (j.error !== undefined && (w?.error === undefined || Math.abs(j.error) > Math.abs(w.error)) ? j : w), undefined);

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RuntimeError } from '../../../errors.js';
 import { BusLostError, SilentBusError } from '../../../servo-bus/errors.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
-import { servoLabel, type JointRow } from './joint-table.js';
+import { servoLabel, signedRad, type JointRow } from './joint-table.js';
 import { DID_NOT_ANSWER, calibratedRows, otherDirectionOffset, poseErrors, untrustedReading, type ServoLook } from './servo-look.js';
 import { ServoSurvey, type SurveyLink } from './survey.js';
 
@@ -58,17 +58,15 @@ function positions(looks: readonly ServoLook[], protocol: ProtocolName, port: st
   return looks.map((l) => l.servoRad ?? 0);
 }
 
+const STILL_READS = 3;
+const STILL_GAP_MS = 100;
+const STILL_WITHIN_RAD = 0.02;
+
 /**
  * The held pose is read three times over 0.2 s, and a joint that moved more than health's pose
  * tolerance meanwhile fails before anything is saved: a duck let go after `--yes` sinks as its
  * torque goes off, and an offset read on its way down would walk it crooked.
  */
-const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
-
-const STILL_READS = 3;
-const STILL_GAP_MS = 100;
-const STILL_WITHIN_RAD = 0.02;
-
 async function heldStill(survey: ServoSurvey, steps: CalibrationSteps): Promise<number[]> {
   const { protocol, link, joints } = steps;
   const reads: number[][] = [];
@@ -113,7 +111,7 @@ export async function calibrate(steps: CalibrationSteps): Promise<CalibrationRes
     const row = rows[past];
     if (row !== undefined) {
       const flipped = row.offset + 2 * row.direction * (home[past] ?? 0);
-      throw new RuntimeError(`calibrate: ${servoLabel(row)} reads ${signed(row.offset)} rad off its home angle, past half a turn, which no horn is: nothing written, the config is as it was`, `is its direction in joints: right? with direction ${-row.direction} it would be ${signed(flipped)}`);
+      throw new RuntimeError(`calibrate: ${servoLabel(row)} reads ${signedRad(row.offset)} rad off its home angle, past half a turn, which no horn is: nothing written, the config is as it was`, `is its direction in joints: right? with direction ${-row.direction} it would be ${signedRad(flipped)}`);
     }
     saved = await steps.save(rows);
     const errors = poseErrors(await survey.look(saved.rows), home);

@@ -89,3 +89,6 @@ export const servoLabel = (j: JointRow): string => `${j.name} (servo ${j.id})`;
 
 /** The servo each protocol's ducks are built with: the Open Duck Mini v2's STS3215, the XL330 ducks'. */
 export const BUS_SERVO_MODEL = { feetech: 'STS3215', dynamixel: 'XL330-M288' } as const satisfies Record<ProtocolName, string>;
+
+/** A joint's angle in rad as calibrate prints it: a sign always, four decimals. */
+export const signedRad = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
