@@ -207,15 +207,27 @@ export class BusBody implements Body {
     if (result.outcome === 'done') return undefined;
     const why = result.outcome === 'stopped' ? 'stopped' : describeVerb(result);
     // A verb that went wrong while the bus's answers came late says so: a duck that fell walking blind was not only a fall.
-    const late = this.facts.late.ticks - this.lateBefore;
-    const blind = late > 0 ? `; the servo bus answered late on ${late} tick${late === 1 ? '' : 's'} (a reading ${this.facts.late.worst_ms} ms old at worst), which held the duck without a reading` : '';
+    const late = this.lateTicks();
+    const blind = late !== undefined ? `; ${late}, which held the duck without a reading` : '';
     return { ok: false, summary: `${what}: ${why}${blind}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result, PERIOD_MS), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
-  /** A verb that went well while bus cycles answered late (the control plant's lateGraceMs) says so: the duck held blind meanwhile. */
+  /**
+   * A verb that went well while the bus answered late says so: the duck held blind meanwhile.
+   * Cycles the bus gave up on (the control plant's lateGraceMs) are said as such; else ticks on
+   * which the reading was too old (a slow wire), which a walk sometimes survives and sometimes not.
+   */
   private lateNote(): string {
     const n = this.facts.late.cycles - this.lateCyclesBefore;
-    return n > 0 ? `; the servo bus answered late ${n === 1 ? 'once' : `${n} times`} (${this.facts.late.after_ms} ms after it gave up at worst), holding the duck without a reading meanwhile` : '';
+    if (n > 0) return `; the servo bus answered late ${n === 1 ? 'once' : `${n} times`} (${this.facts.late.after_ms} ms after it gave up at worst), holding the duck without a reading meanwhile`;
+    const late = this.lateTicks();
+    return late !== undefined ? `; ${late}, holding the duck without a reading meanwhile` : '';
+  }
+
+  /** Ticks of this verb on which the reading was too old to act on, if any. */
+  private lateTicks(): string | undefined {
+    const n = this.facts.late.ticks - this.lateBefore;
+    return n > 0 ? `the servo bus answered late on ${n} tick${n === 1 ? '' : 's'} (a reading ${this.facts.late.worst_ms} ms old at worst)` : undefined;
   }
 
   /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */
