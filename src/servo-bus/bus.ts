@@ -28,6 +28,7 @@ import { BusLostError, ServoGarbledError, ServoRefusedError, ServoTimeoutError }
 import { OwedReplies } from './owed.js';
 import { BROADCAST_ID, MAX_SERVO_ID, type DecoderCounters, type PacketDecoder, type RawPacket, type StatusPacket } from './packet.js';
 import type { InstructionName, ServoProtocol } from './protocol.js';
+import { ReplyPoller } from './reply-polling.js';
 
 export interface ServoBusOptions {
   readonly protocol: ServoProtocol;
@@ -37,11 +38,7 @@ export interface ServoBusOptions {
   readonly retries?: number;
   /** The line's rate, for wire times (default 1 Mbaud, the Open Duck Mini's and the XL330 ducks'). */
   readonly baud?: number;
-  /**
-   * A polled link's replies are wanted by the next tick, not at once (the control plant reads
-   * where the joints went for the tick after): read them on timers alone (a read or two a reply),
-   * not in futex slices from the moment they are due, which a held duck paid in CPU every tick.
-   */
+  /** A polled link's replies are wanted by the next tick, not at once: read on timers alone (reply-polling.ts). */
   readonly patient?: boolean;
 }
 
@@ -88,24 +85,6 @@ export interface ServoBusEvents {
 
 export const DEFAULT_BUS_TIMEOUT_MS = 10;
 export const DEFAULT_BUS_BAUD = 1_000_000;
-/** A polled link (the control worker's tty) is read this often while a transaction waits past its replies' wire time. */
-const POLL_MS = 1;
-/**
- * A polled link is read when the replies are due, not on a 1 ms interval: libuv timers count
- * whole milliseconds and fire up to one late, which on a 2 ms tick was most of the time over the
- * wire. A timer sleeps until up to FINE_MS before the last reply's byte is due, one futex wait
- * (pacing.ts's way: it wakes within ~0.1 ms) to the due time, then the link is read between
- * SLICE_MS waits for up to LATE_MS more (a pty's relay and the far end's wake-up take 0.4–1 ms on
- * a loaded 2-core machine); a reply later than that is waited for on the interval, the thread free
- * for its messages, as before. Each read that finds nothing costs ~40 µs of CPU (EAGAIN is thrown)
- * and each wait as much: aiming later (a learnt lag, 0.1 ms slices) saved ~25 % of the bus's CPU
- * a tick and cost 0.3–0.5 ms a tick, so the tick's time won; a held duck's loop reads the bus less
- * often instead (control-plant.ts).
- */
-const FINE_MS = 1;
-const LATE_MS = 1.5;
-const SLICE_MS = 0.05;
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /**
  * Timers run before the event loop reads its file descriptors, so an answer that came in time may
  * still sit unread when the deadline fires, the more so when this process was not scheduled for a
@@ -317,10 +296,10 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       const replies = new Map<number, ServoReply>();
       const deadline = performance.now() + budgetMs;
       let timer: NodeJS.Timeout | undefined;
-      let poller: NodeJS.Timeout | undefined;
+      const poller = new ReplyPoller();
       const finish = (err?: Error): void => {
         clearTimeout(timer);
-        clearInterval(poller);
+        poller.stop();
         if (waiting.damaged) this.extra.damaged++;
         this.waiting = undefined;
         this.abort = undefined;
@@ -363,25 +342,7 @@ export class ServoBus extends EventEmitter<ServoBusEvents> {
       if (pull === undefined) return;
       // When the last reply's byte is due: after what is still on the wire (a sync write just sent), this packet and the replies.
       const due = this.onWire(budgetMs - silenceMs);
-      if (this.patient) {
-        poller = setTimeout(() => {
-          pull();
-          if (this.waiting === waiting) poller = setInterval(pull, POLL_MS);
-        }, due - performance.now());
-        return;
-      }
-      const fine = (): void => {
-        for (let left = due - performance.now(); left > 0; left = due - performance.now()) Atomics.wait(sleeper, 0, 0, left);
-        const until = due + LATE_MS;
-        for (pull(); this.waiting === waiting && performance.now() < until; pull()) Atomics.wait(sleeper, 0, 0, SLICE_MS);
-        if (this.waiting === waiting) poller = setInterval(pull, POLL_MS);
-      };
-      const coarse = due - performance.now() - FINE_MS;
-      if (coarse >= 1) poller = setTimeout(fine, coarse);
-      else
-        setImmediate(() => {
-          if (this.waiting === waiting) fine();
-        });
+      poller.start(pull, due, { patient: this.patient, waiting: () => this.waiting === waiting });
     });
   }
 

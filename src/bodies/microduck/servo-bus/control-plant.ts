@@ -15,7 +15,7 @@
  * loop gets no reading until the joints are read afresh. A faulted bus is still looked at now and then (PROBE_MS), reading only,
  * so the body can say when every servo answers again; the fault stands until the body is opened
  * afresh. Torque is switched only on the body's word (channel.ts) and read back
- * from every servo; on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
+ * from every servo (joint-servos.ts: how joints and torque become the servos' registers); on Dynamixel the Bus Watchdog is armed with it, so the servos stop if quackd
  * dies; on Feetech there is none, and close() turns torque off on the way out. The trunk's IMU
  * (trunk-imu.ts: the BNO055 on I²C) is opened here too and read each tick; one that cannot be
  * opened leaves the body without motion verbs, one that fails later is a fault like the bus's.
@@ -27,7 +27,7 @@ import type { Json } from '../../../control/module-spec.js';
 import type { JointSpec, Plant, SensorFrame } from '../../../control/plant.js';
 import { ServoBus } from '../../../servo-bus/bus.js';
 import { BusLostError, ServoBusError, ServoTimeoutError } from '../../../servo-bus/errors.js';
-import { decodeRegister, encodeRegister, modelByName, type Register, type ServoModel } from '../../../servo-bus/models.js';
+import { modelByName, type ServoModel } from '../../../servo-bus/models.js';
 import { BROADCAST_ID } from '../../../servo-bus/packet.js';
 import { protocolNamed } from '../../../servo-bus/protocol.js';
 import { idRanges } from '../../../servo-bus/scan.js';
@@ -35,7 +35,8 @@ import { silentBusHint } from '../../../servo-bus/usual-bauds.js';
 import { ImuSettingsSchema } from '../../../imu/settings.js';
 import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
 import { serveServoBus, type TorqueReadBack } from './channel.js';
-import { BUS_SERVO_MODEL, JointRowSchema, jointAngle, servoAngle, servoLabel as label, type JointRow } from './joint-table.js';
+import { BUS_SERVO_MODEL, JointRowSchema, servoLabel as label, type JointRow } from './joint-table.js';
+import { jointServos, type JointReading } from './joint-servos.js';
 import { LateCycles } from './late-cycles.js';
 import { openTrunkImu, type TrunkImu } from './trunk-imu.js';
 
@@ -84,9 +85,6 @@ const PROBE_MS = 500;
  */
 export const LATE_READING_MS = 40;
 
-/** Dynamixel Bus Watchdog: 5 × 20 ms. The loop talks to every servo each 20 ms, so only a dead quackd lets it run out. */
-const WATCHDOG_COUNTS = 5;
-
 /** imu_problem while the IMU is set up and its first reading has not come yet (not a fault). */
 export const IMU_PENDING = 'no reading yet';
 
@@ -126,7 +124,6 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const rows = o.joints;
   const ids = rows.map((j) => j.id);
   const byId = new Map(rows.map((j) => [j.id, j]));
-  const centre = model.countsPerTurn / 2;
   const bus = new ServoBus({ protocol: protocolNamed(o.protocol), baud: o.baud, timeoutMs: o.timeoutMs, retries: 1, patient: true });
   let link: TtyLink;
   try {
@@ -136,16 +133,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     const e = err instanceof BridgeError ? err : new BridgeError(String(err));
     throw new Error(`${e.message}${e.hint !== undefined ? ` (${e.hint})` : ''}`);
   }
-
-  const bytes = (reg: Register, v: number): Uint8Array => encodeRegister(reg, v, model.byteOrder);
-  const value = (reg: Register, data: Uint8Array, at: number): number => decodeRegister(reg, data.subarray(at, at + reg.size), model.byteOrder);
-  const toCounts = (rad: number, reg: Register): number => centre + rad / reg.unit;
-  const fromCounts = (counts: number, reg: Register): number => (counts - centre) * reg.unit;
-  // Position and velocity in one read: whichever comes first, through the end of the other.
-  const p = r.presentPosition;
-  const v = r.presentVelocity;
-  const start = Math.min(p.address, v.address);
-  const span = Math.max(p.address + p.size, v.address + v.size) - start;
+  const servos = jointServos(bus, model, rows);
 
   let fault: string | undefined;
   let answering = true;
@@ -154,7 +142,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let armed = false;
   let goals: Float64Array | undefined;
   let goalsDirty = false;
-  let frame: { pos: Float64Array; vel: Float64Array } | undefined;
+  let frame: JointReading | undefined;
   let busy = false;
   /** When the joints were last read back (performance.now() ms). */
   let frameAt = Number.NEGATIVE_INFINITY;
@@ -184,34 +172,16 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     return err instanceof Error ? err.message : String(err);
   };
 
-  const readAll = async (): Promise<{ pos: Float64Array; vel: Float64Array }> => {
-    const replies = await bus.syncRead(ids, start, span);
-    const pos = new Float64Array(rows.length);
-    const vel = new Float64Array(rows.length);
-    for (const [i, reply] of replies.entries()) {
-      const j = rows[i] as JointRow;
-      if (reply.alarms.length > 0) throw new Error(`${label(j)} raised ${reply.alarms.join(', ')}`);
-      pos[i] = jointAngle(j, fromCounts(value(p, reply.data, p.address - start), p));
-      vel[i] = j.direction * value(v, reply.data, v.address - start) * v.unit;
-    }
-    return { pos, vel };
-  };
-
-  const writeGoals = async (targets: Float64Array): Promise<void> => {
-    const entries = new Map(rows.map((j, i) => [j.id, bytes(r.goalPosition, toCounts(servoAngle(j, targets[i] ?? 0), r.goalPosition))]));
-    await bus.syncWrite(r.goalPosition.address, entries);
-  };
-
   const cycle = async (): Promise<void> => {
     busy = true;
     cycleAt = performance.now();
     try {
       if (armed && goalsDirty && goals !== undefined) {
         goalsDirty = false;
-        await writeGoals(goals);
+        await servos.writeGoals(goals);
         c.sent++;
       }
-      frame = await readAll();
+      frame = await servos.read();
       frameAt = performance.now();
       c.cycles++;
       stale = false;
@@ -233,7 +203,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     busy = true;
     cycleAt = performance.now();
     try {
-      await readAll();
+      await servos.read();
       answering = true;
     } catch {
       answering = false;
@@ -242,40 +212,20 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     }
   };
 
-  /** Every servo's torque register, one read each, so a silent one does not hide the others. */
-  const readTorque = async (asked: boolean): Promise<TorqueReadBack> => {
-    const stuck: string[] = [];
-    const silent: string[] = [];
-    for (const j of rows) {
-      try {
-        const reply = await bus.read(j.id, r.torqueEnable.address, 1);
-        if ((reply.data[0] ?? 0) !== 0 !== asked) stuck.push(label(j));
-      } catch {
-        silent.push(label(j));
-      }
-    }
-    return { asked, stuck, silent };
-  };
-
   const setTorque = async (on: boolean): Promise<TorqueReadBack> => {
     if (on && fault !== undefined) throw new Error(`torque stays off: ${fault}`);
     if (!bus.attached) throw new Error(`the adapter is gone: ${r.busWatchdog !== undefined ? 'the Bus Watchdog stops the servos' : 'the servos hold their last goal until their power is cut'}`);
     if (on) {
       // The servos take the pose they stand in as their goal first: switching on moves nothing.
-      const now = await readAll();
+      const now = await servos.read();
       frame = now;
       frameAt = performance.now();
       goals = now.pos.slice();
-      await writeGoals(goals);
+      await servos.writeGoals(goals);
       goalsDirty = false;
     }
-    await bus.syncWrite(r.torqueEnable.address, new Map(ids.map((id) => [id, [on ? 1 : 0]])));
-    if (on && r.busWatchdog !== undefined) {
-      // 0 first: a watchdog that ran out (quackd died) holds the servos until it is cleared.
-      await bus.syncWrite(r.busWatchdog.address, new Map(ids.map((id) => [id, [0]])));
-      await bus.syncWrite(r.busWatchdog.address, new Map(ids.map((id) => [id, [WATCHDOG_COUNTS]])));
-    }
-    const back = await readTorque(on);
+    await servos.switchTorque(on);
+    const back = await servos.readTorque(on);
     torque = on ? back.stuck.length === 0 && back.silent.length === 0 : back.stuck.length > 0 || back.silent.length > 0;
     armed = on && torque;
     return back;
@@ -288,20 +238,20 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
    */
   const letGo = async (): Promise<{ readonly text: string; readonly silent: number }> => {
     try {
-      await bus.syncWrite(r.torqueEnable.address, new Map(ids.map((id) => [id, [0]])));
+      await servos.switchTorque(false);
     } catch (err) {
       return { text: `torque off could not be sent: ${why(err)}`, silent: 0 };
     }
-    const back = await readTorque(false);
+    const back = await servos.readTorque(false);
     const confirmed = rows.length - back.stuck.length - back.silent.length;
     const unconfirmed = [...back.stuck.map((j) => `${j} still on`), ...back.silent.map((j) => `${j} did not answer`)];
     return { text: `torque off sent: confirmed on ${unconfirmed.length === 0 ? `all ${confirmed}` : confirmed} servos${unconfirmed.length > 0 ? `, ${unconfirmed.join(', ')}` : ''}`, silent: back.silent.length };
   };
 
   try {
-    frame = await readAll();
+    frame = await servos.read();
     frameAt = performance.now();
-    const back = await readTorque(true);
+    const back = await servos.readTorque(true);
     torque = back.stuck.length === 0 && back.silent.length === 0;
   } catch (err) {
     const off = await letGo();
