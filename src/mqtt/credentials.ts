@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
+import { sweepDeadTmps, tmpBeside } from '../tmp-beside.js';
 import { isRecord } from '../is-record.js';
 import { registerSecret } from '../secrets.js';
 import { groupId } from '../config/os-group.js';
@@ -48,6 +49,8 @@ export function readCredentials(dataDir: string, shown = false): Map<string, str
  * when there is one) only when one was made. Returns the passwords of `users`.
  */
 export function ensureCredentials(dataDir: string, users: readonly string[], group?: string): Map<string, string> {
+  // A write that a crash cut short left its passwords in a temporary file: removed at each start.
+  sweepDeadTmps(credentialsPath(dataDir));
   const passwords = readCredentials(dataDir) ?? new Map<string, string>();
   const missing = users.filter((u) => !passwords.has(u));
   for (const user of missing) {
@@ -57,7 +60,7 @@ export function ensureCredentials(dataDir: string, users: readonly string[], gro
   }
   if (missing.length > 0) {
     const path = credentialsPath(dataDir);
-    const next = `${path}.${process.pid}.tmp`;
+    const next = tmpBeside(path);
     writeFileSync(next, `${JSON.stringify(Object.fromEntries(passwords), null, 2)}\n`, { mode: 0o640 });
     const gid = group !== undefined ? groupId(group) : undefined;
     if (gid !== undefined) {

@@ -15,6 +15,7 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tmpBeside } from '../tmp-beside.js';
 import { COMPONENTS } from './discovery.js';
 
 /** The cleared topics kept a broker, newest last: enough for many renames, a bounded file and a bounded burst. */
@@ -125,7 +126,7 @@ export function readDiscoveryRecord(dataDir: string, current: string): RecordRea
 /** Written whole and flushed to the disk before a rename over the old one: a crash or a power cut mid-write leaves the previous record. */
 export function writeDiscoveryRecord(dataDir: string, record: DiscoveryRecord): void {
   const path = discoveryRecordPath(dataDir);
-  const next = `${path}.${process.pid}.tmp`;
+  const next = tmpBeside(path);
   const brokers = record.brokers.slice(-MAX_BROKERS).map((b) => ({ broker: b.broker, published: b.published, gone: b.gone.slice(-MAX_GONE), retained: b.retained.slice(-MAX_RETAINED) }));
   const fd = openSync(next, 'w', 0o600);
   try {

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { tmpBeside } from '../tmp-beside.js';
 import { BUNDLED_SLOTS, bundledPolicyDir, type BundledSlot } from './bundled.js';
 
 export const SLOTS = BUNDLED_SLOTS;
@@ -79,7 +80,7 @@ export function recordSlot(dataDir: string, robot: string, slot: Slot, dir: stri
   const next = { ...overlay, [robot]: mine };
   if (Object.keys(mine).length === 0) delete next[robot];
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = tmpBeside(path);
   writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
 }

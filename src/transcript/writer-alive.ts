@@ -3,17 +3,12 @@
  * names (signal 0 sends nothing, it only checks). Retention and `transcript follow` both need to
  * tell a run waiting at a gate, silent for minutes, from one whose process was killed.
  */
+import { processAlive } from '../process-alive.js';
 import type { TranscriptEvent } from './events.js';
 
 /** True or false when the start line names its process; undefined for an older transcript. */
 export function writerAlive(start: Extract<TranscriptEvent, { type: 'start' }> | undefined): boolean | undefined {
   const pid = start?.pid;
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user (the service's own account).
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processAlive(pid);
 }
