@@ -41,6 +41,11 @@ const Options = z.strictObject({
   runtime: Runtime,
   /** A straight walk's heading hold (heading-hold.ts): its defaults when absent, none when false. */
   heading_hold: z.optional(z.union([z.literal(false), z.strictObject({ gain: z.number().check(z.positive()), max_vyaw: z.number().check(z.positive()) })])),
+  /**
+   * Over this long before its time limit the action fades to nothing, so its last targets are the
+   * home pose (easedShare): what a body holds after a stand is the stance, not its last reaction.
+   */
+  ease_home_ms: z.optional(z.number().check(z.positive())),
 });
 
 /**
@@ -51,6 +56,17 @@ const Options = z.strictObject({
 const YAW_LEAD_S = 0.03;
 
 const wrap = (a: number): number => Math.atan2(Math.sin(a), Math.cos(a));
+
+/**
+ * How much of the action a tick at `tMs` applies when it eases home over `easeMs` before `endMs`:
+ * all of it until then, none on the last two ticks (a late tick that skips one still ends home).
+ * A stand's last action is its answer to the sway of that moment, which a body holding it as its
+ * targets would hold long after the sway is gone (gait-settle.ts's SETTLE_EASE_MS says what it did).
+ */
+export function easedShare(tMs: number, endMs: number, periodMs: number, easeMs: number | undefined): number {
+  if (easeMs === undefined) return 1;
+  return Math.min(1, Math.max(0, (endMs - 2 * periodMs - tMs) / easeMs));
+}
 
 /**
  * How far a verb has got: metres along the heading it started with, or radians turned, summed
@@ -185,6 +201,9 @@ export async function createSkill(options: Json | undefined, context: SkillConte
       if (hold !== undefined) command.vyaw = hold(frame, tMs);
       buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command, phase: phaseAt(m, tMs / 1000) }, obs);
       last = await policy.run(obs);
+      const share = easedShare(tMs, o.timeoutMs, context.periodMs, o.ease_home_ms);
+      // Eased, the action applied is the one the next verb's first observation holds: the pose the duck stands in.
+      if (share < 1) last = last.map((a) => a * share);
       carried = last;
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
       return targets;

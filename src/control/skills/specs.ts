@@ -22,10 +22,12 @@ export type PolicyUntil = { readonly kind: 'distance'; readonly metres: number }
 /**
  * Run the policy in `dir` with a velocity command until `until`, at most `timeoutMs`; a straight
  * walk holds its heading as `headingHold` says (heading-hold.ts: its defaults when undefined).
+ * With `easeHomeMs` its action fades out over that long before `timeoutMs`, ending on its home pose.
  */
-export function policySkill(dir: string, command: { readonly vx: number; readonly vy: number; readonly vyaw: number }, until: PolicyUntil, timeoutMs: number, headingHold?: HeadingHoldSettings | false): ModuleSpec {
+export function policySkill(dir: string, command: { readonly vx: number; readonly vy: number; readonly vyaw: number }, until: PolicyUntil, timeoutMs: number, headingHold?: HeadingHoldSettings | false, easeHomeMs?: number): ModuleSpec {
   const options: { [key: string]: Json } = { dir, command: { ...command }, until: { ...until }, timeoutMs };
   if (headingHold !== undefined) options['heading_hold'] = headingHold === false ? false : { ...headingHold };
+  if (easeHomeMs !== undefined) options['ease_home_ms'] = easeHomeMs;
   return { module: siblingModule(import.meta.url, 'policy').href, options };
 }
 
