@@ -162,7 +162,8 @@ export class ControlCore {
       return this.finish(t, began, () => this.safety.hold());
     }
     const first = !this.safety.established;
-    if (first && !this.establish(frame)) return this.finish(t, began, () => undefined);
+    // Torque came on where the joints stand: that pose is held (and a verb moves from it), not the targets held before.
+    if ((first || frame.torqueOnHere === true) && !this.establish(frame)) return this.finish(t, began, () => undefined);
     const change = this.fall.update(frame.gravity);
     if (change === 'fell') this.onFell(frame, t.index);
     if (this.fall.fallen) {

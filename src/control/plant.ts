@@ -50,6 +50,12 @@ export interface SensorFrame {
    * sensor). A walk ends when its way is blocked rather than walking the duck into it.
    */
   readonly proximity?: Proximity;
+  /**
+   * Torque has just come on with the servos holding where the joints stand (after being off, when
+   * hands may have moved them): the loop holds this pose from now on. Holding its old targets
+   * instead would drive the duck back, at once, to where it stood before it was let go.
+   */
+  readonly torqueOnHere?: true;
 }
 
 export interface Proximity {

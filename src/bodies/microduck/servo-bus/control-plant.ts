@@ -152,6 +152,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let lastTick: number | undefined;
   let imu: ReturnType<TrunkImu['latest']>;
   let imuAt = Number.NEGATIVE_INFINITY;
+  /** Torque came on where the joints stand and the loop has not yet been told: its old targets are not goals. */
+  let retaken = false;
   /** The last tick sent targets that differ from the ones before (a skill is moving the duck). */
   let moving = false;
   const c = { cycles: 0, sent: 0 };
@@ -215,14 +217,19 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const setTorque = async (on: boolean): Promise<TorqueReadBack> => {
     if (on && fault !== undefined) throw new Error(`torque stays off: ${fault}`);
     if (!bus.attached) throw new Error(`the adapter is gone: ${r.busWatchdog !== undefined ? 'the Bus Watchdog stops the servos' : 'the servos hold their last goal until their power is cut'}`);
-    if (on) {
-      // The servos take the pose they stand in as their goal first: switching on moves nothing.
+    // Already holding goals it wrote (a motion verb's torque on): switched again and read back, the
+    // goals left as they are; rewriting them to where the joints sag under the duck's weight let it
+    // drop for a tick or two (in the twin, 2 ticks swung the trunk 0.015 rad, 5 ticks 0.08).
+    if (on && !armed) {
+      // The servos take the pose they stand in as their goal first: switching on moves nothing,
+      // and the loop is told to hold that pose (torqueOnHere), not the one it held before.
       const now = await servos.read();
       frame = now;
       frameAt = performance.now();
       goals = now.pos.slice();
       await servos.writeGoals(goals);
       goalsDirty = false;
+      retaken = true;
     }
     await servos.switchTorque(on);
     const back = await servos.readTorque(on);
@@ -333,9 +340,13 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const gravity = imu?.gravity ?? [0, 0, -1];
       const roll = Math.atan2(-gravity[1], -gravity[2]);
       const pitch = Math.asin(Math.max(-1, Math.min(1, gravity[0])));
-      return { gyro, gravity, jointPos: frame.pos, jointVel: frame.vel, trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+      const reading: SensorFrame = { gyro, gravity, jointPos: frame.pos, jointVel: frame.vel, trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+      if (!retaken) return reading;
+      retaken = false;
+      return { ...reading, torqueOnHere: true };
     },
     send(targets: Float64Array): void {
+      if (retaken) return;
       if (goals !== undefined && goals.every((g, i) => g === targets[i])) return;
       goals = targets.slice();
       goalsDirty = true;
