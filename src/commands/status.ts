@@ -5,7 +5,7 @@ import { fitLine } from '../cli/fit.js';
 import type { Invocation } from '../cli/invocation.js';
 import { printable, type Output } from '../cli/output.js';
 import type { RobotStatus } from '../service/api.js';
-import { bodyFacts } from '../runtime/robot-status.js';
+import { bodyFacts, loopRateText } from '../runtime/robot-status.js';
 import { askService, noService, replyError } from '../service/socket/client.js';
 import type { StatusReply } from '../service/socket/protocol.js';
 import { plural } from '../text/plural.js';
@@ -41,7 +41,7 @@ function robotLines(io: Output, r: StatusReply['robots'][number], width: number)
   if (r.gate !== undefined) row('gate', io.yellow(`waiting since ${clock(r.gate.since)}: ${printable(r.gate.question.trim())} — confirm?`));
   if (r.lastOutcome !== undefined) row('last run', `${r.lastOutcome.status} — ${printable(r.lastOutcome.reason)} · ${printable(r.lastOutcome.duck)} at ${clock(r.lastOutcome.endedAt)}`);
   if (r.fell !== undefined) row('fell', io.yellow(`at ${clock(r.fell.at)}, tilted ${r.fell.tilt_deg}°: it stays down until stood up`));
-  if (r.loop !== undefined) row('loop', `${r.loop.hz.toFixed(1)} of ${Math.round(1000 / r.loop.periodMs)} Hz · ${r.loop.missed} missed · ${r.loop.overruns} overruns · ${r.loop.state}`);
+  if (r.loop !== undefined) row('loop', `${loopRateText(r.loop)} · ${r.loop.missed} missed · ${r.loop.overruns} overruns · ${r.loop.state}`);
   const body = bodyFacts(r);
   if (body.length > 0) row('body', body.join(' · '));
   if (r.away !== undefined) row('away', io.yellow(printable(r.away)));

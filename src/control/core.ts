@@ -116,6 +116,19 @@ export class ControlCore {
     return this.verb !== undefined;
   }
 
+  /**
+   * How often the next ticks may come, ms, when the loop rests: holding a good reading's pose,
+   * nothing to run (no verb, no idle skill), no tilt being counted, on a plant whose servos hold
+   * by themselves (Plant.restingPeriodMs); undefined keeps the full rate. The rest ends at the
+   * next tick, or at once when a verb begins (the driver's kick).
+   */
+  get restingMs(): number | undefined {
+    const rest = this.plant.restingPeriodMs;
+    if (rest === undefined || this.closed || this.verb !== undefined || this.idle !== undefined) return undefined;
+    if (!this.safety.established || this.tickFrame === undefined || this.fall.fallen || this.fall.counting) return undefined;
+    return rest;
+  }
+
   /** The skill to run between verbs from the next tick on; undefined holds. */
   setIdle(skill: Skill | undefined): void {
     this.idle = skill !== undefined ? fresh(IDLE, skill) : undefined;

@@ -34,6 +34,11 @@ export class FallDetector {
 
   constructor(private readonly settings: FallSettings) {}
 
+  /** A tilt (or, down, an upright reading) is being counted: the next ticks decide. */
+  get counting(): boolean {
+    return this.streak > 0;
+  }
+
   /** One tick's gravity; says when the state flips. */
   update(gravity: SensorFrame['gravity']): 'fell' | 'recovered' | undefined {
     const tilted = tiltOf(gravity) > this.settings.tiltRad;

@@ -7,6 +7,12 @@
  * and fire up to one late, while a futex wakes within ~0.15 ms on a 2-core VM. Spinning instead
  * was measured worse under load: the scheduler preempts a thread that never sleeps.
  *
+ * Resting: a plant whose servos hold their last goals by themselves (Plant.restingPeriodMs) is
+ * ticked that often while the loop holds with nothing to run (ControlCore.restingMs): four in five
+ * of a held duck's ticks read nothing new and send nothing, and their wake-ups were most of its
+ * idle CPU. A verb kicks the loop back to the next slot; a tilt or a failed read keeps the full
+ * rate from the next tick on.
+ *
  * Lock-step: a virtual clock, one period per tick, ticks back to back while a verb runs (each
  * advances a simulated plant by one period, so physics runs as fast as it computes) and none
  * between verbs, so a simulated world waits while the pilot thinks and tests are deterministic.
@@ -87,6 +93,8 @@ export class RealtimeDriver extends BaseDriver {
   private t0 = 0;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  /** the slot the next tick is armed for */
+  private armed = 0;
 
   start(): void {
     this.running = true;
@@ -95,7 +103,14 @@ export class RealtimeDriver extends BaseDriver {
     this.arm(0);
   }
 
-  kick(): void {}
+  /** A verb began: a loop resting until a later slot ticks at the next one instead. */
+  kick(): void {
+    if (!this.running || this.inflight !== undefined) return;
+    const next = Math.floor((performance.now() - this.t0) / this.deps.periodMs) + 1;
+    if (this.armed <= next) return;
+    this.cancel();
+    this.arm(next);
+  }
 
   protected override cancel(): void {
     clearTimeout(this.timer);
@@ -103,6 +118,7 @@ export class RealtimeDriver extends BaseDriver {
   }
 
   private arm(slot: number): void {
+    this.armed = slot;
     const due = this.t0 + slot * this.deps.periodMs;
     const coarse = due - performance.now() - FINE_MS;
     if (coarse >= 1) this.timer = setTimeout(() => this.fire(slot, due), coarse);
@@ -120,7 +136,11 @@ export class RealtimeDriver extends BaseDriver {
   private after(slot: number): void {
     if (!this.running) return;
     const now = performance.now();
-    const next = nextSlot(this.t0, this.deps.periodMs, slot, now);
+    // Resting, the slots between are passed over on purpose: not missed, not counted.
+    const rest = this.deps.core.restingMs;
+    const stride = rest !== undefined ? Math.max(1, Math.round(rest / this.deps.periodMs)) : 1;
+    if (stride > 1) this.deps.core.stats.rested(stride * this.deps.periodMs);
+    const next = nextSlot(this.t0, this.deps.periodMs, slot + stride - 1, now);
     if (next.missed > 0) this.deps.core.stats.count('missed', next.missed);
     this.maybePublish(now);
     this.arm(next.slot);

@@ -65,6 +65,13 @@ export interface Proximity {
 
 export interface Plant {
   readonly joints: readonly JointSpec[];
+  /**
+   * Servos that hold their last goal by themselves, and a plant that reads them no oftener than
+   * this while nothing moves, ms: a loop holding with nothing to run ticks it this often (it
+   * rests), and at its full rate again as soon as a verb, an idle skill or a tilt needs it.
+   * Absent: the loop ticks at its full rate always (a simulated world steps in advance()).
+   */
+  readonly restingPeriodMs?: number;
   /** This tick's reading; undefined when the read failed (the loop then runs no policy this tick). */
   read(): SensorFrame | undefined;
   /** Joint targets, rad, one per joint. Only the safety stage (src/control/safety.ts) calls this. */

@@ -23,6 +23,12 @@ export interface ControlStats {
   readonly ticks: number;
   /** ticks per second of the loop's clock since the previous snapshot (virtual in lock-step) */
   readonly hz: number;
+  /**
+   * The loop rested since the previous snapshot, ms between its resting ticks: it held with
+   * nothing to run, on servos that hold by themselves (src/control/pacing.ts), and `hz` counts
+   * those ticks too. Absent: the loop kept its full rate.
+   */
+  readonly restingMs?: number;
   /** slots skipped because the loop was late by more than a period */
   readonly missed: number;
   /** ticks that ended after the next slot was due; targets computed past it were not sent */
@@ -83,6 +89,7 @@ export class StatsCounter {
   private readonly late = new Histogram();
   private readonly work = new Histogram();
   private windowTicks = 0;
+  private windowRestMs: number | undefined;
   private windowStart: number;
 
   constructor(
@@ -104,12 +111,19 @@ export class StatsCounter {
     this.counts[what] += n;
   }
 
+  /** The next tick comes `ms` after this one: the loop rests (src/control/pacing.ts). */
+  rested(ms: number): void {
+    this.windowRestMs = ms;
+  }
+
   /** A snapshot; starts the next rate window. */
   snapshot(state: LoopState, nowMs: number): Omit<ControlStats, 'scheduling'> {
+    const restingMs = this.windowRestMs;
+    this.windowRestMs = undefined;
     const span = nowMs - this.windowStart;
     const hz = span > 0 ? Math.round((this.windowTicks / span) * 1000 * 100) / 100 : 0;
     this.windowTicks = 0;
     this.windowStart = nowMs;
-    return { state, mode: this.mode, periodMs: this.periodMs, ...this.counts, hz, lateMs: this.late.spread(), workMs: this.work.spread() };
+    return { state, mode: this.mode, periodMs: this.periodMs, ...(restingMs !== undefined ? { restingMs } : {}), ...this.counts, hz, lateMs: this.late.spread(), workMs: this.work.spread() };
   }
 }

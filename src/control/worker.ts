@@ -68,7 +68,12 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
     const ask = ++idleAsk;
     if (spec === null) return Promise.resolve(core.setIdle(undefined));
     return loadSkill(spec, context).then(
-      (skill) => void (ask === idleAsk && core.setIdle(skill)),
+      (skill) => {
+        if (ask !== idleAsk) return;
+        core.setIdle(skill);
+        // A resting loop starts the idle skill at the next slot, not at the end of its rest.
+        driver.kick();
+      },
       (err: unknown) => post({ type: 'warn', message: `the skill to run between verbs could not be made (${errorText(err)}); holding between verbs` }),
     );
   };

@@ -19,7 +19,7 @@ export interface RobotStatus {
   readonly gate?: { readonly question: string; readonly verb: string; readonly since: string };
   readonly lastOutcome?: Outcome & { readonly runId: string; readonly duck: string; readonly endedAt: string };
   /** The control loop's last published health, for bodies that have one; `scheduling`: what its thread runs under (`SCHED_FIFO 10`, or `normal (why)`). */
-  readonly loop?: { readonly hz: number; readonly periodMs: number; readonly missed: number; readonly overruns: number; readonly state: string; readonly scheduling: string };
+  readonly loop?: { readonly hz: number; readonly periodMs: number; readonly restingMs?: number; readonly missed: number; readonly overruns: number; readonly state: string; readonly scheduling: string };
   /** The duck is down: when it fell (ISO) and how far it tilted, in a verb, its settle or between verbs; gone once it stands again. */
   readonly fell?: { readonly at: string; readonly tilt_deg: number };
   /** What the body last reported of itself (battery, torque, link), when it reports such things. */
@@ -47,3 +47,15 @@ export function bodyFacts(s: RobotStatus): string[] {
  * (it fails at once) does not bring it back, to a dashboard (MQTT availability) or to health.
  */
 export const reachable = (status: Pick<RobotStatus, 'activity' | 'link'>): boolean => status.activity !== 'offline' && status.link !== 'lost';
+
+type LoopFigures = NonNullable<RobotStatus['loop']>;
+
+/** The rate a loop should keep now, Hz: its full rate, or its resting one while it rests. */
+export const loopTargetHz = (loop: Pick<LoopFigures, 'periodMs' | 'restingMs'>): number => 1000 / (loop.restingMs ?? loop.periodMs);
+
+/** `49.9 of 50 Hz`, or resting `10.0 of 10 Hz, resting (50 when moving)` (status, health). */
+export function loopRateText(loop: Pick<LoopFigures, 'hz' | 'periodMs' | 'restingMs'>): string {
+  const full = Math.round(1000 / loop.periodMs);
+  const rate = `${loop.hz.toFixed(1)} of ${Math.round(loopTargetHz(loop))} Hz`;
+  return loop.restingMs !== undefined ? `${rate}, resting (${full} when moving)` : rate;
+}

@@ -26,7 +26,7 @@ import type { TranscriptEvent } from '../transcript/events.js';
 import { excerptTranscript, type TranscriptExcerpt } from '../transcript/excerpt.js';
 import { listTranscriptIds, resolveTranscriptId, summarize, type TranscriptSummary } from '../transcript/reader.js';
 import type { HealthLine, MemoryAnswer, MemoryAsk, RobotStatus, RunOnRequest, ServiceApi, StartedRun, TorqueRun, UnconfirmedStop } from './api.js';
-import { reachable } from '../runtime/robot-status.js';
+import { loopRateText, loopTargetHz, reachable } from '../runtime/robot-status.js';
 import { createScriptProvider } from '../pilot/providers/script.js';
 import { runnableDucks } from '../ducks/runnable.js';
 import { torqueDuckName, torqueDuckText, torqueReadBack } from './torque.js';
@@ -410,12 +410,11 @@ export class Service implements ServiceApi {
       const perRun = this.runtime.fleet.get(s.robot)?.entry.perRun === true;
       const robot = s.robot;
       if (s.loop !== undefined) {
-        const nominal = 1000 / s.loop.periodMs;
-        const steady = s.loop.state !== 'fallen' && s.loop.hz >= nominal * 0.9;
+        const steady = s.loop.state !== 'fallen' && s.loop.hz >= loopTargetHz(s.loop) * 0.9;
         // Refused SCHED_FIFO, a busy board makes the loop late (README: the loop on a busy board): worth a look.
         const refused = fifoRefused(s.loop.scheduling);
         const scheduling = s.loop.scheduling.replace(/^normal/, 'normal priority');
-        lines.push({ check: `loop ${robot}`, status: steady && !refused ? 'ok' : 'warn', detail: `${s.loop.hz.toFixed(1)} of ${Math.round(nominal)} Hz · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''} · ${scheduling}`, robot });
+        lines.push({ check: `loop ${robot}`, status: steady && !refused ? 'ok' : 'warn', detail: `${loopRateText(s.loop)} · ${s.loop.missed} missed${s.loop.state === 'fallen' ? ' · fallen' : ''} · ${scheduling}`, robot });
       }
       // A per-run robot has a link to say only when it is driven through a daemon the service asks after.
       if (!perRun || s.link !== undefined) lines.push({ ...this.linkHealth(s), check: `link ${robot}`, robot });

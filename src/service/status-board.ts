@@ -56,8 +56,8 @@ export class StatusBoard {
         entry.stopping = false;
       })),
       on('control:stats', (e) => this.change(e.robot, undefined, (s, entry) => {
-        const { hz, periodMs, missed, overruns, state, scheduling } = e.stats;
-        s.loop = { hz, periodMs, missed, overruns, state, scheduling };
+        const { hz, periodMs, restingMs, missed, overruns, state, scheduling } = e.stats;
+        s.loop = { hz, periodMs, ...(restingMs !== undefined ? { restingMs } : {}), missed, overruns, state, scheduling };
         // A loop that stands again (holding, running) is no longer fallen; a closed one says nothing of it.
         if (state === 'fallen') entry.fallen = true;
         else if (state !== 'closed') {

@@ -27,6 +27,8 @@ const Options = z
     canLimp: z.boolean().default(false),
     /** ms its close takes (a port and its lock let go of), after which the log is written */
     closeMs: z.number().nonnegative().default(0),
+    /** servos that hold by themselves: the loop may rest between reads this long (Plant.restingPeriodMs) */
+    restingPeriodMs: z.number().positive().optional(),
     log: z.string().optional(),
   })
   .strict();
@@ -36,6 +38,8 @@ export interface PlantLog {
   readonly sends: readonly { readonly read: number; readonly t: number; readonly targets: readonly number[] }[];
   readonly limps: readonly number[];
   readonly finalPos: readonly number[];
+  /** when each read came, epoch ms (performance.timeOrigin + now: comparable across threads) */
+  readonly readAt: readonly number[];
 }
 
 export function createPlant(options: Json | undefined): Plant {
@@ -47,11 +51,14 @@ export function createPlant(options: Json | undefined): Plant {
   let limp = false;
   const sends: { read: number; t: number; targets: number[] }[] = [];
   const limps: number[] = [];
+  const readAt: number[] = [];
   const plant: Plant = {
     joints,
+    ...(o.restingPeriodMs !== undefined ? { restingPeriodMs: o.restingPeriodMs } : {}),
     read(): SensorFrame | undefined {
       const i = reads;
       reads += 1;
+      readAt.push(performance.timeOrigin + performance.now());
       if (o.blockRead !== undefined && o.blockRead.at === i) {
         const until = performance.now() + o.blockRead.ms;
         while (performance.now() < until);
@@ -71,7 +78,7 @@ export function createPlant(options: Json | undefined): Plant {
       pos.forEach((p, i) => (pos[i] = p + Math.min(step, Math.max(-step, (target[i] ?? p) - p))));
     },
     close() {
-      const log: PlantLog = { reads, sends, limps, finalPos: [...pos] };
+      const log: PlantLog = { reads, sends, limps, finalPos: [...pos], readAt };
       const write = () => o.log !== undefined && writeFileSync(o.log, JSON.stringify(log));
       if (o.closeMs === 0) return void write();
       return new Promise<void>((resolve) => setTimeout(() => resolve(void write()), o.closeMs));

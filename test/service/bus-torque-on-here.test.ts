@@ -4,7 +4,8 @@
  * `quackd torque duck on` takes it up again: every goal written after that is where the knee now
  * stands, never the pose the loop held before it was let go (the loop's old targets were written
  * at once, unlimited: the knee snapped back). The servo simulator at the far end of a pty, its
- * registers set as a hand would leave them.
+ * registers set as a hand would leave them. Held so, the loop rests (src/control/pacing.ts): it
+ * ticks when a hold read is due, and `quackd status` and `health` say so.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -81,10 +82,29 @@ describe('torque on through the service holds the duck where it stands', () => {
     const again = await cli(['torque', 'duck', 'on', '--yes']);
     assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.equal(torqueOf(KNEE), 1);
-    // Two seconds of holding: a hundred ticks, twenty bus cycles.
+    // Two seconds of holding: twenty bus cycles (and as many resting ticks).
     await new Promise((res) => setTimeout(res, 2000));
     const since = kneeGoals.slice(before);
     assert.ok(since.length > 0, 'torque on writes the goals first');
     assert.ok(since.every((g) => Math.abs(g - (centre + MOVED)) <= 1), `every goal after torque on is where the knee stands (${centre + MOVED}), never where it was (${centre}): ${since.join(' ')}`);
+  });
+
+  it('a held duck rests: its loop ticks when a hold read is due, and status and health say so', async () => {
+    const reads = () => sim.received.filter((x) => x.instruction === 'sync read').length;
+    const first = reads();
+    await new Promise((res) => setTimeout(res, 2000));
+    // Resting still reads every 100 ms: about twenty cycles in 2 s.
+    const cycles = reads() - first;
+    assert.ok(cycles >= 14 && cycles <= 24, `${cycles} sync reads in 2 s of holding`);
+    const status = await cli(['status', '--json']);
+    assert.equal(status.code, 0, status.stdout + status.stderr);
+    const loop = (JSON.parse(status.stdout) as { robots: { robot: string; loop?: { hz: number; restingMs?: number; state: string } }[] }).robots.find((x) => x.robot === 'duck')?.loop;
+    assert.ok(loop !== undefined && loop.state === 'holding' && loop.restingMs === 100, `loop: ${JSON.stringify(loop)}`);
+    assert.ok(loop.hz >= 8 && loop.hz <= 12.5, `a resting loop at ${loop.hz} Hz`);
+    const words = await cli(['status']);
+    assert.match(words.stdout, /loop\s+\d+\.\d of 10 Hz, resting \(50 when moving\) · 0 missed/);
+    const health = await cli(['health', '--json']);
+    const line = (JSON.parse(health.stdout) as { check: string; status: string; detail: string }[]).find((x) => x.check === 'loop duck');
+    assert.equal(line?.status, 'ok', `health: ${health.stdout}`);
   });
 });

@@ -61,6 +61,12 @@ const Options = z.strictObject({
  * first targets start a cycle and a trunk read at once; while targets change, both come each tick.
  */
 const HOLD_READ_MS = 100;
+/**
+ * A tick counts as HOLD_READ_MS after the last read from half a period before: ticks come on a grid
+ * (five periods, or one resting tick, later) a little late or early, and a read missed by 0.1 ms
+ * would wait for the tick after.
+ */
+const HOLD_READ_DUE_MS = HOLD_READ_MS - 10;
 
 /**
  * The bus's transactions read the link while their replies are due; between them (holding, every
@@ -303,13 +309,15 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let closed = false;
   return {
     joints,
+    // The servos hold their last goal: a loop with nothing to run ticks when a hold read is due.
+    restingPeriodMs: HOLD_READ_MS,
     read(): SensorFrame | undefined {
       // No link.poll() here: the bus reads the port while a reply is due, and the link's own
       // timer between (IDLE_POLL_MS); a read each tick mostly found nothing, and "nothing yet"
       // is an exception thrown.
       const now = performance.now();
       // Holding (no new targets since the last tick), the trunk is read every HOLD_READ_MS.
-      if (moving || now - imuAt >= HOLD_READ_MS) {
+      if (moving || now - imuAt >= HOLD_READ_DUE_MS) {
         imuAt = now;
         trunkImu?.tick();
         imu = trunkImu?.latest();
@@ -324,7 +332,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       lastTick = now;
       // A tick whose targets did not change starts no cycle in send(): its reading is read here (holding, every HOLD_READ_MS).
       // After a cycle whose answers all came late, the joints are read again at once.
-      if (!sentSinceRead && !busy && fault === undefined && !lateCycles.listening && bus.attached && (stale || now - cycleAt >= HOLD_READ_MS)) void cycle();
+      if (!sentSinceRead && !busy && fault === undefined && !lateCycles.listening && bus.attached && (stale || now - cycleAt >= HOLD_READ_DUE_MS)) void cycle();
       else if (!busy && fault !== undefined && bus.attached && now - cycleAt >= PROBE_MS) void probe();
       sentSinceRead = false;
       moving = false;
