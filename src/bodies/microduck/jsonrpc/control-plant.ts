@@ -22,6 +22,12 @@
  * moves: targets equal to the last sent are not repeated (the firmware holds its last targets by
  * itself, so an idle loop sends nothing and the firmware's `targets` counter means "a verb moved
  * me"), and nothing is sent while torque is off (the firmware would refuse it).
+ *
+ * Torque switched on (off before: the body's torque call, or a state that reads it on) is taken
+ * where the joints stand, as the firmware takes it: the first reading from a state streamed after
+ * it is marked torqueOnHere and the loop holds that pose, not the one it held before torque off
+ * (hands may have moved the duck since). Until then read() reads nothing and send() sends none
+ * of the loop's old targets.
  */
 import * as z from '../../../zod-mini.js';
 import { serveBridge } from '../../../bridge/channel.js';
@@ -120,6 +126,11 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   let lastT: number | undefined;
   let newest: { state: BridgeState; at: number } | undefined;
   let lastSent: Float64Array | undefined;
+  /**
+   * Torque came on and the loop has not yet been told where: 'awaiting' a state streamed after it,
+   * 'found' when the newest is one. The loop's old targets are not goals meanwhile.
+   */
+  let retake: 'awaiting' | 'found' | undefined;
 
   client.on('state', (state) => {
     const now = performance.now();
@@ -129,17 +140,24 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (dt > 0 && dt < 1) yaw = wrap(yaw + state.gyro[2] * dt);
     }
     lastT = state.t;
+    // A state that reads torque on was streamed after the firmware took it, at the pose it reports.
+    if (state.torque && (!torque || retake === 'awaiting')) retake = 'found';
+    if (!state.torque) retake = undefined;
     torque = state.torque;
     newest = { state, at: now };
   });
   client.on('fault', (fault) => {
     faults.push(fault.code);
-    if (!fault.torque) torque = false;
+    if (!fault.torque) {
+      torque = false;
+      retake = undefined;
+    }
   });
   client.on('detached', () => {
     c.losses++;
     unidentified = 'the link was lost: no hello on it since';
     torque = false;
+    retake = undefined;
     newest = undefined;
     lastT = undefined;
     // Whatever answers next holds none of this: the targets held now are sent again once torque is on.
@@ -157,7 +175,11 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   };
   const stopServing = serveBridge(client, o.channel, shutdown);
   // The body switches torque through the channel; the plant must know at once, not a state later.
+  // Its answer comes before any state streamed after it: the states read until one comes are
+  // from before torque on, and their joints not the pose the firmware took.
   client.on('torque', (on) => {
+    if (on && !torque) retake = 'awaiting';
+    if (!on) retake = undefined;
     torque = on;
   });
   // A hello after a loss says whether this loop may drive what answers now.
@@ -196,7 +218,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       // The tick's one wake-up reads the link and carries the heartbeat (tty.ts, client.ts).
       link.poll();
       client.beat();
-      if (newest === undefined || !client.attached || unidentified !== undefined) return undefined;
+      if (newest === undefined || !client.attached || unidentified !== undefined || retake === 'awaiting') return undefined;
       if (performance.now() - newest.at > staleMs) {
         c.staleReads++;
         return undefined;
@@ -206,9 +228,15 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const gravity = gravityOf(s.accel);
       const roll = Math.atan2(-gravity[1], -gravity[2]);
       const pitch = Math.asin(Math.max(-1, Math.min(1, gravity[0])));
-      return { gyro: [s.gyro[0], s.gyro[1], s.gyro[2]], gravity, jointPos: Float64Array.from(s.pos), jointVel: Float64Array.from(s.vel), trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+      const reading: SensorFrame = { gyro: [s.gyro[0], s.gyro[1], s.gyro[2]], gravity, jointPos: Float64Array.from(s.pos), jointVel: Float64Array.from(s.vel), trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+      if (retake !== 'found') return reading;
+      // The firmware holds this pose already: the loop's hold of it need not be sent.
+      retake = undefined;
+      lastSent = reading.jointPos.slice();
+      return { ...reading, torqueOnHere: true };
     },
     send(targets: Float64Array): void {
+      if (retake !== undefined) return;
       if (lastSent !== undefined && lastSent.every((v, i) => v === targets[i])) return;
       lastSent = targets.slice();
       if (!torque) {
@@ -227,6 +255,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     },
     limp(): void {
       torque = false;
+      retake = undefined;
       client.torque(false).catch(() => {
         c.sendFailures++;
       });
