@@ -117,15 +117,16 @@ export class ControlCore {
   }
 
   /**
-   * How often the next ticks may come, ms, when the loop rests: holding a good reading's pose,
-   * nothing to run (no verb, no idle skill), no tilt being counted, on a plant whose servos hold
-   * by themselves (Plant.restingPeriodMs); undefined keeps the full rate. The rest ends at the
-   * next tick, or at once when a verb begins (the driver's kick).
+   * How often the next ticks may come, ms, when the loop rests: holding a good reading's pose
+   * (standing, or down after a fall), nothing to run (no verb, no idle skill), no tilt or
+   * righting being counted, on a plant whose servos hold by themselves (Plant.restingPeriodMs);
+   * undefined keeps the full rate. The rest ends at the next tick, or at once when a verb begins
+   * (the driver's kick).
    */
   get restingMs(): number | undefined {
     const rest = this.plant.restingPeriodMs;
     if (rest === undefined || this.closed || this.verb !== undefined || this.idle !== undefined) return undefined;
-    if (!this.safety.established || this.tickFrame === undefined || this.fall.fallen || this.fall.counting) return undefined;
+    if (!this.safety.established || this.tickFrame === undefined || this.fall.counting) return undefined;
     return rest;
   }
 

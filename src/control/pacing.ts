@@ -10,8 +10,9 @@
  * Resting: a plant whose servos hold their last goals by themselves (Plant.restingPeriodMs) is
  * ticked that often while the loop holds with nothing to run (ControlCore.restingMs): four in five
  * of a held duck's ticks read nothing new and send nothing, and their wake-ups were most of its
- * idle CPU. A verb kicks the loop back to the next slot; a tilt or a failed read keeps the full
- * rate from the next tick on.
+ * idle CPU. A verb kicks the loop back to the next slot; a tilt (or, down, an upright reading)
+ * or a failed read keeps the full rate from the next tick on, so a fall or a righting is counted
+ * in as many ticks, as soon, as on a loop that never rests.
  *
  * Lock-step: a virtual clock, one period per tick, ticks back to back while a verb runs (each
  * advances a simulated plant by one period, so physics runs as fast as it computes) and none

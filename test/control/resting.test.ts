@@ -56,18 +56,23 @@ describe('a resting loop', () => {
     }
   });
 
-  it('sees a fall that begins while resting within three ticks at the full rate', async (t) => {
-    // Read 0 takes the hold pose; from read 3 on (1.5 s into resting) the trunk lies at 1 rad.
-    const rig = await startRig(t, { restingPeriodMs: REST, tilt: [{ from: 3, rad: 1 }] });
+  it('sees a fall that begins while resting, and the righting after it, within three ticks at the full rate', async (t) => {
+    // Read 0 takes the hold pose; from read 3 on (1.5 s into resting) the trunk lies at 1 rad,
+    // the fall is read 5; down, the loop rests again (read 6), and from read 7 it stands.
+    const rig = await startRig(t, { restingPeriodMs: REST, tilt: [{ from: 3, rad: 1 }, { from: 7, rad: 0 }] });
     const falls: number[] = [];
     rig.events.on('control:fell', (e) => falls.push(e.tick));
-    await sleep(3 * REST + 800);
+    const states: string[] = [];
+    rig.events.on('control:stats', (e) => states.push(e.stats.state));
+    await sleep(5 * REST + 1200);
     const { readAt } = await rig.log();
+    const gap = (a: number, b: number) => (readAt[b] ?? Number.NaN) - (readAt[a] ?? Number.NaN);
     assert.deepEqual(falls, [5], 'the fall is the third tilted tick');
-    const first = readAt[3] ?? Number.NaN;
-    const third = readAt[5] ?? Number.NaN;
-    assert.ok(third - first < 3 * PERIOD + 20, `the fall was seen ${(third - first).toFixed(1)} ms after the first tilted reading`);
-    assert.ok(first - (readAt[2] ?? first) > REST - PERIOD, 'the tilt came in a rest');
+    assert.ok(gap(2, 3) > REST - PERIOD, 'the tilt came in a rest');
+    assert.ok(gap(3, 5) < 3 * PERIOD + 20, `the fall was seen ${gap(3, 5).toFixed(1)} ms after the first tilted reading`);
+    assert.ok(gap(5, 6) > REST - PERIOD && gap(6, 7) > REST - PERIOD, `down, it rests: ${gap(5, 6).toFixed(1)} and ${gap(6, 7).toFixed(1)} ms between reads`);
+    assert.ok(gap(7, 9) < 3 * PERIOD + 20, `the righting was counted ${gap(7, 9).toFixed(1)} ms after the first upright reading`);
+    assert.ok(states.includes('fallen') && states.at(-1) === 'closed' && states.at(-2) === 'holding', `states: ${states.join(' ')}`);
   });
 
   it('never rests a plant that does not hold by itself', async (t) => {
