@@ -20,14 +20,8 @@ import { runThisProcessAsHardware } from '../helpers/hardware-priority.js';
 import { TwinRig } from '../helpers/twin-rig.js';
 import type { TwinCameraOptions, TwinView } from './twin-camera-worker.js';
 import { Rig } from './rig.js';
+import { FILE_BYTES, GOALS_AT, GOALS_BYTES, JOINTS, STATE_AT, STATE_BYTES } from './plant-file.js';
 
-const JOINTS = 14;
-/** plant.h's layout. */
-const GOALS_AT = 0;
-const GOALS_BYTES = 4 + 4 + 4 * JOINTS + 4;
-const STATE_AT = 128;
-const STATE_BYTES = 4 + 4 * (2 * JOINTS + 6) + 4;
-const FILE_BYTES = 512;
 const G = 9.81;
 
 export interface FirmwareTwinOptions {

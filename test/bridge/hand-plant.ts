@@ -7,14 +7,8 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILE_BYTES, GOALS_AT, GOALS_BYTES, JOINTS, STATE_AT, STATE_BYTES } from './plant-file.js';
 
-const JOINTS = 14;
-/** plant.h's layout. */
-const GOALS_AT = 0;
-const GOALS_BYTES = 4 + 4 + 4 * JOINTS + 4;
-const STATE_AT = 128;
-const STATE_BYTES = 4 + 4 * (2 * JOINTS + 6) + 4;
-const FILE_BYTES = 512;
 const STEP_MS = 5;
 /** The accelerometer upright: gravity's reaction, +z. */
 const UPRIGHT = [0, 0, 9.81];

@@ -16,12 +16,29 @@ export interface Serving {
 
 /** `env`: more of the service's environment (INVOCATION_ID, as systemd sets it). */
 export async function serve(home: string, config: string, env: NodeJS.ProcessEnv = {}): Promise<Serving> {
+  let killed: (() => Promise<void>) | undefined;
+  // Registered before the wait, so a service that never says ready is killed too.
+  after(() => killed?.());
+  return startServe(home, config, { env, timeoutMs: 120_000, onStart: (kill) => (killed = kill) });
+}
+
+/** A service the test stops itself: from a `before` hook, where `after()` would stop it as the hook ends. */
+export interface StoppableServing extends Serving {
+  /** SIGTERM, as systemd stops it; resolves with how it exited, for the test to assert a clean stop. */
+  stop(): Promise<CliResult>;
+}
+
+/**
+ * `serve` without a clean-up of its own: the caller's after hook calls `stop()`. It is the one
+ * for a suite that serves from `before`, since an `after()` registered in a hook runs when the hook ends.
+ */
+export async function startServe(home: string, config: string, options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number; readonly onStart?: (kill: () => Promise<void>) => void } = {}): Promise<StoppableServing> {
   writeFileSync(join(home, 'config.yaml'), config);
   let stderr = '';
   let child: ChildProcess | undefined;
   const exited = runCli(['serve'], {
-    env: { ...env, QUACKD_HOME: home },
-    timeoutMs: 120_000,
+    env: { ...options.env, QUACKD_HOME: home },
+    timeoutMs: options.timeoutMs ?? 300_000,
     onSpawn: (c) => {
       child = c;
       c.stderr?.on('data', (d: string) => (stderr += d));
@@ -29,7 +46,7 @@ export async function serve(home: string, config: string, env: NodeJS.ProcessEnv
   });
   let done = false;
   void exited.finally(() => (done = true)).catch(() => undefined);
-  after(async () => {
+  options.onStart?.(async () => {
     if (!done) child?.kill('SIGKILL');
     await exited.catch(() => undefined);
   });
@@ -38,5 +55,14 @@ export async function serve(home: string, config: string, env: NodeJS.ProcessEnv
     await new Promise((r) => setTimeout(r, 20));
   }
   if (child === undefined) throw new Error('quackd serve did not start');
-  return { child, exited, stderr: () => stderr };
+  const started = child;
+  return {
+    child: started,
+    exited,
+    stderr: () => stderr,
+    stop: () => {
+      started.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

@@ -11,8 +11,7 @@
  * off stays where it is put).
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HandPlant } from '../bridge/hand-plant.js';
@@ -20,6 +19,7 @@ import { Rig, missingTools, sleep } from '../bridge/rig.js';
 import { assertFreshBuild, runCli, type CliResult } from '../helpers/cli.js';
 import { readIndexed, type JointState } from '../helpers/mcap.js';
 import { tempDir } from '../helpers/tmp.js';
+import { startServe, type StoppableServing } from '../helpers/serve.js';
 
 /** left_knee in the firmware's joint table (duck.c). */
 const KNEE = 3;
@@ -35,9 +35,7 @@ describe('torque on through the service holds a bridge duck where it stands', { 
   let hand: HandPlant;
   let rig: Rig;
   let home: string;
-  let service: ChildProcess | undefined;
-  let served: Promise<CliResult>;
-  let log = '';
+  let serving: StoppableServing | undefined;
   const cli = (args: readonly string[]): Promise<CliResult> => runCli(args, { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
 
   /** The knee's position every 20 ms for `ms`. */
@@ -57,19 +55,13 @@ describe('torque on through the service holds a bridge duck where it stands', { 
     rig = await Rig.start(['--plant', hand.file, '--watchdog-ms', '5000']);
     hand.start();
     home = mkdtempSync(join(homes, 'home-'));
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\nmqtt: false\n`);
-    served = runCli(['serve'], { env: { QUACKD_HOME: home }, timeoutMs: 300_000, onSpawn: (c) => ((service = c), c.stderr?.on('data', (d: string) => (log += d))) });
-    while (!log.includes('quackd serve ready')) {
-      if (service?.exitCode !== null && service?.exitCode !== undefined) throw new Error(`quackd serve exited before it was ready:\n${log}`);
-      await sleep(20);
-    }
+    serving = await startServe(home, `robots:\n  duck: { body: microduck:jsonrpc, port: ${JSON.stringify(rig.hostPath)} }\nmqtt: false\n`);
   });
   after(async () => {
-    service?.kill('SIGTERM');
-    const exited = await served;
+    const exited = await serving?.stop();
     await rig?.cleanup();
     hand?.close();
-    assert.equal(exited.code, 0, `quackd serve did not stop cleanly:\n${log.slice(-2000)}`);
+    assert.equal(exited?.code, 0, `quackd serve did not stop cleanly:\n${serving?.stderr().slice(-2000) ?? ''}`);
   });
 
   it('a knee bent by hand while torque was off stays bent when torque comes back on', async () => {

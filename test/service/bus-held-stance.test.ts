@@ -8,8 +8,7 @@
  * load), and none of the 5 fell. Seed 3 puts the duck where 1.5 m of floor ahead is clear.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +19,7 @@ import { decodeRegister, modelByName } from '../../src/servo-bus/models.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { sleep } from '../helpers/pty-pair.js';
 import { ServoTwinProcess } from '../helpers/servo-twin-process.js';
+import { startServe, type StoppableServing } from '../helpers/serve.js';
 
 const STS = modelByName('STS3215')!;
 const GOAL = STS.registers.goalPosition;
@@ -29,9 +29,7 @@ const HOLD_MS = 30_000;
 describe('a servo-bus duck the service holds after a walk', () => {
   let twin: ServoTwinProcess;
   let home: string;
-  let service: ChildProcess | undefined;
-  let served: Promise<CliResult>;
-  let log = '';
+  let serving: StoppableServing | undefined;
   const cli = (args: readonly string[]): Promise<CliResult> => runCli(args, { env: { QUACKD_HOME: home }, timeoutMs: 90_000 });
   /** The goal each servo holds, as the joint angle it means (rad, policy order). */
   const heldGoals = async (): Promise<number[]> =>
@@ -46,17 +44,11 @@ describe('a servo-bus duck the service holds after a walk', () => {
   before(async () => {
     twin = await ServoTwinProcess.start({ protocol: 'feetech', seed: 3 });
     home = mkdtempSync(join(tmpdir(), 'quackd-bus-stance-'));
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  odd: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100 }\nmqtt: false\n`);
-    served = runCli(['serve'], { env: { QUACKD_HOME: home }, timeoutMs: 300_000, onSpawn: (c) => ((service = c), c.stderr?.on('data', (d: string) => (log += d))) });
-    while (!log.includes('quackd serve ready')) {
-      if (service?.exitCode !== null && service?.exitCode !== undefined) throw new Error(`quackd serve exited before it was ready:\n${log}`);
-      await sleep(20);
-    }
+    serving = await startServe(home, `robots:\n  odd: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100 }\nmqtt: false\n`);
   });
   after(async () => {
-    service?.kill('SIGTERM');
-    const exited = await served;
-    assert.equal(exited.code, 0, `quackd serve did not stop cleanly:\n${log.slice(-2000)}`);
+    const exited = await serving?.stop();
+    assert.equal(exited?.code, 0, `quackd serve did not stop cleanly:\n${serving?.stderr().slice(-2000) ?? ''}`);
     await twin?.close();
     rmSync(home, { recursive: true, force: true });
   });

@@ -7,14 +7,14 @@
  * and the port, torque off read back from the others.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { modelByName } from '../../src/servo-bus/models.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { ServoTwinProcess } from '../helpers/servo-twin-process.js';
+import { startServe, type StoppableServing } from '../helpers/serve.js';
 
 const TORQUE = modelByName('STS3215')!.registers.torqueEnable.address;
 const HEAD = 31;
@@ -27,9 +27,7 @@ interface Shown {
 describe('a servo-bus duck whose bus faults while the service holds it idle', () => {
   let twin: ServoTwinProcess;
   let home: string;
-  let service: ChildProcess | undefined;
-  let served: Promise<CliResult>;
-  let log = '';
+  let serving: StoppableServing | undefined;
   const cli = (args: readonly string[]): Promise<CliResult> => runCli(args, { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
   const odd = async (): Promise<Shown> => {
     const r = await cli(['status', '--json']);
@@ -53,18 +51,12 @@ describe('a servo-bus duck whose bus faults while the service holds it idle', ()
   before(async () => {
     twin = await ServoTwinProcess.start({ protocol: 'feetech' });
     home = mkdtempSync(join(tmpdir(), 'quackd-bus-idle-'));
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  odd: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\nmqtt: false\n`);
-    // The built bin in a child, as systemd runs it (test/helpers/serve.ts starts one per test; this one serves the file's two).
-    served = runCli(['serve'], { env: { QUACKD_HOME: home }, timeoutMs: 300_000, onSpawn: (c) => ((service = c), c.stderr?.on('data', (d: string) => (log += d))) });
-    while (!log.includes('quackd serve ready')) {
-      if (service?.exitCode !== null && service?.exitCode !== undefined) throw new Error(`quackd serve exited before it was ready:\n${log}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // The built bin in a child, as systemd runs it; one for the file's tests, stopped in after().
+    serving = await startServe(home, `robots:\n  odd: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\nmqtt: false\n`);
   });
   after(async () => {
-    service?.kill('SIGTERM');
-    const exited = await served;
-    assert.equal(exited.code, 0, `quackd serve did not stop cleanly:\n${log.slice(-2000)}`);
+    const exited = await serving?.stop();
+    assert.equal(exited?.code, 0, `quackd serve did not stop cleanly:\n${serving?.stderr().slice(-2000) ?? ''}`);
     await twin?.close();
     rmSync(home, { recursive: true, force: true });
   });
@@ -81,11 +73,11 @@ describe('a servo-bus duck whose bus faults while the service holds it idle', ()
     assert.deepEqual({ activity: lost.activity, link: lost.link }, { activity: 'offline', link: 'lost' }, 'the idle fault is shown');
     // The status CLI is a process of its own each time (a few hundred ms): "a second or two" with margin.
     assert.ok(Date.now() - silentAt < 5000, `shown after ${Date.now() - silentAt} ms`);
-    assert.match(log, /servo bus fault between runs/);
+    assert.match(serving?.stderr() ?? '', /servo bus fault between runs/);
     // Health and the journal say what brings it back: the bus stays open but untrusted, so its next command opens it afresh (no port went away).
     const health = await cli(['health', '--robot', 'odd']);
     assert.match(health.stdout, /^link odd +warn +lost: its next run or command opens it afresh$/m, health.stdout);
-    assert.match(log, /link lost; its next run or command opens it afresh/);
+    assert.match(serving?.stderr() ?? '', /link lost; its next run or command opens it afresh/);
 
     await twin.speak(HEAD);
     const back = await until((s) => s.link === 'ok', 5000);

@@ -8,8 +8,7 @@
  * ticks when a hold read is due, and `quackd status` and `health` say so.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2 } from '../../src/bodies/microduck/servo-bus/joint-table.js';
@@ -18,6 +17,7 @@ import { assertFreshBuild, runCli, type CliResult } from '../helpers/cli.js';
 import { HeldPty } from '../helpers/held-pty.js';
 import { ServoSim } from '../helpers/servo-sim.js';
 import { tempDir } from '../helpers/tmp.js';
+import { startServe, type StoppableServing } from '../helpers/serve.js';
 
 const KNEE = 23;
 /** How far the hand moves the knee: 300 counts, about 26°. */
@@ -31,9 +31,7 @@ describe('torque on through the service holds the duck where it stands', () => {
   let pty: HeldPty;
   let sim: ServoSim;
   let home: string;
-  let service: ChildProcess | undefined;
-  let served: Promise<CliResult>;
-  let log = '';
+  let serving: StoppableServing | undefined;
   /** Every goal written to the knee, in counts, in order. */
   const kneeGoals: number[] = [];
   const cli = (args: readonly string[]): Promise<CliResult> => runCli(args, { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
@@ -50,19 +48,13 @@ describe('torque on through the service holds the duck where it stands', () => {
       },
     });
     home = mkdtempSync(join(homes, 'home-'));
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(pty.near)}, bus_timeout_ms: 100 }\nmqtt: false\n`);
-    served = runCli(['serve'], { env: { QUACKD_HOME: home }, timeoutMs: 300_000, onSpawn: (c) => ((service = c), c.stderr?.on('data', (d: string) => (log += d))) });
-    while (!log.includes('quackd serve ready')) {
-      if (service?.exitCode !== null && service?.exitCode !== undefined) throw new Error(`quackd serve exited before it was ready:\n${log}`);
-      await new Promise((res) => setTimeout(res, 20));
-    }
+    serving = await startServe(home, `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(pty.near)}, bus_timeout_ms: 100 }\nmqtt: false\n`);
   });
   after(async () => {
-    service?.kill('SIGTERM');
-    const exited = await served;
+    const exited = await serving?.stop();
     sim?.close();
     await pty?.close();
-    assert.equal(exited.code, 0, `quackd serve did not stop cleanly:\n${log.slice(-2000)}`);
+    assert.equal(exited?.code, 0, `quackd serve did not stop cleanly:\n${serving?.stderr().slice(-2000) ?? ''}`);
   });
 
   it('a knee moved by hand while torque was off is held where it was moved to, not driven back', async () => {
