@@ -4,7 +4,8 @@
  * pulled out. Each is raised in the twin-backed simulator while `quackd do walk` runs as a user
  * runs it; the run ends with exit 3 and one line naming the servo and why, with torque off tried
  * and its read-back said. A wire whose answers come late is no fault, but a verb it spoils says
- * so. A fresh twin for each: a walk cut short may leave the duck down.
+ * so, and a verb says its own spell (a run of two walks on one body). A fresh twin for each: a
+ * walk cut short may leave the duck down.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,23 +14,26 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { quackd } from '../../helpers/quackd.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
+import { TWO_WALKS, untilSecondWalk, walkLines } from '../../helpers/two-walks.js';
 
-async function walkWith(fault: (twin: ServoTwinProcess) => Promise<void>, metres = '2.0'): Promise<Awaited<ReturnType<typeof quackd>>> {
+/** `quackd ARGS` against a fresh twin (its home holds `files`), `fault` raised mid-walk: once the policy's goals are reaching the servos. */
+async function quackdWith(args: readonly string[], fault: (twin: ServoTwinProcess) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
   const twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   const home = mkdtempSync(join(tmpdir(), 'quackd-servo-fault-'));
   try {
     writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\n`);
-    const running = quackd(['do', 'walk', metres, '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
-    // Mid-walk: once the policy's goals are reaching the servos.
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(home, name), text);
+    const running = quackd(args.map((a) => (a in files ? join(home, a) : a)), { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
     await twin.untilGoalWrites(25);
     await fault(twin);
-    const r = await running;
-    return r;
+    return await running;
   } finally {
     await twin.close();
     rmSync(home, { recursive: true, force: true });
   }
 }
+
+const walkWith = (fault: (twin: ServoTwinProcess) => Promise<void>, metres = '2.0'): ReturnType<typeof quackd> => quackdWith(['do', 'walk', metres, '--yes', '--robot', 'duck'], fault);
 
 describe('torque read back on microduck:feetech', () => {
   it('torque off names a servo that stays on, and the verb fails', async () => {
@@ -94,6 +98,21 @@ describe('bus faults on microduck:feetech', () => {
     // 0.3 s of it: 12 ticks blind, which the duck rode out in every run here (on the old code
     // this walk's success said nothing of them).
     saysLate(await walkWith((twin) => twin.lag(120, 300), '0.5'), '0.50');
+  });
+
+  // A verb's late note once quoted the body's worst since it opened: a short spell after a long
+  // one was said with the long one's figure. The script pilot plays both walks on one body.
+  it("each verb of a run says its own spell's worst, not an earlier verb's", async () => {
+    const r = await quackdWith(['run', 'two-walks.duck', '--provider', 'script', '--no-memory', '--yes', '--robot', 'duck'], async (twin) => {
+      await twin.lag(150, 200);
+      await untilSecondWalk(twin);
+      await twin.lag(60, 200);
+    }, TWO_WALKS);
+    // The second walk may fall (its result says the spell too); the first must have gone on for there to be a second.
+    assert.ok(r.code === 0 || /step 2 \(walk 0\.5\) failed/.test(r.stdout), r.stdout + r.stderr);
+    const worst = walkLines(r.stdout).map((line) => Number(/; the servo bus answered late on \d+ ticks? \(a reading (\d+) ms old at worst\)/.exec(line ?? '')?.[1]));
+    console.log(`# at worst: ${worst.join(' ms, then ')} ms`);
+    assert.ok(worst[0]! >= 150 && worst[1]! >= 60 && worst[1]! < 150, `the first walk's worst ${worst[0]} ms, the second's ${worst[1]} ms:\n${r.stdout}`);
   });
 
   it('a pulled adapter ends the run with one line; nothing crashes', async () => {

@@ -17,6 +17,7 @@ import { feetech } from '../../../src/servo-bus/protocol.js';
 import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
 import { quackd } from '../../helpers/quackd.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
+import { TWO_WALKS, untilSecondWalk, walkLines } from '../../helpers/two-walks.js';
 
 /**
  * The silence the bus allows a servo, ms: the default bus_timeout_ms. The duck is held without a
@@ -39,15 +40,16 @@ function gaveUpMs(): number {
   return attempt(4) + attempt(5);
 }
 
-async function walkWhileLate(cycles: number): Promise<Awaited<ReturnType<typeof quackd>>> {
+/** `quackd ARGS` against a fresh twin (its home holds `files`), `late` raised once the policy's goals reach the servos. */
+async function quackdWhileLate(args: readonly string[], late: (twin: ServoTwinProcess) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
   const twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   const home = mkdtempSync(join(tmpdir(), 'quackd-servo-late-'));
   try {
     writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: ${TIMEOUT_MS} }\n`);
-    const running = quackd(['do', 'walk', '1.0', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(home, name), text);
+    const running = quackd(args.map((a) => (a in files ? join(home, a) : a)), { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
     await twin.untilGoalWrites(25);
-    // Each cycle is a sync read and its retry.
-    await twin.holdReplies(gaveUpMs() + AFTER_MS, 2 * cycles);
+    await late(twin);
     const r = await running;
     console.log(`# ${r.stdout.trim().split('\n').slice(-2).join(' / ')}`);
     return r;
@@ -56,6 +58,9 @@ async function walkWhileLate(cycles: number): Promise<Awaited<ReturnType<typeof 
     rmSync(home, { recursive: true, force: true });
   }
 }
+
+// Each cycle is a sync read and its retry.
+const walkWhileLate = (cycles: number): ReturnType<typeof quackd> => quackdWhileLate(['do', 'walk', '1.0', '--yes', '--robot', 'duck'], (twin) => twin.holdReplies(gaveUpMs() + AFTER_MS, 2 * cycles));
 
 describe('a servo bus that answers late on microduck:feetech', () => {
   it('one cycle answered a few ms after the bus gave up is waited for: the walk goes on and says so', async () => {
@@ -69,5 +74,17 @@ describe('a servo bus that answers late on microduck:feetech', () => {
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, /walk on .*: all 14 servos answered late: \d+ ms after the bus gave up on them \(10 ms and a retry\), the host too busy to read the bus in time; torque off: read back from every servo/);
     assert.doesNotMatch(r.stdout, /did not answer|still on/);
+  });
+
+  it("each verb of a run says how late its own cycle was, not an earlier verb's", async () => {
+    // 20 ms after the bus gave up is heard within the 40 ms listened for (lateGraceMs), with room for a busy host.
+    const r = await quackdWhileLate(['run', 'two-walks.duck', '--provider', 'script', '--no-memory', '--yes', '--robot', 'duck'], async (twin) => {
+      await twin.holdReplies(gaveUpMs() + 20, 2);
+      await untilSecondWalk(twin);
+      await twin.holdReplies(gaveUpMs() + AFTER_MS, 2);
+    }, TWO_WALKS);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const after = walkLines(r.stdout).map((line) => Number(/; the servo bus answered late once \((\d+) ms after it gave up at worst\)/.exec(line ?? '')?.[1]));
+    assert.ok(after[0]! >= 20 && after[1]! < after[0]!, `the first walk's cycle ${after[0]} ms late, the second's ${after[1]} ms:\n${r.stdout}`);
   });
 });

@@ -44,6 +44,7 @@ import { torqueResult } from '../torque.js';
 import { RemoteServoBus, type TorqueReadBack } from './channel.js';
 import { BusFactsSchema, IMU_PENDING, type BusFacts } from './control-plant.js';
 import { OPEN_DUCK_MINI_V2 } from './joint-table.js';
+import { noLate } from './late-tally.js';
 import { BUS_REFUSED, busKey, servoBusSettings } from './settings.js';
 
 const PERIOD_MS = 20;
@@ -93,10 +94,6 @@ export class BusBody implements Body {
     sayLink?.(linkUp(first));
     this.rewatch();
   }
-
-  /** The bus's late ticks and late cycles when the running verb began (BusFacts.late). */
-  private lateBefore = 0;
-  private lateCyclesBefore = 0;
 
   private async sense(): Promise<BusFacts> {
     const parsed = BusFactsSchema.safeParse(await this.loop.sense().catch(() => null));
@@ -172,13 +169,17 @@ export class BusBody implements Body {
   /** Torque on (read back), then the policy until `until` or its time; a bus fault ends it and the run. */
   private async drive(v: PolicyVerb, signal?: AbortSignal): Promise<LoopResult | VerbResult> {
     const { verb } = v;
+    // The plant's late answers are tallied afresh for this verb (its result quotes its own worst),
+    // and the facts kept here forget the last verb's, should the plant not be read again.
+    await this.remote.markLate().catch((err: unknown) => {
+      throw new BodyError(`${this.key}: ${verb}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    this.facts = { ...this.facts, late_since_mark: noLate() };
     // Every motion verb switches torque on itself (goals first set to the pose the servos stand
     // in), so only torque it has read back from every servo is ever driven.
     const back = await this.torque(true);
     if (back.silent.length > 0) await this.failHard(verb, `${back.silent.join(', ')} did not answer torque on`);
     if (back.stuck.length > 0) return { ok: false, summary: `${verb}: ${describeReadBack(back)}`, data: { stuck: back.stuck } };
-    this.lateBefore = this.facts.late.ticks;
-    this.lateCyclesBefore = this.facts.late.cycles;
     const halt = new AbortController();
     this.halt = halt;
     const stop = (): void => halt.abort();
@@ -218,16 +219,16 @@ export class BusBody implements Body {
    * which the reading was too old (a slow wire), which a walk sometimes survives and sometimes not.
    */
   private lateNote(): string {
-    const n = this.facts.late.cycles - this.lateCyclesBefore;
-    if (n > 0) return `; the servo bus answered late ${n === 1 ? 'once' : `${n} times`} (${this.facts.late.after_ms} ms after it gave up at worst), holding the duck without a reading meanwhile`;
+    const { cycles: n, after_ms } = this.facts.late_since_mark;
+    if (n > 0) return `; the servo bus answered late ${n === 1 ? 'once' : `${n} times`} (${after_ms} ms after it gave up at worst), holding the duck without a reading meanwhile`;
     const late = this.lateTicks();
     return late !== undefined ? `; ${late}, holding the duck without a reading meanwhile` : '';
   }
 
   /** Ticks of this verb on which the reading was too old to act on, if any. */
   private lateTicks(): string | undefined {
-    const n = this.facts.late.ticks - this.lateBefore;
-    return n > 0 ? `the servo bus answered late on ${n} tick${n === 1 ? '' : 's'} (a reading ${this.facts.late.worst_ms} ms old at worst)` : undefined;
+    const { ticks: n, worst_ms } = this.facts.late_since_mark;
+    return n > 0 ? `the servo bus answered late on ${n} tick${n === 1 ? '' : 's'} (a reading ${worst_ms} ms old at worst)` : undefined;
   }
 
   /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */

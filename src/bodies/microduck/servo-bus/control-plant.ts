@@ -38,6 +38,7 @@ import { serveServoBus, type TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, JointRowSchema, servoLabel as label, type JointRow } from './joint-table.js';
 import { jointServos, type JointReading } from './joint-servos.js';
 import { LateCycles } from './late-cycles.js';
+import { LateSchema, LateTally } from './late-tally.js';
 import { openTrunkImu, type TrunkImu } from './trunk-imu.js';
 
 const text = z.string().check(z.minLength(1));
@@ -113,12 +114,10 @@ export const BusFactsSchema = z.object({
   cycles: z.number(),
   sent: z.number(),
   counters: z.object({ timeouts: z.number(), damaged: z.number(), retries: z.number() }),
-  /**
-   * Ticks that got no reading because the bus's answer was late (LATE_READING_MS, or a cycle that
-   * failed), and the oldest a reading then was, ms; cycles whose every answer came after the bus
-   * gave up on them (late-cycles.ts), and how long after at worst, ms.
-   */
-  late: z.object({ ticks: z.number(), worst_ms: z.number(), cycles: z.number(), after_ms: z.number() }),
+  /** Ticks with no reading for a late answer (LATE_READING_MS, or a failed cycle), cycles answered after the bus gave up (late-cycles.ts): since the plant opened. */
+  late: LateSchema,
+  /** The same since the body's last mark, a verb's start (late-tally.ts). */
+  late_since_mark: LateSchema,
   positions: z.array(z.number()),
 });
 export type BusFacts = z.infer<typeof BusFactsSchema>;
@@ -163,7 +162,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   /** The last tick sent targets that differ from the ones before (a skill is moving the duck). */
   let moving = false;
   const c = { cycles: 0, sent: 0 };
-  const late = { ticks: 0, worst_ms: 0 };
+  const late = new LateTally();
   /** The joints have not been read since a cycle failed: the loop gets no reading until they are. */
   let stale = false;
   /** The fault is a cycle's that timed out: its words change as late answers come. */
@@ -277,7 +276,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
   const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}) });
   const trunkImu: TrunkImu | undefined = typeof opened === 'string' ? undefined : opened;
   const imuProblem = typeof opened === 'string' ? opened : undefined;
-  const stopServing = serveServoBus(o.channel, setTorque);
+  const stopServing = serveServoBus(o.channel, { torque: setTorque, markLate: () => late.mark() });
   const lateCycles = new LateCycles({
     bus,
     poll: () => link.poll(),
@@ -298,6 +297,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     again: () => {
       if (!busy && fault === undefined && bus.attached) void cycle();
     },
+    tally: late,
   });
   bus.on('detached', (reason) => {
     fault ??= `the bus adapter on ${o.port} was lost (${reason.message})`;
@@ -339,8 +339,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       if (fault !== undefined || frame === undefined) return undefined;
       // No reading while a cycle is out too long, or since one failed: the pose is no longer known.
       if (stale || (busy && now - cycleAt > LATE_READING_MS)) {
-        late.ticks++;
-        late.worst_ms = Math.max(late.worst_ms, Math.round(now - frameAt));
+        late.tick(now - frameAt);
         return undefined;
       }
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.
@@ -384,7 +383,8 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
         cycles: c.cycles,
         sent: c.sent,
         counters: { timeouts: k.timeouts, damaged: k.damaged, retries: k.retries },
-        late: { ...late, ...lateCycles.counts },
+        late: { ...late.total },
+        late_since_mark: late.since,
         positions: Array.from(frame?.pos ?? []),
       };
     },

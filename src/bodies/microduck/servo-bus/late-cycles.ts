@@ -11,6 +11,7 @@
  */
 import type { ServoBus } from '../../../servo-bus/bus.js';
 import type { ServoTimeoutError } from '../../../servo-bus/errors.js';
+import type { LateTally } from './late-tally.js';
 
 /**
  * How long a cycle that heard nothing is listened for: the silence allowed once more, and at
@@ -35,6 +36,8 @@ export interface LateCyclesOptions {
   readonly fault: (text: string, again: boolean) => void;
   /** Every answer came, late: read the joints again now, not at the next tick (the duck is held blind until then). */
   readonly again: () => void;
+  /** Where such cycles are counted, with how long after the bus gave up their last answer came. */
+  readonly tally: LateTally;
 }
 
 interface Missed {
@@ -46,8 +49,6 @@ interface Missed {
 }
 
 export class LateCycles {
-  /** Cycles whose every answer came late, and how long after the bus gave up at worst (ms). */
-  readonly counts = { cycles: 0, after_ms: 0 };
   private missed: Missed | undefined;
   private timer: NodeJS.Timeout | undefined;
   private hearing: NodeJS.Timeout | undefined;
@@ -114,10 +115,7 @@ export class LateCycles {
     const m = this.missed;
     if (m === undefined || this.faulted) return;
     const all = m.ids.every((id) => m.heard.has(id));
-    if (all) {
-      this.counts.cycles++;
-      this.counts.after_ms = Math.max(this.counts.after_ms, Math.round(Math.max(0, ...m.heard.values())));
-    }
+    if (all) this.o.tally.cycle(Math.max(0, ...m.heard.values()));
     if (all && !this.lateBefore) {
       this.lateBefore = true;
       this.o.again();
