@@ -8,12 +8,16 @@
  */
 import type { ModuleLogger } from '../log.js';
 import type { EventBus } from '../runtime/events.js';
+import { loopTargetHz } from '../runtime/robot-status.js';
 import type { FrontDoor } from './front-door.js';
 
 export interface LoopFigures {
   readonly robot: string;
   /** The loop's last published rate. */
   readonly hz: number;
+  readonly periodMs: number;
+  /** It rested in its last window (ControlStats.restingMs): `hz` is then its resting rate. */
+  readonly restingMs?: number;
   /** Since the loop started (a loop opened again starts from 0). */
   readonly missed: number;
   readonly overruns: number;
@@ -57,9 +61,12 @@ const grew = (before: number | undefined, after: number) => (before !== undefine
 export function summaryFacts(before: SummaryFigures, now: SummaryFigures, intervalMs: number): Record<string, number | string> {
   const facts: Record<string, number | string> = { window_s: Math.round(intervalMs / 1000), runs: grew(before.runs, now.runs), steps: grew(before.steps, now.steps) };
   if (now.loops.length > 0) {
-    const slowest = now.loops.reduce((a, b) => (b.hz < a.hz ? b : a));
+    // Slowest against the rate it should keep: a resting loop's 10 Hz is not behind a 49 Hz one.
+    const kept = (l: LoopFigures) => l.hz / loopTargetHz(l);
+    const slowest = now.loops.reduce((a, b) => (kept(b) < kept(a) ? b : a));
     const earlier = (robot: string) => before.loops.find((l) => l.robot === robot);
     facts['loop_hz'] = slowest.hz;
+    if (slowest.restingMs !== undefined) facts['loop_resting_ms'] = slowest.restingMs;
     if (now.loops.length > 1) facts['slowest'] = slowest.robot;
     facts['missed'] = now.loops.reduce((sum, l) => sum + grew(earlier(l.robot)?.missed, l.missed), 0);
     facts['overruns'] = now.loops.reduce((sum, l) => sum + grew(earlier(l.robot)?.overruns, l.overruns), 0);
@@ -80,7 +87,7 @@ export function busFigures(events: EventBus): { readonly figures: () => SummaryF
     }),
     events.on('control:stats', ({ robot, stats }) => {
       if (stats.state === 'closed') loops.delete(robot);
-      else loops.set(robot, { robot, hz: stats.hz, missed: stats.missed, overruns: stats.overruns });
+      else loops.set(robot, { robot, hz: stats.hz, periodMs: stats.periodMs, ...(stats.restingMs !== undefined ? { restingMs: stats.restingMs } : {}), missed: stats.missed, overruns: stats.overruns });
     }),
   ];
   return { figures: () => ({ runs, steps, loops: [...loops.values()] }), stop: () => off.forEach((f) => f()) };

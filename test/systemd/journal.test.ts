@@ -106,9 +106,15 @@ describe('the summary line', () => {
   });
 
   it('names the slowest of several loops, counts a reopened loop from 0, and leaves out loops that closed', () => {
-    const before = { runs: 4, steps: 30, loops: [{ robot: 'a', hz: 50, missed: 10, overruns: 1 }], dropped: 2 };
-    const now = { runs: 6, steps: 41, loops: [{ robot: 'a', hz: 50, missed: 2, overruns: 1 }, { robot: 'b', hz: 48.5, missed: 1, overruns: 0 }], dropped: 7 };
+    const before = { runs: 4, steps: 30, loops: [{ robot: 'a', hz: 50, periodMs: 20, missed: 10, overruns: 1 }], dropped: 2 };
+    const now = { runs: 6, steps: 41, loops: [{ robot: 'a', hz: 50, periodMs: 20, missed: 2, overruns: 1 }, { robot: 'b', hz: 48.5, periodMs: 20, missed: 1, overruns: 0 }], dropped: 7 };
     assert.deepEqual(summaryFacts(before, now, 300_000), { window_s: 300, runs: 2, steps: 11, loop_hz: 48.5, slowest: 'b', missed: 3, overruns: 0, dropped: 5 });
+    // A held servo-bus duck's loop resting at 10 Hz keeps its rate: the 48.5 Hz loop is still the slowest,
+    const resting = { robot: 'c', hz: 10, periodMs: 20, restingMs: 100, missed: 0, overruns: 0 };
+    assert.equal(summaryFacts(before, { ...now, loops: [...now.loops, resting] }, 300_000)['slowest'], 'b');
+    // and one resting behind its rest is named with its rest.
+    const behind = { ...resting, hz: 6 };
+    assert.deepEqual(summaryFacts(before, { ...now, loops: [...now.loops, behind] }, 300_000), { window_s: 300, runs: 2, steps: 11, loop_hz: 6, loop_resting_ms: 100, slowest: 'c', missed: 3, overruns: 0, dropped: 5 });
 
     const events = new EventBus();
     const counted = busFigures(events);
