@@ -225,10 +225,14 @@ export class BusBody implements Body {
     return late !== undefined ? `; ${late}, holding the duck without a reading meanwhile` : '';
   }
 
-  /** Ticks of this verb on which the reading was too old to act on, if any. */
+  /** Ticks of this verb on which the reading was too old to act on, if any: the bus's, the trunk IMU's. */
   private lateTicks(): string | undefined {
-    const { ticks: n, worst_ms } = this.facts.late_since_mark;
-    return n > 0 ? `the servo bus answered late on ${n} tick${n === 1 ? '' : 's'} (a reading ${worst_ms} ms old at worst)` : undefined;
+    const { ticks: n, worst_ms, imu_ticks: m, imu_out_ms } = this.facts.late_since_mark;
+    const said = [
+      ...(n > 0 ? [`the servo bus answered late on ${n} tick${n === 1 ? '' : 's'} (a reading ${worst_ms} ms old at worst)`] : []),
+      ...(m > 0 ? [`the trunk's IMU answered late on ${m} tick${m === 1 ? '' : 's'} (a read out ${imu_out_ms} ms at worst)`] : []),
+    ];
+    return said.length > 0 ? said.join(' and ') : undefined;
   }
 
   /** The bus carries no odometry: a walk ends on its time (timedWalk) and says so. */

@@ -33,6 +33,7 @@ import { protocolNamed } from '../../../servo-bus/protocol.js';
 import { idRanges } from '../../../servo-bus/scan.js';
 import { silentBusHint } from '../../../servo-bus/usual-bauds.js';
 import { ImuSettingsSchema } from '../../../imu/settings.js';
+import type { I2cDevice } from '../../../imu/i2c-device.js';
 import { JOINT_MAX_VELOCITY } from '../mujoco/duck-spec.js';
 import { serveServoBus, type TorqueReadBack } from './channel.js';
 import { BUS_SERVO_MODEL, JointRowSchema, servoLabel as label, type JointRow } from './joint-table.js';
@@ -122,7 +123,12 @@ export const BusFactsSchema = z.object({
 });
 export type BusFacts = z.infer<typeof BusFactsSchema>;
 
-export async function createPlant(options: Json | undefined): Promise<Plant> {
+/** What a test puts at the plant's edge instead of a device: the IMU's I²C device. */
+export interface PlantEdges {
+  readonly imuDevice?: I2cDevice;
+}
+
+export async function createPlant(options: Json | undefined, edges: PlantEdges = {}): Promise<Plant> {
   const o = Options.parse(options);
   const model = modelByName(BUS_SERVO_MODEL[o.protocol]) as ServoModel;
   const r = model.registers;
@@ -273,7 +279,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
     if (off.silent === rows.length) throw new Error(`no ${o.protocol} servo answered on ${o.port} at ${o.baud} baud (ids ${idRanges(ids)}) (${silentBusHint(o.protocol, o.port, o.baud)})`);
     throw new Error(`the servos on ${o.port} cannot be driven: ${why(err)}; ${off.text}`);
   }
-  const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}) });
+  const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}), ...(edges.imuDevice !== undefined ? { device: edges.imuDevice } : {}) });
   const trunkImu: TrunkImu | undefined = typeof opened === 'string' ? undefined : opened;
   const imuProblem = typeof opened === 'string' ? opened : undefined;
   const stopServing = serveServoBus(o.channel, { torque: setTorque, markLate: () => late.mark() });
@@ -340,6 +346,12 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       // No reading while a cycle is out too long, or since one failed: the pose is no longer known.
       if (stale || (busy && now - cycleAt > LATE_READING_MS)) {
         late.tick(now - frameAt);
+        return undefined;
+      }
+      // Nor while the trunk's read is out as long: its last reading is a trunk that has since moved.
+      const imuOut = trunkImu?.outMs(now) ?? 0;
+      if (imuOut > LATE_READING_MS) {
+        late.imu(imuOut);
         return undefined;
       }
       // No IMU reading: an upright duck at rest, and the body refuses the motion verbs.

@@ -6,11 +6,15 @@
  */
 import * as z from '../../../zod-mini.js';
 
-/** Ticks with no reading for a late answer and the oldest a reading then was; cycles answered after the bus gave up and how long after at worst (ms). */
-export const LateSchema = z.object({ ticks: z.number(), worst_ms: z.number(), cycles: z.number(), after_ms: z.number() });
+/**
+ * Ticks with no reading for a late answer and the oldest a reading then was; cycles answered after
+ * the bus gave up and how long after at worst; ticks with no reading for the trunk's read still out
+ * (trunk-imu.ts) and how long it had been out at worst (ms).
+ */
+export const LateSchema = z.object({ ticks: z.number(), worst_ms: z.number(), cycles: z.number(), after_ms: z.number(), imu_ticks: z.number(), imu_out_ms: z.number() });
 export type Late = z.infer<typeof LateSchema>;
 
-export const noLate = (): Late => ({ ticks: 0, worst_ms: 0, cycles: 0, after_ms: 0 });
+export const noLate = (): Late => ({ ticks: 0, worst_ms: 0, cycles: 0, after_ms: 0, imu_ticks: 0, imu_out_ms: 0 });
 
 export class LateTally {
   readonly total = noLate();
@@ -29,6 +33,14 @@ export class LateTally {
     for (const l of [this.total, this.sinceMark]) {
       l.cycles++;
       l.after_ms = Math.max(l.after_ms, Math.round(afterMs));
+    }
+  }
+
+  /** A tick that got no reading because the trunk's read had been out `outMs`. */
+  imu(outMs: number): void {
+    for (const l of [this.total, this.sinceMark]) {
+      l.imu_ticks++;
+      l.imu_out_ms = Math.max(l.imu_out_ms, Math.round(outMs));
     }
   }
 

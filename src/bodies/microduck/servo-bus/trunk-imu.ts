@@ -8,7 +8,8 @@
 import { Bno055 } from '../../../imu/bno055.js';
 import { parseRemap, type AxisRemap, type Vec3 } from '../../../imu/bno055-codec.js';
 import { openI2cDevice } from '../../../imu/i2c-bus-device.js';
-import type { I2cDevice } from '../../../imu/i2c-device.js';
+import { ImuLostError } from '../../../imu/errors.js';
+import { where, type I2cDevice } from '../../../imu/i2c-device.js';
 import type { ImuSettings } from '../../../imu/settings.js';
 import { SimBno055 } from '../../../imu/sim-bno055.js';
 import { SimImuReader } from './sim-imu.js';
@@ -26,8 +27,18 @@ export interface TrunkImu {
   latest(): TrunkReading | undefined;
   /** Why the IMU can no longer be trusted, or undefined. */
   fault(): string | undefined;
+  /** How long the read under way has been out at `now` (performance.now()), ms; 0 with none out. */
+  outMs(now: number): number;
   close(): Promise<void>;
 }
+
+/**
+ * A read out this long is a chip that stopped answering, not a slow one: a BNO055 holding SCL low
+ * (its clock stretching, which the Pi's I²C does not honour, can lock the bus) leaves the read
+ * waiting with no error at all. Before, the trunk kept the last reading for good and a walk went
+ * on with a frozen gyro and gravity. A burst read takes about 1 ms at 400 kHz.
+ */
+export const IMU_SILENT_MS = 500;
 
 /** Below half a g the fusion has not settled (its first reads are zeros): no reading yet. */
 const MIN_GRAVITY_M_S2 = 4.9;
@@ -42,7 +53,8 @@ export function trunkReading(r: { readonly gyro: Vec3; readonly gravity: Vec3 })
 
 class Bno055TrunkImu implements TrunkImu {
   private reading: TrunkReading | undefined;
-  private busy = false;
+  /** When the read under way started (performance.now()), or undefined with none out. */
+  private startedAt: number | undefined;
   private problem: string | undefined;
 
   constructor(
@@ -52,9 +64,14 @@ class Bno055TrunkImu implements TrunkImu {
   ) {}
 
   tick(): void {
-    if (this.busy || this.problem !== undefined) return;
+    if (this.problem !== undefined) return;
+    if (this.startedAt !== undefined) {
+      const out = performance.now() - this.startedAt;
+      if (out >= IMU_SILENT_MS) this.problem = new ImuLostError(where(this.chip.device), `a read has not come back in ${Math.round(out)} ms`).message;
+      return;
+    }
     this.before?.();
-    this.busy = true;
+    const started = (this.startedAt = performance.now());
     void this.chip
       .read()
       .then(
@@ -66,8 +83,12 @@ class Bno055TrunkImu implements TrunkImu {
         },
       )
       .finally(() => {
-        this.busy = false;
+        if (this.startedAt === started) this.startedAt = undefined;
       });
+  }
+
+  outMs(now: number): number {
+    return this.startedAt === undefined ? 0 : Math.max(0, now - this.startedAt);
   }
 
   latest(): TrunkReading | undefined {
@@ -95,6 +116,9 @@ class FileTrunkImu implements TrunkImu {
   }
   fault(): undefined {
     return undefined;
+  }
+  outMs(): number {
+    return 0;
   }
   close(): Promise<void> {
     this.file.close();
