@@ -13,11 +13,14 @@ export interface ServoTwinRig {
   readonly robot: { readonly body: string; readonly port: string; readonly sim_imu: string; readonly imu?: Record<string, never>; readonly bus_timeout_ms: number };
   /** The same, as one YAML flow mapping. */
   readonly yaml: string;
+  /** Where the twin's trunk is now. */
+  trunk: ServoTwinProcess['trunk'];
   stop(): Promise<void>;
 }
 
-export async function servoTwinProcess(protocol: BusProtocol, baud = 1_000_000): Promise<ServoTwinRig> {
-  const twin = await ServoTwinProcess.start({ protocol, baud });
+/** `seed`: sim2d's layout of the room the twin stands in (where the duck stands and faces). */
+export async function servoTwinProcess(protocol: BusProtocol, baud = 1_000_000, seed?: number): Promise<ServoTwinRig> {
+  const twin = await ServoTwinProcess.start({ protocol, baud, ...(seed !== undefined ? { seed } : {}) });
   const robot = { body: `microduck:${protocol}`, port: twin.port, sim_imu: twin.imuPath, ...(protocol === 'feetech' ? { imu: {} } : {}), bus_timeout_ms: 100 };
-  return { robot, yaml: JSON.stringify(robot), stop: () => twin.close() };
+  return { robot, yaml: JSON.stringify(robot), trunk: () => twin.trunk(), stop: () => twin.close() };
 }

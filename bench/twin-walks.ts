@@ -21,13 +21,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BALL_RADIUS, DUCK_RADIUS, sweepDisc } from '../src/bodies/microduck/sim2d/arena.js';
 import { layoutForSeed } from '../src/bodies/microduck/sim2d/sim2d-body.js';
-import type { ProtocolName } from '../src/servo-bus/packet.js';
-import { ServoTwinProcess } from '../test/helpers/servo-twin-process.js';
+import { servoTwinProcess, type BusProtocol } from './_servo-twin.js';
 import { seedList } from './_seeds.js';
 
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1-20' }, protocols: { type: 'string', default: 'feetech,dynamixel' }, load: { type: 'string', default: '0' } } });
 const SEEDS = seedList(values.seeds);
-const PROTOCOLS = values.protocols.split(',') as ProtocolName[];
+const PROTOCOLS = values.protocols.split(',') as BusProtocol[];
 const LOAD = Number(values.load);
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const METRES = 1.0;
@@ -40,11 +39,11 @@ function blocker(seed: number): string | undefined {
   return sweepDisc(l.duck, l.duck.heading, METRES + MARGIN, DUCK_RADIUS + MARGIN, [{ name: 'ball', at: l.ball, radius: BALL_RADIUS }]).blockedBy;
 }
 
-async function walkOnce(protocol: ProtocolName, seed: number): Promise<{ ok: boolean; along: number; said: string }> {
-  const twin = await ServoTwinProcess.start({ protocol, seed, baud: 1_000_000 });
+async function walkOnce(protocol: BusProtocol, seed: number): Promise<{ ok: boolean; along: number; said: string }> {
+  const twin = await servoTwinProcess(protocol, 1_000_000, seed);
   const home = mkdtempSync(join(tmpdir(), 'quackd-bench-twin-walks-'));
   try {
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:${protocol}, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)},${protocol === 'feetech' ? ' imu: {},' : ''} bus_timeout_ms: 100 }\n`);
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: ${twin.yaml}\n`);
     const start = await twin.trunk();
     const r = spawnSync(process.execPath, [MAIN, 'do', 'walk', String(METRES), '--yes', '--robot', 'duck'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: home }, encoding: 'utf8', timeout: 90_000 });
     const end = await twin.trunk();
@@ -53,7 +52,7 @@ async function walkOnce(protocol: ProtocolName, seed: number): Promise<{ ok: boo
     const said = (/walk 1\.00 +(.*)$/m.exec(out)?.[1] ?? out.trim().split('\n').at(-1) ?? '').replace(/ \(no odometry.*$/, '').trim();
     return { ok: r.status === 0 && along > 0.7 && along < 1.3, along, said };
   } finally {
-    await twin.close();
+    await twin.stop();
     rmSync(home, { recursive: true, force: true });
   }
 }
