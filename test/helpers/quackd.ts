@@ -62,3 +62,14 @@ export async function quackd(args: readonly string[], options: InProcessOptions 
     clearTimeout(timer);
   }
 }
+
+/**
+ * `wait` (a test's cue for a fault: goals reaching the servos, a second verb begun), unless the run
+ * `run` ends first: then what the run printed is the error, not a timeout 30 s later that says
+ * nothing of why (a walk that fell before its fault was raised). The race handles both: a wait
+ * left behind runs out on its own.
+ */
+export async function beforeRunEnds<T>(run: Promise<CliResult>, what: string, wait: Promise<T>): Promise<T> {
+  const ended = run.then((r) => Promise.reject(new Error(`the run ended (exit ${r.code}) before ${what}:\n${r.stdout}${r.stderr}`)));
+  return Promise.race([wait, ended]);
+}

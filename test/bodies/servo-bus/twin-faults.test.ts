@@ -12,20 +12,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { quackd } from '../../helpers/quackd.js';
+import type { CliResult } from '../../helpers/cli.js';
+import { beforeRunEnds, quackd } from '../../helpers/quackd.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 import { TWO_WALKS, untilSecondWalk, walkLines } from '../../helpers/two-walks.js';
 
 /** `quackd ARGS` against a fresh twin (its home holds `files`), `fault` raised mid-walk: once the policy's goals are reaching the servos. */
-async function quackdWith(args: readonly string[], fault: (twin: ServoTwinProcess) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
+async function quackdWith(args: readonly string[], fault: (twin: ServoTwinProcess, run: Promise<CliResult>) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
   const twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   const home = mkdtempSync(join(tmpdir(), 'quackd-servo-fault-'));
   try {
     writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\n`);
     for (const [name, text] of Object.entries(files)) writeFileSync(join(home, name), text);
     const running = quackd(args.map((a) => (a in files ? join(home, a) : a)), { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
-    await twin.untilGoalWrites(25);
-    await fault(twin);
+    await beforeRunEnds(running, "the walk's goals reached the servos", twin.untilGoalWrites(25));
+    await fault(twin, running);
     return await running;
   } finally {
     await twin.close();
@@ -103,9 +104,9 @@ describe('bus faults on microduck:feetech', () => {
   // A verb's late note once quoted the body's worst since it opened: a short spell after a long
   // one was said with the long one's figure. The script pilot plays both walks on one body.
   it("each verb of a run says its own spell's worst, not an earlier verb's", async () => {
-    const r = await quackdWith(['run', 'two-walks.duck', '--provider', 'script', '--no-memory', '--yes', '--robot', 'duck'], async (twin) => {
+    const r = await quackdWith(['run', 'two-walks.duck', '--provider', 'script', '--no-memory', '--yes', '--robot', 'duck'], async (twin, run) => {
       await twin.lag(150, 200);
-      await untilSecondWalk(twin);
+      await beforeRunEnds(run, 'its second walk', untilSecondWalk(twin));
       await twin.lag(60, 200);
     }, TWO_WALKS);
     // The second walk may fall (its result says the spell too); the first must have gone on for there to be a second.

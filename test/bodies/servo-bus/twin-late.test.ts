@@ -15,7 +15,8 @@ import { describe, it } from 'node:test';
 import { wireMs } from '../../../src/servo-bus/bus.js';
 import { feetech } from '../../../src/servo-bus/protocol.js';
 import { OPEN_DUCK_MINI_V2 } from '../../../src/bodies/microduck/servo-bus/joint-table.js';
-import { quackd } from '../../helpers/quackd.js';
+import type { CliResult } from '../../helpers/cli.js';
+import { beforeRunEnds, quackd } from '../../helpers/quackd.js';
 import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 import { TWO_WALKS, untilSecondWalk, walkLines } from '../../helpers/two-walks.js';
 
@@ -41,15 +42,15 @@ function gaveUpMs(): number {
 }
 
 /** `quackd ARGS` against a fresh twin (its home holds `files`), `late` raised once the policy's goals reach the servos. */
-async function quackdWhileLate(args: readonly string[], late: (twin: ServoTwinProcess) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
+async function quackdWhileLate(args: readonly string[], late: (twin: ServoTwinProcess, run: Promise<CliResult>) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
   const twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   const home = mkdtempSync(join(tmpdir(), 'quackd-servo-late-'));
   try {
     writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: ${TIMEOUT_MS} }\n`);
     for (const [name, text] of Object.entries(files)) writeFileSync(join(home, name), text);
     const running = quackd(args.map((a) => (a in files ? join(home, a) : a)), { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
-    await twin.untilGoalWrites(25);
-    await late(twin);
+    await beforeRunEnds(running, "the walk's goals reached the servos", twin.untilGoalWrites(25));
+    await late(twin, running);
     const r = await running;
     console.log(`# ${r.stdout.trim().split('\n').slice(-2).join(' / ')}`);
     return r;
@@ -78,13 +79,14 @@ describe('a servo bus that answers late on microduck:feetech', () => {
 
   it("each verb of a run says how late its own cycle was, not an earlier verb's", async () => {
     // 20 ms after the bus gave up is heard within the 40 ms listened for (lateGraceMs), with room for a busy host.
-    const r = await quackdWhileLate(['run', 'two-walks.duck', '--provider', 'script', '--no-memory', '--yes', '--robot', 'duck'], async (twin) => {
+    const r = await quackdWhileLate(['run', 'two-walks.duck', '--provider', 'script', '--no-memory', '--yes', '--robot', 'duck'], async (twin, run) => {
       await twin.holdReplies(gaveUpMs() + 20, 2);
-      await untilSecondWalk(twin);
+      await beforeRunEnds(run, 'its second walk', untilSecondWalk(twin));
       await twin.holdReplies(gaveUpMs() + AFTER_MS, 2);
     }, TWO_WALKS);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    const after = walkLines(r.stdout).map((line) => Number(/; the servo bus answered late once \((\d+) ms after it gave up at worst\)/.exec(line ?? '')?.[1]));
+    // A host this busy may be late on a cycle of its own as well (its 10 ms are tight): a walk may say more than one.
+    const after = walkLines(r.stdout).map((line) => Number(/; the servo bus answered late (?:once|\d+ times) \((\d+) ms after it gave up at worst\)/.exec(line ?? '')?.[1]));
     assert.ok(after[0]! >= 20 && after[1]! < after[0]!, `the first walk's cycle ${after[0]} ms late, the second's ${after[1]} ms:\n${r.stdout}`);
   });
 });
