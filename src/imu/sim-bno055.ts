@@ -94,7 +94,19 @@ export class SimBno055 implements I2cDevice {
     this.loose = reason;
   }
 
+  /** Whether every transfer from now on never comes back (hang). */
+  private stretching = false;
+
+  /**
+   * From now on no transfer comes back, with no error: the chip holds SCL low (clock stretching),
+   * which a Pi's I²C does not honour, and the read that asked waits for good.
+   */
+  hang(): void {
+    this.stretching = true;
+  }
+
   readBlock(register: number, length: number): Promise<Uint8Array> {
+    if (this.stretching) return new Promise(() => undefined);
     if (this.loose !== undefined) return Promise.reject(new Error(this.loose));
     this.refresh();
     return Promise.resolve(this.registers.slice(register, register + length));

@@ -37,6 +37,7 @@ const methods: Record<string, (...args: number[]) => unknown> = {
   raise: (id, bits) => twin.sim.raise(id, bits),
   garble: (id, count) => twin.sim.garble(id, count),
   unplugImu: () => twin.unplugImu(),
+  hangImu: () => twin.hangImu(),
   unplug: () => twin.pty.unplug(),
   lag: (ms, windowMs) => twin.sim.lag(ms, windowMs),
   holdReplies: (ms, count) => twin.sim.holdReplies(ms, count),

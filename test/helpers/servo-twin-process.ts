@@ -100,6 +100,11 @@ export class ServoTwinProcess {
     return this.call('unplugImu');
   }
 
+  /** The simulated BNO055 holds the bus's clock: its reads never come back, with no error. */
+  hangImu(): Promise<void> {
+    return this.call('hangImu');
+  }
+
   /** The wire is slow for `windowMs`: what reaches the servos is taken `lagMs` late (ServoSim.lag). */
   lag(lagMs: number, windowMs: number): Promise<void> {
     return this.call('lag', lagMs, windowMs);

@@ -4,7 +4,7 @@
  * (ServoSim's onWrite) drive the twin's position servos; every 20 ms the twin steps one control
  * period and its joints' positions and velocities go back into the servos' registers, and its
  * trunk's gyro and gravity into the simulated IMU file the body reads (`sim_imu`; with an `imu`
- * block too, through a simulated BNO055's registers, which unplugImu makes fail). It runs in a
+ * block too, through a simulated BNO055's registers, which unplugImu makes fail and hangImu hang). It runs in a
  * process of its own (servo-twin-main.ts), which tests and benches reach through
  * servo-twin-process.ts, and holds its pty's master itself (held-pty.ts): no relay between the
  * body's port and the servos.
@@ -38,6 +38,8 @@ export class ServoTwin extends TwinRig {
   readonly imuPath: string;
   /** What the simulated BNO055 fails with from now on (unplugImu), told through the file. */
   private imuError: string | undefined;
+  /** Whether its reads hang from now on (hangImu), told through the file. */
+  private imuHangs = false;
   /** The trunk's IMU, rewritten in place each step (sim-imu.ts). */
   private readonly imu: SimImuWriter;
   /** Goal positions written, counted: what reached the twin through real packets. */
@@ -99,6 +101,11 @@ export class ServoTwin extends TwinRig {
     this.imuError = reason;
   }
 
+  /** The simulated BNO055 holds the bus's clock: from now on its reads never come back, with no error. */
+  hangImu(): void {
+    this.imuHangs = true;
+  }
+
 
   /** The twin's joints into the servos' registers, its trunk's IMU into the file. */
   protected publish(): void {
@@ -113,7 +120,7 @@ export class ServoTwin extends TwinRig {
       table.set(encodeRegister(r.presentPosition, counts, order), r.presentPosition.address);
       table.set(encodeRegister(r.presentVelocity, (j.direction * (f.jointVel[i] ?? 0)) / r.presentVelocity.unit, order), r.presentVelocity.address);
     }
-    this.imu.write({ gyro: f.gyro, gravity: f.gravity, ...(this.imuError !== undefined ? { i2c_error: this.imuError } : {}) });
+    this.imu.write({ gyro: f.gyro, gravity: f.gravity, i2c_error: this.imuError, i2c_hang: this.imuHangs });
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * The twin's IMU record (sim-imu.ts), which the body reads each tick where a real duck reads its
  * BNO055: what the simulator wrote comes back whole, a record caught half written is never used
- * (the reading before it stands), and the IMU's wire coming loose is told through it.
+ * (the reading before it stands), and the IMU's wire coming loose, or its chip hanging, is told
+ * through it.
  */
 import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
@@ -23,6 +24,8 @@ describe("the twin's IMU record", () => {
     assert.deepEqual(reader.read(), { gyro: [0.1, -0.2, 0.3], gravity: [0, 0.6, -0.8] });
     writer.write({ gyro: [0, 0, 1.5], gravity: [0, 0, -1], i2c_error: 'EREMOTEIO: remote I/O error' });
     assert.deepEqual(reader.read(), { gyro: [0, 0, 1.5], gravity: [0, 0, -1], i2c_error: 'EREMOTEIO: remote I/O error' });
+    writer.write({ gyro: [0, 0, 0], gravity: [0, 0, -1], i2c_hang: true });
+    assert.deepEqual(reader.read(), { gyro: [0, 0, 0], gravity: [0, 0, -1], i2c_hang: true });
     writer.close();
     reader.close();
   });

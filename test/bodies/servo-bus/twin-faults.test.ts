@@ -18,11 +18,11 @@ import { ServoTwinProcess } from '../../helpers/servo-twin-process.js';
 import { TWO_WALKS, untilSecondWalk, walkLines } from '../../helpers/two-walks.js';
 
 /** `quackd ARGS` against a fresh twin (its home holds `files`), `fault` raised mid-walk: once the policy's goals are reaching the servos. */
-async function quackdWith(args: readonly string[], fault: (twin: ServoTwinProcess, run: Promise<CliResult>) => Promise<void>, files: Readonly<Record<string, string>> = {}): Promise<Awaited<ReturnType<typeof quackd>>> {
+async function quackdWith(args: readonly string[], fault: (twin: ServoTwinProcess, run: Promise<CliResult>) => Promise<void>, files: Readonly<Record<string, string>> = {}, settings = ''): Promise<Awaited<ReturnType<typeof quackd>>> {
   const twin = await ServoTwinProcess.start({ protocol: 'feetech' });
   const home = mkdtempSync(join(tmpdir(), 'quackd-servo-fault-'));
   try {
-    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, bus_timeout_ms: 100 }\n`);
+    writeFileSync(join(home, 'config.yaml'), `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)},${settings} bus_timeout_ms: 100 }\n`);
     for (const [name, text] of Object.entries(files)) writeFileSync(join(home, name), text);
     const running = quackd(args.map((a) => (a in files ? join(home, a) : a)), { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
     await beforeRunEnds(running, "the walk's goals reached the servos", twin.untilGoalWrites(25));
@@ -114,6 +114,16 @@ describe('bus faults on microduck:feetech', () => {
     const worst = walkLines(r.stdout).map((line) => Number(/; the servo bus answered late on \d+ ticks? \(a reading (\d+) ms old at worst\)/.exec(line ?? '')?.[1]));
     console.log(`# at worst: ${worst.join(' ms, then ')} ms`);
     assert.ok(worst[0]! >= 150 && worst[1]! >= 60 && worst[1]! < 150, `the first walk's worst ${worst[0]} ms, the second's ${worst[1]} ms:\n${r.stdout}`);
+  });
+
+  // The trunk read through its BNO055 (the simulated chip's registers): a read that never comes
+  // back, with no error (the chip holding a Pi's I²C clock), is the IMU's fault once it has been
+  // out 500 ms; the duck is held without a reading until then.
+  it('a BNO055 whose read hangs ends the run (exit 3) naming the chip and how long', async () => {
+    const r = await quackdWith(['do', 'walk', '2.0', '--yes', '--robot', 'duck'], (twin) => twin.hangImu(), {}, ' imu: {},');
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    assert.match(r.stdout, /walk on .*: the BNO055 on i2c-1 at 0x28 stopped answering: a read has not come back in \d+ ms; torque off: read back from every servo/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
   });
 
   it('a pulled adapter ends the run with one line; nothing crashes', async () => {

@@ -7,8 +7,8 @@
  * (~0.4 ms of a cold worker's tick: more than the bus cycle it stands beside, and more than a
  * real chip's read costs the worker, which is one request handed to libuv's pool).
  *
- * The record (little-endian): u32 sequence, u32 length of the error, 6 × f64 gyro then gravity,
- * the error's UTF-8 bytes, the sequence again at the end. A writer bumps the sequence each write;
+ * The record (little-endian): u32 sequence, u32 length of the error, u32 flags (bit 0: the chip
+ * hangs), 6 × f64 gyro then gravity, the error's UTF-8 bytes, the sequence again at the end. A writer bumps the sequence each write;
  * a reader that sees the two copies differ caught a write half done and keeps what it had.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
@@ -19,9 +19,12 @@ export interface SimImuReading {
   readonly gravity: Vec3;
   /** Read through a simulated BNO055 (an `imu` block too): from now on its transfers fail with this. */
   readonly i2c_error?: string;
+  /** Read through a simulated BNO055: from now on its transfers never come back (the chip holds the bus's clock). */
+  readonly i2c_hang?: boolean;
 }
 
-const HEAD = 8;
+const HEAD = 12;
+const HANGS = 1;
 const VALUES = HEAD + 6 * 8;
 const MAX_ERROR = 192;
 /** Bytes in a record. */
@@ -37,13 +40,14 @@ export class SimImuWriter {
     this.fd = openSync(path, 'w');
   }
 
-  write(r: { readonly gyro: readonly number[]; readonly gravity: readonly number[]; readonly i2c_error?: string | undefined }): void {
+  write(r: { readonly gyro: readonly number[]; readonly gravity: readonly number[]; readonly i2c_error?: string | undefined; readonly i2c_hang?: boolean | undefined }): void {
     const b = this.buffer;
     this.sequence = (this.sequence + 1) >>> 0;
     const error = Buffer.from(r.i2c_error ?? '', 'utf8').subarray(0, MAX_ERROR);
     b.fill(0);
     b.writeUInt32LE(this.sequence, 0);
     b.writeUInt32LE(error.length, 4);
+    b.writeUInt32LE(r.i2c_hang === true ? HANGS : 0, 8);
     for (let i = 0; i < 3; i++) {
       b.writeDoubleLE(r.gyro[i] ?? 0, HEAD + i * 8);
       b.writeDoubleLE(r.gravity[i] ?? 0, HEAD + (3 + i) * 8);
@@ -82,6 +86,7 @@ export class SimImuReader {
         gyro: [at(0), at(1), at(2)],
         gravity: [at(3), at(4), at(5)],
         ...(errorLength > 0 ? { i2c_error: b.toString('utf8', VALUES, VALUES + errorLength) } : {}),
+        ...((b.readUInt32LE(8) & HANGS) !== 0 ? { i2c_hang: true } : {}),
       };
     } catch {
       // Missing or unreadable: what was read before stands (undefined before the first).

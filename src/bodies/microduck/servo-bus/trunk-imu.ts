@@ -156,6 +156,7 @@ export async function openTrunkImu(o: TrunkImuOptions): Promise<TrunkImu | strin
         last = motion;
         sim.setTrunk(motion);
         if (motion.i2c_error !== undefined) sim.unplug(motion.i2c_error);
+        if (motion.i2c_hang === true) sim.hang();
       };
       device = sim;
     } else device = await openI2cDevice(o.imu.bus, o.imu.address);
