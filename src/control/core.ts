@@ -55,12 +55,15 @@ interface Verb {
   startSlot: number;
   ticks: number;
   waitedFallen: number;
+  /** Slots skipped since it started, and the longest jump between two ticks, in slots. */
+  missedSlots: number;
+  longestGap: number;
 }
 
 /** The idle skill's runs are not verbs: nobody waits for how they end. */
 const IDLE = -1;
 
-const fresh = (id: number, skill: Skill): Verb => ({ id, skill, started: false, startSlot: 0, ticks: 0, waitedFallen: 0 });
+const fresh = (id: number, skill: Skill): Verb => ({ id, skill, started: false, startSlot: 0, ticks: 0, waitedFallen: 0, missedSlots: 0, longestGap: 0 });
 
 type Settled = { readonly value: SkillOutput } | { readonly error: unknown } | 'timeout' | 'interrupted';
 
@@ -166,6 +169,11 @@ export class ControlCore {
   tick(t: TickTiming): void | Promise<void> {
     const began = performance.now();
     this.lastIndex = t.index;
+    const gap = t.slot - this.lastSlot;
+    if (gap > 1 && this.verb?.started === true) {
+      this.verb.missedSlots += gap - 1;
+      this.verb.longestGap = Math.max(this.verb.longestGap, gap);
+    }
     this.lastSlot = t.slot;
     this.consumeStop(t.index);
     const frame = this.read();
@@ -333,6 +341,9 @@ export class ControlCore {
     } catch {
       // The verb is over either way; a skill that cannot tidy up must not take the loop with it.
     }
-    this.hooks.verbEnded(verb.id, verb.started ? { ...result, ranMs: (this.lastSlot - verb.startSlot) * this.settings.periodMs } : result);
+    if (!verb.started) return this.hooks.verbEnded(verb.id, result);
+    const period = this.settings.periodMs;
+    const missed = verb.missedSlots > 0 ? { missed: { slots: verb.missedSlots, longestGapMs: verb.longestGap * period } } : {};
+    this.hooks.verbEnded(verb.id, { ...result, ranMs: (this.lastSlot - verb.startSlot) * period, ...missed });
   }
 }

@@ -34,12 +34,22 @@ export type SkillFactory = (options: Json | undefined, context: SkillContext) =>
 export type FailReason = 'fell' | 'fallen' | 'skill' | 'timeout';
 
 /**
+ * Slots of the loop's grid a verb had no tick on, its loop too late to run them (a loaded host):
+ * how many, and the longest gap between two of its ticks, ms. A gait whose time goes on across
+ * such a gap sent the servos nothing meanwhile, which a fall then explains.
+ */
+export interface MissedSlots {
+  readonly slots: number;
+  readonly longestGapMs: number;
+}
+
+/**
  * How a verb ended. `endTick` is the index of the tick it ended on (-1: its skill could not be
  * made); `ticks` how many ticks its skill ran; `ranMs` the time from its first tick to its last
  * on the loop's schedule, missed ticks included (a loaded machine skips ticks, the gait's time
- * goes on): absent when its skill never ran.
+ * goes on): absent when its skill never ran; `missed`, those slots, when there were any.
  */
-export type VerbResult =
+export type VerbResult = (
   | { readonly outcome: 'done'; readonly ticks: number; readonly endTick: number; readonly ranMs?: number }
   | {
       readonly outcome: 'stopped';
@@ -49,7 +59,8 @@ export type VerbResult =
       /** stop(): the index of the first tick to start after it was called (endTick ≤ this) */
       readonly requestedTick?: number;
     }
-  | { readonly outcome: 'failed'; readonly reason: FailReason; readonly message: string; readonly ticks: number; readonly endTick: number; readonly ranMs?: number };
+  | { readonly outcome: 'failed'; readonly reason: FailReason; readonly message: string; readonly ticks: number; readonly endTick: number; readonly ranMs?: number }
+) & { readonly missed?: MissedSlots };
 
 /** One line, as a verb result reads: `done`, `stopped`, `failed — fell`. */
 export function describeVerb(result: VerbResult): string {

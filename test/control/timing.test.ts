@@ -1,6 +1,6 @@
 /**
  * The loop in real time: a tick that blocks the worker for three periods makes it skip the slots
- * it missed (counted), never run them back to back; stop() ends a verb on the first tick that
+ * it missed (counted, and said in the verb's result), never run them back to back; stop() ends a verb on the first tick that
  * starts after it, even while an async skill is computing; health is pushed on the event bus.
  * Counts and orderings only: timing figures are bench/control.ts's business.
  */
@@ -34,7 +34,7 @@ describe('real-time pacing', () => {
       const verb = rig.loop.run(where === 'skill' ? skill({ kind: 'block', velocity: 0.1, at: 5, ms: 3 * PERIOD }) : skill({ kind: 'ramp', velocity: 0.1 }));
       await sleep(600);
       rig.loop.stop();
-      await verb;
+      const result = await verb;
       const log = await rig.log();
       const s = stats.last;
       assert.ok(s !== undefined && s.state === 'closed', `final stats: ${JSON.stringify(s)}`);
@@ -42,6 +42,8 @@ describe('real-time pacing', () => {
       // little. (More only if the machine itself stalls the worker elsewhere.)
       assert.ok(s.missed >= 2 && s.missed <= 5, `missed ${s.missed}`);
       assert.ok(s.overruns >= 1, `overruns ${s.overruns}`);
+      // The verb says the slots it had no tick on, and the gap (a fall's result says them: policy-verb.ts missedNote).
+      assert.ok(result.missed !== undefined && result.missed.slots >= 2 && result.missed.slots <= s.missed && result.missed.longestGapMs >= 3 * PERIOD, JSON.stringify(result));
       // The blocked tick's targets were stale by the time they were ready: not sent.
       const blocked = where === 'plant' ? 10 : (log.sends.find((x, i) => i > 0 && x.t - (log.sends[i - 1]?.t ?? 0) > 2.5 * PERIOD)?.read ?? 0) - 1;
       assert.ok(blocked > 0, 'no gap of three periods in the sends');

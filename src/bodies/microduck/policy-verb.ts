@@ -63,3 +63,14 @@ export async function runPolicyVerb({ loop, dir, headingHold, standAfterKick }: 
 export function ranSeconds(result: LoopResult, periodMs: number): number {
   return Math.round((result.ranMs ?? result.ticks * periodMs) / 100) / 10;
 }
+
+/**
+ * `the control loop missed 3 ticks (a gap of 80 ms at worst: the host too busy)` when a verb that
+ * fell had slots its loop was too late to run: its servos were sent nothing meanwhile, which may be
+ * why. Said only with a fall: a verb that went well rode the gap out.
+ */
+export function missedNote(result: LoopResult): string | undefined {
+  const m = result.missed;
+  if (m === undefined || result.outcome !== 'failed' || result.reason !== 'fell') return undefined;
+  return `the control loop missed ${m.slots} tick${m.slots === 1 ? '' : 's'} (a gap of ${Math.round(m.longestGapMs)} ms at worst: the host too busy)`;
+}

@@ -13,6 +13,7 @@ import { RpcError } from '../../../bridge/errors.js';
 import type { FallSettings } from '../../../control/fall.js';
 import type { VerbResult as LoopResult } from '../../../control/skill.js';
 import type { VerbResult } from '../../body.js';
+import { missedNote } from '../policy-verb.js';
 
 export type AfterFall = FallSettings['then'];
 
@@ -45,5 +46,6 @@ export async function fallResult(what: string, result: Extract<LoopResult, { out
   const safe = await settle(client, then);
   const tilt = `tilted ${Math.round(tiltDeg)}°`;
   const how = result.reason === 'fell' ? `fell after ${((result.ranMs ?? result.ticks * periodMs) / 1000).toFixed(1)} s (${tilt})` : `${result.message} (${tilt}): stand it up first`;
-  return { ok: false, summary: `${what}: failed — ${how}; ${safe.text}`, data: { fell: true, tilt_deg: Math.round(tiltDeg), ...safe.data } };
+  const missed = missedNote(result);
+  return { ok: false, summary: `${what}: failed — ${how}${missed !== undefined ? `; ${missed}` : ''}; ${safe.text}`, data: { fell: true, tilt_deg: Math.round(tiltDeg), ...safe.data } };
 }

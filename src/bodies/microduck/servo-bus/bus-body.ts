@@ -33,7 +33,7 @@ import { bundledPolicyDir } from '../../../policy/bundled.js';
 import { timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { LentPolicies } from '../lent-policies.js';
-import { ranSeconds, runPolicyVerb, verbCommand, type PolicyVerb } from '../policy-verb.js';
+import { missedNote, ranSeconds, runPolicyVerb, verbCommand, type PolicyVerb } from '../policy-verb.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { logger } from '../../../log.js';
@@ -210,7 +210,8 @@ export class BusBody implements Body {
     // A verb that went wrong while the bus's answers came late says so: a duck that fell walking blind was not only a fall.
     const late = this.lateTicks();
     const blind = late !== undefined ? `; ${late}, which held the duck without a reading` : '';
-    return { ok: false, summary: `${what}: ${why}${blind}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result, PERIOD_MS), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
+    const missed = missedNote(result);
+    return { ok: false, summary: `${what}: ${why}${blind}${missed !== undefined ? `; ${missed}` : ''}`, data: { tilt_deg: deg(this.facts.tilt_rad), ran_s: ranSeconds(result, PERIOD_MS), ...(result.outcome === 'stopped' ? { stopped: true } : {}) } };
   }
 
   /**
