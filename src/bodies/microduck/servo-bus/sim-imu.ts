@@ -8,8 +8,9 @@
  * real chip's read costs the worker, which is one request handed to libuv's pool).
  *
  * The record (little-endian): u32 sequence, u32 length of the error, u32 flags (bit 0: the chip
- * hangs), 6 × f64 gyro then gravity, the error's UTF-8 bytes, the sequence again at the end. A writer bumps the sequence each write;
- * a reader that sees the two copies differ caught a write half done and keeps what it had.
+ * hangs), 6 × f64 gyro then gravity, the error's UTF-8 bytes, the sequence again at the end. A
+ * writer bumps the sequence each write; a reader that sees the two copies differ caught a write
+ * half done and keeps what it had.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Vec3 } from '../../../imu/bno055-codec.js';
