@@ -7,7 +7,7 @@
  * on the stand's home pose (SETTLE_EASE_MS), which is what their servos then hold.
  */
 import type { ControlLoop } from '../../control/control-loop.js';
-import type { VerbResult as LoopResult } from '../../control/skill.js';
+import type { MissedSlots, VerbResult as LoopResult } from '../../control/skill.js';
 import { policySkill } from '../../control/skills/specs.js';
 import type { Slot } from '../../policy/slots.js';
 
@@ -27,14 +27,27 @@ export const SETTLE_EASE_MS = 200;
 /** How long a duck with a camera stands after a kick while the ball rolls on, so the look after it sees where it stopped (the twin's body waits as long). */
 export const KICK_SETTLE_MS = 1500;
 
-/** `result`, with the stand policy run `ms` after it when it ended as asked (a stand that did not end well is the result). */
-export async function standAfter(loop: ControlLoop, stand: string, ms: number, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+/**
+ * `result`, with the stand policy run `ms` after it when it ended as asked. A stand that did not
+ * end well is the result, as long as the gait and the stand together: their ticks, their time and
+ * the slots the loop missed in either (a fall in the stand may be the walk's late ticks').
+ */
+export async function standAfter(loop: Pick<ControlLoop, 'run'>, stand: string, ms: number, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
   if (result.outcome !== 'done') return result;
   const settle = await loop.run(policySkill(stand, { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, ms, undefined, Math.min(SETTLE_EASE_MS, ms)), halt);
-  return settle.outcome === 'done' ? result : { ...settle, ticks: result.ticks + settle.ticks };
+  if (settle.outcome === 'done') return result;
+  const ranMs = result.ranMs !== undefined && settle.ranMs !== undefined ? { ranMs: result.ranMs + settle.ranMs } : {};
+  const missed = bothMissed(result.missed, settle.missed);
+  const { missed: _, ...stood } = settle;
+  return { ...stood, ticks: result.ticks + settle.ticks, ...ranMs, ...(missed !== undefined ? { missed } : {}) };
+}
+
+function bothMissed(a: MissedSlots | undefined, b: MissedSlots | undefined): MissedSlots | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return { slots: a.slots + b.slots, longestGapMs: Math.max(a.longestGapMs, b.longestGapMs) };
 }
 
 /** `result` of a slot, with the stand after it when it is a gait's (walk, turn). */
-export function settleAfterGait(loop: ControlLoop, stand: string, slot: Slot, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+export function settleAfterGait(loop: Pick<ControlLoop, 'run'>, stand: string, slot: Slot, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
   return slot === 'walk' || slot === 'turn' ? standAfter(loop, stand, GAIT_SETTLE_MS, result, halt) : Promise.resolve(result);
 }
