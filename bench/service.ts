@@ -19,7 +19,9 @@
  *   floors  measured in the same run (bench/_floor.ts): the RSS of node with a worker holding
  *           onnxruntime-node and the walk policy's session, and the CPU of a worker pacing a bare
  *           50 Hz loop; (b)'s and (d)'s figures are also given as ratios to them (goals for (d),
- *           issue 25: RSS settled ≤ 1.3× the onnxruntime floor, idle CPU ≤ 2× the bare loop).
+ *           issue 25: RSS settled ≤ 1.3× the onnxruntime floor, idle CPU ≤ 2× the bare loop),
+ *           and the settled RSS by kind beside the floor's (bench/_rss-parts.ts): anonymous memory,
+ *           node's binary, onnxruntime's library, other files.
  *   jitter  the jsonrpc robot's loop `control:stats` (tick lateness p50/p99/max, missed) over a
  *           W-second walk with MQTT publishing state (state_hz 20, mosquitto_sub subscribed to
  *           everything), and again with a client asking `bridge/request/status` at 20 Hz (the
@@ -49,6 +51,7 @@ import { readCredentials } from '../src/mqtt/credentials.js';
 import { bareLoop, onnxFloor, rssMb, type Floor } from './_floor.js';
 import { servoTwinProcess } from './_servo-twin.js';
 import { cpuPressure } from './_machine.js';
+import { rssParts, type RssParts } from './_rss-parts.js';
 import { unitEnvironment } from './_unit-env.js';
 import { fmt } from './_stats.js';
 
@@ -237,7 +240,8 @@ async function measured<T>(floor: Promise<Floor>, measure: (f: Floor) => Promise
     await f.stop();
   }
 }
-const floorRss = await measured(onnxFloor(), async (f) => (await sleep(1000), rssMb(f.pid)));
+const floor = await measured(onnxFloor(), async (f) => (await sleep(1000), { rss: rssMb(f.pid), parts: rssParts(f.pid) }));
+const floorRss = floor.rss;
 const bare = await measured(bareLoop(), async (f) => (await sleep(SETTLE_S * 1000), await idleCpu(f.pid, SECONDS)));
 const loopCpu = bare.total;
 console.log(`floors: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU (${bare.busiest}; ${fmt(bare.wakeUps, 0)} wake-ups/s in all)`);
@@ -255,7 +259,7 @@ try {
   ].filter((c) => ONLY.has(c.name.slice(1, 2)));
 
   console.log(`\n${'service'.padEnd(20)}${'front doors'.padEnd(16)}${'RSS ready'.padEnd(12)}${'RSS walked'.padEnd(13)}${'RSS idle'.padEnd(11)}${'peak'.padEnd(11)}idle CPU`);
-  const held = new Map<string, { rss: number; cpu: number }>();
+  const held = new Map<string, { rss: number; cpu: number; parts: RssParts }>();
   for (const c of configs) {
     for (const kind of ['serve', 'serve+mqtt'] as const) {
       const served = await serve(kind, `${pilotSection(llm)}${c.robots}${kind === 'serve+mqtt' ? mqttOn : 'mqtt: false\n'}`);
@@ -275,8 +279,9 @@ try {
           await sleep(SETTLE_S * 1000);
           cpu = await idleCpu(served.pid, SECONDS);
           const rss = memory(served.pid).rss;
+          const parts = rssParts(served.pid);
           settled = MB(rss);
-          if (c.walks) held.set(c.name.slice(0, 3), { rss, cpu: cpu.total });
+          if (c.walks) held.set(c.name.slice(0, 3), { rss, cpu: cpu.total, parts });
         }
         const idle = cpu !== undefined ? `${fmt(cpu.total, 2)} % over ${SECONDS} s, ${fmt(cpu.wakeUps, 0)} wake-ups/s (${cpu.busiest || 'no thread ≥ 0.05 %'})` : '-';
         const doors = kind === 'serve' ? 'socket' : 'socket, mqtt';
@@ -290,6 +295,8 @@ try {
   for (const [name, duck] of held) {
     const goals = name === '(d)' ? ' (goals ≤ 1.3× and ≤ 2×)' : ` (the goal, 90 MB, is ${fmt(90 / floorRss, 2)}× it)`;
     say(`${name} against the floors: RSS idle ${fmt(duck.rss / floorRss, 2)}× the onnxruntime floor · idle CPU ${fmt(duck.cpu / loopCpu, 2)}× the bare 50 Hz loop${goals}`);
+    const by = (k: keyof RssParts, what: string) => `${what} ${MB(duck.parts[k])} against ${fmt(floor.parts[k])}`;
+    say(`${name} RSS idle by kind, against the floor's: ${by('anonymous', 'anonymous (V8 heaps, malloc)')} · ${by('node', "node's binary")} · ${by('onnxruntime', 'onnxruntime')} · ${by('otherFiles', 'other files')}`);
   }
 
   if (rig !== undefined) {
