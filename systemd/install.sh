@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs `quackd serve` as a systemd service: the quackd system user (in dialout, for the serial
-# robots), /etc/quackd with a config skeleton, the data directory /var/lib/quackd, the unit, and
+# robots, and in i2c where there is one, for the IMU), /etc/quackd with a config skeleton, the data directory /var/lib/quackd, the unit, and
 # enables it. Safe to run again: what exists is left as it is, and a config is never overwritten.
 #
 #   sudo systemd/install.sh            install and enable (starts at the next boot)
@@ -82,12 +82,17 @@ fi
 if [ -z "$(account_field "$user" 1 group)" ]; then
   groupadd "${account_flags[@]}" --system "$user"
 fi
+# dialout owns the serial ports; i2c, where the system has it (Raspberry Pi OS, Jetson Linux), the
+# I²C buses a BNO055 hangs on. A user from an earlier install joins a group it is not in yet.
+groups=(dialout)
+[ -z "$(account_field i2c 1 group)" ] || groups+=(i2c)
 if [ -z "$(account_field "$user" 1 passwd)" ]; then
-  useradd "${account_flags[@]}" --system --gid "$user" --groups dialout --home-dir /var/lib/quackd \
+  useradd "${account_flags[@]}" --system --gid "$user" --groups "$(IFS=,; echo "${groups[*]}")" --home-dir /var/lib/quackd \
     --no-create-home --shell /usr/sbin/nologin --comment "quackd robot runtime" "$user"
-elif ! in_group "$user" dialout; then
-  usermod "${account_flags[@]}" --append --groups dialout "$user"
 fi
+for group in "${groups[@]}"; do
+  in_group "$user" "$group" || usermod "${account_flags[@]}" --append --groups "$group" "$user"
+done
 # Numbers, not names: in another root the machine's own passwd does not know the user.
 uid="$(account_field "$user" 3 passwd)"
 gid="$(account_field "$user" 3 group)"

@@ -28,7 +28,7 @@ import {
   type CalibrationOffsets,
   type CalibrationStatus,
 } from './bno055-codec.js';
-import { ImuLostError, ImuSilentError, ImuWrongChipError } from './errors.js';
+import { ImuLostError, ImuNoAccessError, ImuSilentError, ImuWrongChipError } from './errors.js';
 import { where, type I2cDevice } from './i2c-device.js';
 
 export interface Bno055Setup {
@@ -56,6 +56,8 @@ async function checkChip(device: I2cDevice): Promise<void> {
   try {
     id = (await device.readBlock(REG.CHIP_ID, 1))[0] ?? -1;
   } catch (err) {
+    // A bus the user may not open is no silent chip: its own line says what lets quackd in.
+    if (err instanceof ImuNoAccessError) throw err;
     throw new ImuSilentError(where(device), reasonOf(err));
   }
   if (id !== BNO055_CHIP_ID) throw new ImuWrongChipError(where(device), id);

@@ -24,6 +24,22 @@ export class ImuSilentError extends ImuError {
   }
 }
 
+/**
+ * /dev/i2c-N does not open for the user quackd runs as: not in the group that owns it (EACCES), or
+ * a device policy refuses it (EPERM: systemd's DevicePolicy without DeviceAllow=char-i2c). Not
+ * the chip's silence: no wiring check helps, so the line says what does.
+ */
+export class ImuNoAccessError extends ImuError {
+  override readonly name = 'ImuNoAccessError';
+  constructor(
+    readonly where: string,
+    readonly path: string,
+    readonly why: string,
+  ) {
+    super(`cannot open ${path} for the BNO055 (${where}): ${why}`);
+  }
+}
+
 /** Something answers, but its CHIP_ID is not the BNO055's. */
 export class ImuWrongChipError extends ImuError {
   override readonly name = 'ImuWrongChipError';

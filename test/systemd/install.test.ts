@@ -62,6 +62,8 @@ describe('systemd/quackd.service', () => {
     // The serial ports must stay visible: PrivateDevices would hide /dev/ttyACM*.
     assert.equal(set('PrivateDevices'), undefined);
     assert.ok(set('DeviceAllow')?.includes('char-ttyACM rw'));
+    // The BNO055's bus: the closed policy refuses /dev/i2c-* to every user without it.
+    assert.ok(set('DeviceAllow')?.includes('char-i2c rw'));
     // quackd's own deadline is 5 s; systemd's must be longer, or it kills a clean shutdown.
     assert.ok(Number.parseInt(set('TimeoutStopSec')?.[0] ?? '0', 10) > 5);
     assert.ok(Number.parseInt(set('WatchdogSec')?.[0] ?? '0', 10) >= 10);
@@ -97,6 +99,25 @@ describe('systemd/install.sh', () => {
     install(dir);
     assert.deepEqual(snapshot(dir), before);
     assert.match(readFileSync(join(dir, 'etc/quackd/config.yaml'), 'utf8'), /body: microduck:sim2d\n$/);
+  });
+
+  it('puts the user in i2c where the system has that group (the IMU\'s bus), and a user from an earlier install joins it', { skip }, () => {
+    const dir = newRoot();
+    appendFileSync(join(dir, 'etc/group'), 'i2c:x:998:pi\n');
+    install(dir, '--no-systemctl');
+    assert.match(readFileSync(join(dir, 'etc/group'), 'utf8'), /^dialout:x:20:quackd$/m);
+    assert.match(readFileSync(join(dir, 'etc/group'), 'utf8'), /^i2c:x:998:pi,quackd$/m);
+
+    // Installed before the system had the group (or before quackd asked for it): the next install adds it.
+    const older = newRoot();
+    install(older, '--no-systemctl');
+    assert.doesNotMatch(readFileSync(join(older, 'etc/group'), 'utf8'), /^i2c:/m);
+    appendFileSync(join(older, 'etc/group'), 'i2c:x:998:\n');
+    install(older, '--no-systemctl');
+    assert.match(readFileSync(join(older, 'etc/group'), 'utf8'), /^i2c:x:998:quackd$/m);
+    const before = snapshot(older);
+    install(older, '--no-systemctl');
+    assert.deepEqual(snapshot(older), before);
   });
 
   it("installs a config skeleton quackd reads without a complaint, through the data directory's link", { skip }, async () => {
