@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs `quackd serve` as a systemd service: the quackd system user (in dialout, for the serial
-# robots, and in i2c where there is one, for the IMU), /etc/quackd with a config skeleton, the data directory /var/lib/quackd, the unit, and
+# robots, and in i2c and video where the system has them, for the IMU and the camera), /etc/quackd with a config skeleton, the data directory /var/lib/quackd, the unit, and
 # enables it. Safe to run again: what exists is left as it is, and a config is never overwritten.
 #
 #   sudo systemd/install.sh            install and enable (starts at the next boot)
@@ -82,10 +82,13 @@ fi
 if [ -z "$(account_field "$user" 1 group)" ]; then
   groupadd "${account_flags[@]}" --system "$user"
 fi
-# dialout owns the serial ports; i2c, where the system has it (Raspberry Pi OS, Jetson Linux), the
-# I²C buses a BNO055 hangs on. A user from an earlier install joins a group it is not in yet.
+# dialout owns the serial ports; where the system has them (Raspberry Pi OS, Jetson Linux), i2c the
+# I²C buses a BNO055 hangs on and video the cameras. A user from an earlier install joins a group
+# it is not in yet.
 groups=(dialout)
-[ -z "$(account_field i2c 1 group)" ] || groups+=(i2c)
+for group in i2c video; do
+  [ -z "$(account_field "$group" 1 group)" ] || groups+=("$group")
+done
 if [ -z "$(account_field "$user" 1 passwd)" ]; then
   useradd "${account_flags[@]}" --system --gid "$user" --groups "$(IFS=,; echo "${groups[*]}")" --home-dir /var/lib/quackd \
     --no-create-home --shell /usr/sbin/nologin --comment "quackd robot runtime" "$user"

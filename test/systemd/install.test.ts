@@ -62,8 +62,9 @@ describe('systemd/quackd.service', () => {
     // The serial ports must stay visible: PrivateDevices would hide /dev/ttyACM*.
     assert.equal(set('PrivateDevices'), undefined);
     assert.ok(set('DeviceAllow')?.includes('char-ttyACM rw'));
-    // The BNO055's bus: the closed policy refuses /dev/i2c-* to every user without it.
-    assert.ok(set('DeviceAllow')?.includes('char-i2c rw'));
+    // The BNO055's bus and the cameras (a webcam; rpicam-vid's media controllers and frame buffers):
+    // the closed policy refuses them to every user without these.
+    for (const device of ['char-i2c', 'char-video4linux', 'char-media', 'char-dma_heap']) assert.ok(set('DeviceAllow')?.includes(`${device} rw`), device);
     // quackd's own deadline is 5 s; systemd's must be longer, or it kills a clean shutdown.
     assert.ok(Number.parseInt(set('TimeoutStopSec')?.[0] ?? '0', 10) > 5);
     assert.ok(Number.parseInt(set('WatchdogSec')?.[0] ?? '0', 10) >= 10);
@@ -101,11 +102,12 @@ describe('systemd/install.sh', () => {
     assert.match(readFileSync(join(dir, 'etc/quackd/config.yaml'), 'utf8'), /body: microduck:sim2d\n$/);
   });
 
-  it('puts the user in i2c where the system has that group (the IMU\'s bus), and a user from an earlier install joins it', { skip }, () => {
+  it("puts the user in i2c and video where the system has those groups (the IMU's bus, the camera), and a user from an earlier install joins them", { skip }, () => {
     const dir = newRoot();
-    appendFileSync(join(dir, 'etc/group'), 'i2c:x:998:pi\n');
+    appendFileSync(join(dir, 'etc/group'), 'video:x:44:pi\ni2c:x:998:pi\n');
     install(dir, '--no-systemctl');
     assert.match(readFileSync(join(dir, 'etc/group'), 'utf8'), /^dialout:x:20:quackd$/m);
+    assert.match(readFileSync(join(dir, 'etc/group'), 'utf8'), /^video:x:44:pi,quackd$/m);
     assert.match(readFileSync(join(dir, 'etc/group'), 'utf8'), /^i2c:x:998:pi,quackd$/m);
 
     // Installed before the system had the group (or before quackd asked for it): the next install adds it.
