@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
+import { askLowLatency } from './low-latency.js';
 import { cannotOpen } from './open-refusal.js';
 import { DEFAULT_BAUD } from './protocol.js';
 import { Reopener } from './reopen.js';
@@ -31,11 +32,15 @@ export interface SerialLinkEvents {
   restored: [];
 }
 
-function openPort(path: string, baudRate: number): Promise<SerialPort> {
-  return new Promise((resolve, reject) => {
-    const port = new SerialPort({ path, baudRate, autoOpen: false });
-    port.open((err) => (err ? reject(cannotOpen(path, err.message)) : resolve(port)));
+async function openPort(path: string, baudRate: number): Promise<SerialPort> {
+  const port = await new Promise<SerialPort>((resolve, reject) => {
+    const opening = new SerialPort({ path, baudRate, autoOpen: false });
+    opening.open((err) => (err ? reject(cannotOpen(path, err.message)) : resolve(opening)));
   });
+  // Replies handed over at once, not after an FTDI adapter's 16 ms latency timer (low-latency.ts).
+  const fd = (port.port as { readonly fd?: number | null } | undefined)?.fd;
+  if (typeof fd === 'number') await askLowLatency(fd);
+  return port;
 }
 
 function closePort(port: SerialPort): Promise<void> {

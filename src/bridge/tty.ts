@@ -23,6 +23,7 @@ import { WriteStream } from 'node:tty';
 import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
 import { cannotOpen, refusedPort } from './open-refusal.js';
+import { askLowLatency, type LowLatency } from './low-latency.js';
 import { lockPort } from './port-lock.js';
 import { Reopener } from './reopen.js';
 
@@ -70,6 +71,8 @@ interface Tty {
   readonly output: WriteStream;
   /** The locked descriptor, apart from the streams' (libuv reopens a pty slave's, which would shed the lock). */
   readonly lock: FileHandle;
+  /** What the driver said to handing over each byte at once (low-latency.ts). */
+  readonly lowLatency: LowLatency;
 }
 
 const refused = (path: string, err: unknown): PortError => cannotOpen(path, err instanceof Error ? err.message : String(err));
@@ -106,7 +109,8 @@ async function openTty(path: string, baud: number): Promise<Tty> {
     // stty's "Inappropriate ioctl for device" of /dev/null or a file is the port's fault, said as an open's.
     throw refusedPort(path, m) ?? new PortError(`cannot set ${path} to ${baud} baud raw: ${m.split('\n')[0] ?? m}`, 'is it a serial port? is stty installed?');
   }
-  return { input: fds[0] ?? -1, output: new WriteStream(fds[1] ?? -1), lock };
+  const input = fds[0] ?? -1;
+  return { input, output: new WriteStream(fds[1] ?? -1), lock, lowLatency: await askLowLatency(input) };
 }
 
 /** Closes the streams and the lock (letting go of a device node that vanished); resolves once they are. */
@@ -161,6 +165,11 @@ export class TtyLink extends EventEmitter<TtyLinkEvents> {
 
   get connected(): boolean {
     return this.tty !== undefined;
+  }
+
+  /** Whether the driver hands over each byte at once (an FTDI adapter's latency timer at 1 ms), while the port is open. */
+  get lowLatency(): LowLatency | undefined {
+    return this.tty?.lowLatency;
   }
 
   /** Stops reconnecting, detaches the client and closes the device. Idempotent. */
