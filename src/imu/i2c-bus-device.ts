@@ -39,7 +39,12 @@ export function i2cDeviceOn(handle: BusTransfers, bus: number, address: number, 
     address,
     async readBlock(register, length) {
       const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.readI2cBlock(address, register, length, buffer).catch(refused);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.readI2cBlock(address, register, length, buffer));
+      } catch (err) {
+        return refused(err);
+      }
       return new Uint8Array(buffer.buffer, buffer.byteOffset, bytesRead);
     },
     writeByte: (register, value) => handle.writeByte(address, register, value).catch(refused),
