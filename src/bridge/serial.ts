@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import type { LinkUser } from './link-user.js';
 import { LinkLostError, PortError } from './errors.js';
-import { askLowLatency } from './low-latency.js';
+import { askLowLatency, type LowLatency } from './low-latency.js';
 import { cannotOpen } from './open-refusal.js';
 import { DEFAULT_BAUD } from './protocol.js';
 import { Reopener } from './reopen.js';
@@ -32,6 +32,9 @@ export interface SerialLinkEvents {
   restored: [];
 }
 
+/** What each open port's driver said to low latency, for health to show. */
+const latencyOf = new WeakMap<SerialPort, LowLatency>();
+
 async function openPort(path: string, baudRate: number): Promise<SerialPort> {
   const port = await new Promise<SerialPort>((resolve, reject) => {
     const opening = new SerialPort({ path, baudRate, autoOpen: false });
@@ -39,7 +42,7 @@ async function openPort(path: string, baudRate: number): Promise<SerialPort> {
   });
   // Replies handed over at once, not after an FTDI adapter's 16 ms latency timer (low-latency.ts).
   const fd = (port.port as { readonly fd?: number | null } | undefined)?.fd;
-  if (typeof fd === 'number') await askLowLatency(fd);
+  if (typeof fd === 'number') latencyOf.set(port, await askLowLatency(fd));
   return port;
 }
 
@@ -116,6 +119,11 @@ export class SerialLink extends EventEmitter<SerialLinkEvents> {
 
   get connected(): boolean {
     return this.port?.isOpen === true;
+  }
+
+  /** What the open port's driver said when asked for low latency; undefined while no port is open. */
+  get lowLatency(): LowLatency | undefined {
+    return this.port === undefined ? undefined : latencyOf.get(this.port);
   }
 
   /** Stop reconnecting, detach the client and close the port. Idempotent. */

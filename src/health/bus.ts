@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { BridgeError, PortError } from '../bridge/errors.js';
+import { latencyTimerMs } from '../bridge/latency-timer.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import { DID_NOT_ANSWER, lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
@@ -20,6 +21,7 @@ import { idRanges } from '../servo-bus/scan.js';
 import { silentBusHint } from '../servo-bus/usual-bauds.js';
 import { plural } from '../text/plural.js';
 import type { Robot } from '../runtime/fleet.js';
+import { latencyLine } from './bus-latency.js';
 import { fail, forRobot, ok, warn, type HealthCheck, type HealthReport, type HealthResult } from './check.js';
 
 /** Within this of home on every joint, a duck standing in its home pose is calibrated. */
@@ -113,6 +115,7 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   }
   const stop = (): void => void survey.close();
   signal.addEventListener('abort', stop, { once: true });
+  const latency = latencyLine({ port: s.port, lowLatency: survey.lowLatency, timerMs: latencyTimerMs(s.port), busTimeoutMs: s.bus_timeout_ms });
   let looks: ServoLook[];
   try {
     looks = await survey.look(s.joints ?? OPEN_DUCK_MINI_V2);
@@ -126,7 +129,7 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   const silent = looks.filter((l) => l.problem !== undefined);
   const read = looks.filter((l) => l.problem === undefined);
   const expected = read.filter((l) => l.expected);
-  const entries: HealthResult[] = [];
+  const entries: HealthResult[] = latency !== undefined ? [latency] : [];
   if (read.length > 0) entries.push(servosLine(read, protocol));
   if (expected.length > 0) {
     entries.push(powerLine(expected));

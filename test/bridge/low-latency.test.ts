@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import koffi from 'koffi';
 import { BridgeClient } from '../../src/bridge/client.js';
 import { askLowLatency, type Libc } from '../../src/bridge/low-latency.js';
+import { SerialLink } from '../../src/bridge/serial.js';
 import { TtyLink } from '../../src/bridge/tty.js';
 import { Rig, missingTools } from './rig.js';
 
@@ -95,6 +96,21 @@ describe('asking a serial driver for low latency', () => {
       await link.close();
       await rig.cleanup();
     }
+  });
+
+  it("the main thread's link (bus scan, calibrate, health) keeps what the driver said while its port is open", { skip: missingTools() }, async () => {
+    const rig = await Rig.start();
+    const client = new BridgeClient();
+    const link = await SerialLink.open(client, { path: rig.hostPath, baud: 1_000_000, reconnect: false });
+    try {
+      assert.equal(link.lowLatency, 'unsupported');
+      assert.equal((await client.hello()).protocol, 1);
+    } finally {
+      client.close();
+      await link.close();
+      await rig.cleanup();
+    }
+    assert.equal(link.lowLatency, undefined);
   });
 });
 

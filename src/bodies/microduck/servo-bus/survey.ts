@@ -6,6 +6,7 @@
  * goal or switches torque on, so nothing moves.
  */
 import { SerialLink } from '../../../bridge/serial.js';
+import type { LowLatency } from '../../../bridge/low-latency.js';
 import { ServoBus, type ServoReply } from '../../../servo-bus/bus.js';
 import { BusLostError, ServoBusError, ServoGarbledError, ServoRefusedError, ServoTimeoutError } from '../../../servo-bus/errors.js';
 import { decodeRegister, feetechModelFromBytes, modelByName, modelByNumber, type Register, type ServoModel } from '../../../servo-bus/models.js';
@@ -54,6 +55,11 @@ export class ServoSurvey {
       bus.close();
       throw err;
     }
+  }
+
+  /** What the port's driver said when asked for low latency (src/bridge/low-latency.ts). */
+  get lowLatency(): LowLatency | undefined {
+    return this.serial.lowLatency;
   }
 
   /** Every joint's servo, in the table's order. Throws only when the link is lost. */
