@@ -84,10 +84,11 @@ describe('asking a serial driver for low latency', () => {
     }
   });
 
-  it("the worker's link asks it when it opens a port, and a pty says it has no timer", { skip: missingTools() }, async () => {
+  /** Opens `open`'s link on the rig's pty, checks it says the pty has no timer and still carries the firmware's hello; returns the closed link. */
+  async function onPty<L extends { readonly lowLatency: unknown; close(): Promise<void> }>(open: (client: BridgeClient, path: string) => Promise<L>): Promise<L> {
     const rig = await Rig.start();
     const client = new BridgeClient();
-    const link = await TtyLink.open(client, { path: rig.hostPath, baud: 1_000_000 });
+    const link = await open(client, rig.hostPath);
     try {
       assert.equal(link.lowLatency, 'unsupported');
       assert.equal((await client.hello()).protocol, 1);
@@ -96,20 +97,15 @@ describe('asking a serial driver for low latency', () => {
       await link.close();
       await rig.cleanup();
     }
+    return link;
+  }
+
+  it("the worker's link asks it when it opens a port, and a pty says it has no timer", { skip: missingTools() }, async () => {
+    await onPty((client, path) => TtyLink.open(client, { path, baud: 1_000_000 }));
   });
 
   it("the main thread's link (bus scan, calibrate, health) keeps what the driver said while its port is open", { skip: missingTools() }, async () => {
-    const rig = await Rig.start();
-    const client = new BridgeClient();
-    const link = await SerialLink.open(client, { path: rig.hostPath, baud: 1_000_000, reconnect: false });
-    try {
-      assert.equal(link.lowLatency, 'unsupported');
-      assert.equal((await client.hello()).protocol, 1);
-    } finally {
-      client.close();
-      await link.close();
-      await rig.cleanup();
-    }
+    const link = await onPty((client, path) => SerialLink.open(client, { path, baud: 1_000_000, reconnect: false }));
     assert.equal(link.lowLatency, undefined);
   });
 });
