@@ -10,8 +10,7 @@ import { basename, join } from 'node:path';
 /** Milliseconds, from `/sys/class/tty/<tty>/device/latency_timer` of the port's device (a by-id path followed to its tty). */
 export function latencyTimerMs(port: string, sys = '/sys'): number | undefined {
   try {
-    const tty = basename(realpathSync(port));
-    const ms = Number(readFileSync(join(sys, 'class/tty', tty, 'device/latency_timer'), 'utf8').trim());
+    const ms = Number(readFileSync(join(sys, 'class/tty', basename(realpathSync(port)), 'device/latency_timer'), 'utf8').trim());
     return Number.isInteger(ms) && ms >= 0 ? ms : undefined;
   } catch {
     return undefined;
@@ -19,12 +18,26 @@ export function latencyTimerMs(port: string, sys = '/sys'): number | undefined {
 }
 
 /** What a user types to shorten it now (it lasts until the adapter is unplugged, as quackd's own request does). */
-export function latencyTimerFix(port: string): string {
-  let tty: string;
+export function latencyTimerFix(port: string, sys = '/sys'): string {
+  return `echo 1 | sudo tee ${join(sys, 'class/tty', ttyOf(port), 'device/latency_timer')}`;
+}
+
+/** The tty a port path names (a by-id link followed), its own name when it cannot be followed. */
+function ttyOf(port: string): string {
   try {
-    tty = basename(realpathSync(port));
+    return basename(realpathSync(port));
   } catch {
-    tty = basename(port);
+    return basename(port);
   }
-  return `echo 1 | sudo tee /sys/class/tty/${tty}/device/latency_timer`;
+}
+
+/**
+ * Why every servo seemed silent, when the adapter is the cause: its latency timer at or over the
+ * wait for a reply (the driver refused low latency, or another program set the timer back), so
+ * each reply came after the bus had given up on it. Undefined when the timer is shorter or unknown.
+ */
+export function slowAdapterHint(port: string, waitMs: number, sys = '/sys'): string | undefined {
+  const timer = latencyTimerMs(port, sys);
+  if (timer === undefined || timer < waitMs) return undefined;
+  return `the adapter holds each reply ${timer} ms (its latency timer), at or over the ${waitMs} ms a servo is waited for: ${latencyTimerFix(port, sys)}`;
 }

@@ -10,6 +10,7 @@ import type { Invocation } from '../cli/invocation.js';
 import type { Output } from '../cli/output.js';
 import { BridgeError } from '../bridge/errors.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, signedRad as signed, type JointRow } from '../bodies/microduck/servo-bus/joint-table.js';
+import { slowAdapterHint } from '../bridge/latency-timer.js';
 import { busProtocolOf, servoBusSettings, type ServoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import type { CalibrationResult, JointCalibration } from '../bodies/microduck/servo-bus/calibration.js';
 import { SilentBusError } from '../servo-bus/errors.js';
@@ -70,10 +71,10 @@ async function fleetRobot(env: NodeJS.ProcessEnv, name: string): Promise<{ robot
   return { robot, path: config.path, settings: servoBusSettings.parse(robot.settings) };
 }
 
-/** A bus where not one servo answered: the rate first when it is not one servos ship at, else power and protocol; bus scan tries others without a write. */
-function silentBus(err: SilentBusError, name: string, path: string): RuntimeError {
+/** A bus where not one servo answered: an adapter that holds replies past the wait, then the rate when it is not one servos ship at, else power and protocol; bus scan tries others without a write. */
+function silentBus(err: SilentBusError, name: string, path: string, waitMs: number): RuntimeError {
   const { protocol, port, baud, ids } = err;
-  const hint = silentBusHint(protocol, port, baud, `robots.${name}.baud`, path);
+  const hint = slowAdapterHint(port, waitMs) ?? silentBusHint(protocol, port, baud, `robots.${name}.baud`, path);
   return new RuntimeError(`calibrate: ${err.message} (ids ${idRanges(ids)}): nothing written, the config is as it was`, hint);
 }
 
@@ -154,7 +155,7 @@ export const calibrateCommand: Command = {
       });
     } catch (err) {
       if (err instanceof BridgeError) throw new RuntimeError(`calibrate: ${err.message}: nothing written, the config is as it was`, err.hint);
-      if (err instanceof SilentBusError) throw silentBus(err, robot.name, path);
+      if (err instanceof SilentBusError) throw silentBus(err, robot.name, path, link.timeoutMs);
       throw err;
     }
     if (!result.saved) {

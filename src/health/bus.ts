@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { BridgeError, PortError } from '../bridge/errors.js';
-import { latencyTimerMs } from '../bridge/latency-timer.js';
+import { latencyTimerMs, slowAdapterHint } from '../bridge/latency-timer.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
 import { DID_NOT_ANSWER, lookProblem, poseErrors, type JointError, type ServoLook } from '../bodies/microduck/servo-bus/servo-look.js';
@@ -139,7 +139,7 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   if (pose !== undefined) entries.push(pose);
   // Not one answered: the bus is said once, with what to try (the other protocol, the usual baud), not each servo.
   const none = read.length === 0 && looks.length > 0 && looks.every((l) => l.problem === DID_NOT_ANSWER);
-  const nobody = `no ${protocol} servo answered (ids ${idRanges(looks.map((l) => l.joint.id))}): ${silentBusHint(protocol, s.port, s.baud, `robots.${robot.name}.baud`)}`;
+  const nobody = `no ${protocol} servo answered (ids ${idRanges(looks.map((l) => l.joint.id))}): ${slowAdapterHint(s.port, s.bus_timeout_ms) ?? silentBusHint(protocol, s.port, s.baud, `robots.${robot.name}.baud`)}`;
   const answering = silent.length === 0 ? `all ${looks.length} servos of the joint table answer` : none ? nobody : `${read.length} of ${looks.length} servos answer; ${silent.map((l) => lookProblem(l, protocol)).join('; ')}`;
   return { ...(silent.length === 0 ? ok(`${head} · ${answering}`) : fail(`${head} · ${answering}`)), entries };
 }

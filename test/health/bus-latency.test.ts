@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { latencyTimerMs } from '../../src/bridge/latency-timer.js';
+import { latencyTimerMs, slowAdapterHint } from '../../src/bridge/latency-timer.js';
 import { latencyLine } from '../../src/health/bus-latency.js';
 
 describe('the adapter latency timer', () => {
@@ -28,6 +28,16 @@ describe('the adapter latency timer', () => {
     assert.equal(latencyTimerMs(byId, sys), 16);
     writeFileSync(join(sys, 'class/tty/ttyUSB3/device/latency_timer'), '1\n');
     assert.equal(latencyTimerMs(join(root, 'dev/ttyUSB3'), sys), 1);
+  });
+
+  it('is named as why every servo seemed silent when it is at or over the wait, and only then', () => {
+    writeFileSync(join(sys, 'class/tty/ttyUSB3/device/latency_timer'), '16\n');
+    assert.equal(
+      slowAdapterHint(byId, 10, sys),
+      `the adapter holds each reply 16 ms (its latency timer), at or over the 10 ms a servo is waited for: echo 1 | sudo tee ${sys}/class/tty/ttyUSB3/device/latency_timer`,
+    );
+    assert.equal(slowAdapterHint(byId, 20, sys), undefined);
+    assert.equal(slowAdapterHint(join(root, 'dev/ttyACM0'), 10, sys), undefined);
   });
 
   it('is undefined for a port whose driver has none, or a port that is not there', () => {

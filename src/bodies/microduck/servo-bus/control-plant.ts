@@ -23,6 +23,7 @@
 import * as z from '../../../zod-mini.js';
 import { TtyLink } from '../../../bridge/tty.js';
 import { BridgeError } from '../../../bridge/errors.js';
+import { slowAdapterHint } from '../../../bridge/latency-timer.js';
 import type { Json } from '../../../control/module-spec.js';
 import type { JointSpec, Plant, SensorFrame } from '../../../control/plant.js';
 import { ServoBus } from '../../../servo-bus/bus.js';
@@ -276,7 +277,7 @@ export async function createPlant(options: Json | undefined, edges: PlantEdges =
     bus.close();
     await link.close();
     // Not one servo answered, twice: the bus is said once (the wrong protocol or baud, or no power), not each of its servos.
-    if (off.silent === rows.length) throw new Error(`no ${o.protocol} servo answered on ${o.port} at ${o.baud} baud (ids ${idRanges(ids)}) (${silentBusHint(o.protocol, o.port, o.baud)})`);
+    if (off.silent === rows.length) throw new Error(`no ${o.protocol} servo answered on ${o.port} at ${o.baud} baud (ids ${idRanges(ids)}) (${slowAdapterHint(o.port, o.timeoutMs) ?? silentBusHint(o.protocol, o.port, o.baud)})`);
     throw new Error(`the servos on ${o.port} cannot be driven: ${why(err)}; ${off.text}`);
   }
   const opened = await openTrunkImu({ ...(o.imu !== undefined ? { imu: o.imu } : {}), ...(o.simImu !== undefined ? { simImu: o.simImu } : {}), ...(edges.imuDevice !== undefined ? { device: edges.imuDevice } : {}) });
