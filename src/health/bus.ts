@@ -1,6 +1,7 @@
 /**
  * `bus`, for a duck whose Pi drives its servo bus (microduck:feetech, microduck:dynamixel): every
- * servo of the joint table read once, over the robot's port, and four lines follow it: `servos`
+ * servo of the joint table read once, over the robot's port, and these lines follow it: `latency`
+ * (an adapter's latency timer, bus-latency.ts, where it has one or refused low latency), `servos`
  * (each the model the body drives, no alarm bit), `servo power` (voltage and temperature as the
  * servos read them, against each servo's own limits), `torque` (on with no quackd holding the
  * bus is a warning: a Feetech servo holds its last goal after quackd is killed) and `pose` (each joint's distance from the home
