@@ -15,6 +15,7 @@ import { MAX_SERVO_ID, PROTOCOLS, type ProtocolName } from '../servo-bus/packet.
 import { protocolNamed } from '../servo-bus/protocol.js';
 import { parseIdRange, scanBus, type ScanResult } from '../servo-bus/scan.js';
 import { USUAL_BAUDS, unusualBaud } from '../servo-bus/usual-bauds.js';
+import { slowAdapterHint } from '../bridge/latency-timer.js';
 import { plural } from '../text/plural.js';
 import { didYouMean } from '../text/suggest.js';
 import type { Command } from './command.js';
@@ -139,7 +140,7 @@ export const busCommand: Command = {
     }
     const report = await scan(port, protocol as ProtocolName, baud, ids, timeoutMs, io, flags.json === true);
     if (report.servos.length === 0 && report.garbled.length === 0) {
-      throw new RuntimeError(`no ${report.protocol} servo answered on ${port} at ${baud} baud (ids ${report.ids.from}–${report.ids.to})`, otherTries(report.protocol, baud));
+      throw new RuntimeError(`no ${report.protocol} servo answered on ${port} at ${baud} baud (ids ${report.ids.from}–${report.ids.to})`, slowAdapterHint(port, timeoutMs) ?? otherTries(report.protocol, baud));
     }
     if (flags.json === true) io.line(JSON.stringify(report));
     else print(io, report);
