@@ -54,9 +54,14 @@ for (const [seed, what] of [
       it(what, async () => {
         const ball = twin.ball();
         const r = await runCli(['run', 'find-and-kick', '--robot', 'duck', '--no-memory', '--json'], { env: { QUACKD_HOME: home }, timeoutMs: 200_000 });
-        assert.equal(r.code, 0, r.stdout + r.stderr);
-        const out = JSON.parse(r.stdout) as { outcome: string; reason: string; transcript: string };
-        // A failure says what the duck did, step by step: the transcript goes with the home.
+        let out: { outcome: string; reason: string; transcript: string };
+        try {
+          out = JSON.parse(r.stdout) as typeof out;
+        } catch {
+          assert.fail(`no run summary (exit ${r.code}): ${r.stdout}${r.stderr}`);
+        }
+        // A failure says what the duck did, step by step, and where the twin's ball lay: the
+        // transcript goes with the home. (A failed run exits 3, so this comes before the exit code.)
         const steps = () =>
           readFileSync(out.transcript, 'utf8')
             .split('\n')
@@ -65,6 +70,7 @@ for (const [seed, what] of [
             .map((v) => `\n  ${v.step} ${v.label}: ${v.summary}`)
             .join('');
         assert.equal(out.outcome, 'success', out.outcome === 'success' ? '' : `${out.reason}; the twin's ball at ${JSON.stringify(twin.ball())}, from ${JSON.stringify(ball)}${steps()}`);
+        assert.equal(r.code, 0, r.stdout + r.stderr);
         assert.match(out.reason, /ball_displaced_m \d+(\.\d+)? ≥ 0\.3/);
         const moved = Math.hypot(twin.ball().x - ball.x, twin.ball().y - ball.y);
         console.log(`# ${out.reason}; the twin's ball moved ${moved.toFixed(2)} m`);
