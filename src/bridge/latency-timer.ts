@@ -7,10 +7,21 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
-/** Milliseconds, from `/sys/class/tty/<tty>/device/latency_timer` of the port's device (a by-id path followed to its tty). */
+/** The sysfs file of the port's tty (a by-id link followed; the path's own name when it cannot be followed). */
+function timerFile(port: string, sys: string): string {
+  let tty: string;
+  try {
+    tty = basename(realpathSync(port));
+  } catch {
+    tty = basename(port);
+  }
+  return join(sys, 'class/tty', tty, 'device/latency_timer');
+}
+
+/** Milliseconds, from `/sys/class/tty/<tty>/device/latency_timer` of the port's device. */
 export function latencyTimerMs(port: string, sys = '/sys'): number | undefined {
   try {
-    const ms = Number(readFileSync(join(sys, 'class/tty', basename(realpathSync(port)), 'device/latency_timer'), 'utf8').trim());
+    const ms = Number(readFileSync(timerFile(port, sys), 'utf8').trim());
     return Number.isInteger(ms) && ms >= 0 ? ms : undefined;
   } catch {
     return undefined;
@@ -19,16 +30,7 @@ export function latencyTimerMs(port: string, sys = '/sys'): number | undefined {
 
 /** What a user types to shorten it now (it lasts until the adapter is unplugged, as quackd's own request does). */
 export function latencyTimerFix(port: string, sys = '/sys'): string {
-  return `echo 1 | sudo tee ${join(sys, 'class/tty', ttyOf(port), 'device/latency_timer')}`;
-}
-
-/** The tty a port path names (a by-id link followed), its own name when it cannot be followed. */
-function ttyOf(port: string): string {
-  try {
-    return basename(realpathSync(port));
-  } catch {
-    return basename(port);
-  }
+  return `echo 1 | sudo tee ${timerFile(port, sys)}`;
 }
 
 /**
