@@ -111,7 +111,11 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
     survey = await surveys.ServoSurvey.open(protocol, { port: s.port, baud: s.baud, timeoutMs: s.bus_timeout_ms });
   } catch (err) {
     if (!(err instanceof BridgeError)) throw err;
-    if (err instanceof PortError && err.trouble === 'held') return warn(`${s.port} is held by another program (quackd serve holding ${robot.name}?): not read here`);
+    if (err instanceof PortError && err.trouble === 'held') {
+      // The servos cannot be read past the holder, but the adapter's timer can: sysfs needs no open.
+      const latency = latencyLine({ port: s.port, lowLatency: undefined, timerMs: latencyTimerMs(s.port), busTimeoutMs: s.bus_timeout_ms });
+      return { ...warn(`${s.port} is held by another program (quackd serve holding ${robot.name}?): not read here`), ...(latency !== undefined ? { entries: [latency] } : {}) };
+    }
     return fail(`${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`);
   }
   const stop = (): void => void survey.close();
