@@ -11,6 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { BridgeError, PortError } from '../bridge/errors.js';
+import type { LowLatency } from '../bridge/low-latency.js';
 import { latencyTimerMs, slowAdapterHint } from '../bridge/latency-timer.js';
 import { BUS_SERVO_MODEL, OPEN_DUCK_MINI_V2, servoLabel } from '../bodies/microduck/servo-bus/joint-table.js';
 import { busProtocolOf, servoBusSettings } from '../bodies/microduck/servo-bus/settings.js';
@@ -105,6 +106,8 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   const s = parsed.data;
   const head = `${protocol} at ${s.baud} baud on ${s.port}`;
   if (!existsSync(s.port)) return fail(`${s.port} is not there: is the bus adapter plugged in?`);
+  // The adapter's timer comes from sysfs, which needs no open: it is said of a held port too.
+  const latencyOf = (lowLatency: LowLatency | undefined): HealthResult | undefined => latencyLine({ port: s.port, lowLatency, timerMs: latencyTimerMs(s.port), busTimeoutMs: s.bus_timeout_ms });
   const surveys = await import('../bodies/microduck/servo-bus/survey.js');
   let survey: ServoSurvey;
   try {
@@ -112,15 +115,14 @@ async function look(robot: Robot, protocol: ProtocolName, home: StandingHome, si
   } catch (err) {
     if (!(err instanceof BridgeError)) throw err;
     if (err instanceof PortError && err.trouble === 'held') {
-      // The servos cannot be read past the holder, but the adapter's timer can: sysfs needs no open.
-      const latency = latencyLine({ port: s.port, lowLatency: undefined, timerMs: latencyTimerMs(s.port), busTimeoutMs: s.bus_timeout_ms });
+      const latency = latencyOf(undefined);
       return { ...warn(`${s.port} is held by another program (quackd serve holding ${robot.name}?): not read here`), ...(latency !== undefined ? { entries: [latency] } : {}) };
     }
     return fail(`${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`);
   }
   const stop = (): void => void survey.close();
   signal.addEventListener('abort', stop, { once: true });
-  const latency = latencyLine({ port: s.port, lowLatency: survey.lowLatency, timerMs: latencyTimerMs(s.port), busTimeoutMs: s.bus_timeout_ms });
+  const latency = latencyOf(survey.lowLatency);
   let looks: ServoLook[];
   try {
     looks = await survey.look(s.joints ?? OPEN_DUCK_MINI_V2);
