@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CameraError, type CameraFrame } from '../../src/camera/camera.js';
 import { cameraLabel, isStreamUrl, streamInput } from '../../src/camera/ffmpeg-camera.js';
 import { openCamera } from '../../src/camera/open-camera.js';
@@ -69,6 +70,34 @@ describe('a network camera (MJPEG over HTTP) through ffmpeg', { skip }, () => {
       assert.ok(next.at > frame.at, 'each grab is a frame made after it was asked for');
     } finally {
       await camera.close();
+    }
+  });
+
+  it('a grab is a frame sent after it was asked for, never one ffmpeg held back (a scan step looks at the turn done)', async () => {
+    // Each frame is one grey, its number's: which frame a grab got is read off its pixels.
+    const shades = 40;
+    let made = 0;
+    const numbered = await MjpegCamera.start(() => ({ width: 64, height: 48, rgb: new Uint8Array(64 * 48 * 3).fill((made++ % shades) * 6) }), 2);
+    const camera = await openCamera(CameraSettingsSchema.parse({ device: numbered.url, width: 64, height: 48, fps: 2 }));
+    try {
+      await camera.grab();
+      const early: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        // Asked at a different point of the frame period each time (2 fps: 500 ms).
+        await sleep(90 + 130 * i);
+        const asked = Date.now();
+        const frame = await camera.grab();
+        const shade = Math.round((pixel(frame, 32, 24)[0] ?? 0) / 6);
+        // The newest frame sent with this shade is the one the grab got.
+        const number = [...numbered.sentAt.keys()].filter((n) => n % shades === shade).at(-1) ?? -1;
+        const sentAt = numbered.sentAt.get(number) ?? 0;
+        // A frame ffmpeg had begun reading as the grab was asked may be a few ms older than it.
+        if (sentAt < asked - 50) early.push(`frame ${number} sent ${asked - sentAt} ms before the grab`);
+      }
+      assert.deepEqual(early, []);
+    } finally {
+      await camera.close();
+      await numbered.close();
     }
   });
 

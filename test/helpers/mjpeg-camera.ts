@@ -15,6 +15,8 @@ const BOUNDARY = 'quackdframe';
 export class MjpegCamera {
   /** Frames sent to any client so far. */
   sent = 0;
+  /** When each of the newest frames went out (Date.now()), by its number (`sent` before it). */
+  readonly sentAt = new Map<number, number>();
   private readonly clients = new Set<ServerResponse>();
   private timer: NodeJS.Timeout | undefined;
   private stalled = false;
@@ -60,6 +62,8 @@ export class MjpegCamera {
       res.write(jpeg);
       res.write('\r\n');
     }
+    this.sentAt.set(this.sent, Date.now());
+    this.sentAt.delete(this.sent - 256);
     this.sent += 1;
   }
 
