@@ -21,11 +21,20 @@ export interface CameraHealth {
   readonly detail: string;
 }
 
+export interface GrabOptions {
+  /** 'made-after' (the default): a frame made after the call; 'next': the next frame to come. */
+  readonly take?: 'made-after' | 'next';
+}
+
 export interface Camera {
   /** Where the frames come from: `/dev/video0`, `rpicam:0`, `synthetic`. */
   readonly source: string;
-  /** The next frame made after this call (so a frame after a turn shows the turn done), within the camera's deadline. */
-  grab(signal?: AbortSignal): Promise<CameraFrame>;
+  /**
+   * The next frame made after this call (so a frame after a turn shows the turn done), within the
+   * camera's deadline; with `take: 'next'`, the next to come, which may have been made before it
+   * (a film wants every frame as it comes, not one a frame period later).
+   */
+  grab(signal?: AbortSignal, options?: GrabOptions): Promise<CameraFrame>;
   /** Grab a frame and say how that went, in one line; never throws. */
   health(): Promise<CameraHealth>;
   /** Stop the camera's process. Idempotent. */

@@ -6,7 +6,7 @@
  * fails with one line and the next grab starts it again (a camera plugged back in comes back).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CameraError, type Camera, type CameraFrame, type CameraHealth } from './camera.js';
+import { CameraError, type Camera, type CameraFrame, type CameraHealth, type GrabOptions } from './camera.js';
 
 export interface PipeCameraOptions {
   /** Shown in every line: `/dev/video0`. */
@@ -77,7 +77,7 @@ export class PipeCamera implements Camera {
     return this.child?.pid;
   }
 
-  grab(signal?: AbortSignal): Promise<CameraFrame> {
+  grab(signal?: AbortSignal, options?: GrabOptions): Promise<CameraFrame> {
     if (this.closed) return Promise.reject(new CameraError('gone', `camera ${this.source} is closed`));
     this.start();
     return new Promise<CameraFrame>((resolve, reject) => {
@@ -88,7 +88,7 @@ export class PipeCamera implements Camera {
       };
       const waiter: Waiter = {
         // A process this grab started has made nothing before it.
-        passing: this.streaming ? FRAMES_IN_FLIGHT : 0,
+        passing: this.streaming && options?.take !== 'next' ? FRAMES_IN_FLIGHT : 0,
         resolve: (frame) => {
           done();
           resolve(frame);

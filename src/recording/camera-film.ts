@@ -43,7 +43,7 @@ export class CameraFilm {
     }
     this.busy = (async () => {
       try {
-        const frame = await this.camera.grab(this.stopping.signal);
+        const frame = await this.camera.grab(this.stopping.signal, { take: 'next' });
         const jpeg = await this.encoder.encode(frame, FILM_WIDTH);
         if (this.stopping.signal.aborted) return;
         this.onFrame(jpeg, frame.at);

@@ -98,6 +98,22 @@ describe('camera through ffmpeg', () => {
     }
   });
 
+  it('a grab takes a frame made after it, not the one in flight; a film takes the next to come', async () => {
+    // A camera whose frames are one byte each, a second apart: 1, then 2, then 3.
+    const frames = (): PipeCamera => new PipeCamera({ source: 'test', command: 'sh', args: ['-c', "printf '\\001'; sleep 1; printf '\\002'; sleep 1; printf '\\003'; sleep 5"], install: 'sh', width: 1, height: 1, frameBytes: 1, toRgb: (raw) => Uint8Array.from(raw), deadlineMs: 4000 });
+    const [look, film] = [frames(), frames()];
+    try {
+      // The grab that starts a camera takes its first frame: nothing was made before it.
+      assert.deepEqual(await Promise.all([look.grab(), film.grab()]).then((f) => f.map((x) => x.rgb[0])), [1, 1]);
+      // Frame 2 may have been made before these calls (it comes whole within a second of them).
+      const [looked, filmed] = await Promise.all([look.grab(), film.grab(undefined, { take: 'next' })]);
+      assert.deepEqual([looked.rgb[0], filmed.rgb[0]], [3, 2]);
+    } finally {
+      await look.close();
+      await film.close();
+    }
+  });
+
   it('a short frame is a corrupt one, never half a picture', async () => {
     const camera = new PipeCamera({ source: 'test', command: 'head', args: ['-c', '1000', '/dev/zero'], install: 'coreutils', width: 64, height: 48, frameBytes: 64 * 48 * 3, deadlineMs: 3000 });
     const error = await rejection(camera.grab());

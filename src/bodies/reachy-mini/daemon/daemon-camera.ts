@@ -6,7 +6,7 @@
  * /api/media/acquire) when the run closes its eyes. A daemon whose media is off, or already
  * released by someone else, is asked nothing and given nothing back. Nothing here moves the robot.
  */
-import type { Camera, CameraFrame, CameraHealth } from '../../../camera/camera.js';
+import type { Camera, CameraFrame, CameraHealth, GrabOptions } from '../../../camera/camera.js';
 import { DaemonError, type DaemonClient } from './client.js';
 import { mediaStatus, parseAnswer } from './wire.js';
 
@@ -42,13 +42,13 @@ export class DaemonReleasedCamera implements Camera {
     this.released = true;
   }
 
-  async grab(signal?: AbortSignal): Promise<CameraFrame> {
+  async grab(signal?: AbortSignal, options?: GrabOptions): Promise<CameraFrame> {
     this.taking ??= this.take(signal).catch((err: unknown) => {
       this.taking = undefined; // asked again at the next grab
       throw err;
     });
     await this.taking;
-    return this.device.grab(signal);
+    return this.device.grab(signal, options);
   }
 
   health(): Promise<CameraHealth> {
