@@ -1,28 +1,16 @@
 /**
- * search_scan by a camera, for any body that has one: turn in steps of half the lens's field of
- * view (30° for a 60° lens) and, after each, grab a frame and look for the ball by colour, as a
- * real duck with a camera does; the result says what the detector measured. The turn is the body's own (instant in sim2d, a walked skill on the twin
+ * search_scan by a camera, for any body that has one: turn in 30° steps and, after each, grab a
+ * frame and look for the ball by colour, as a real duck with a camera does; the result says what
+ * the detector measured. The turn is the body's own (instant in sim2d, a walked skill on the twin
  * and the real duck), so it is awaited, and a turn that ends badly (a fall, a stop) ends the scan
  * with its result. A camera that fails ends the scan with its one line.
  */
 import { CameraError, type Camera } from '../camera/camera.js';
 import { describePlace, describeSighting, detectBall, type BallLook, type BallSighting } from '../vision/ball.js';
-import type { Lens } from '../vision/lens.js';
 import type { VerbResult } from './body.js';
 
-/** A simulator's scan, which sees a 60° cone: the same steps as a 60° lens's. */
 export const SCAN_STEP_DEG = 30;
-
-/**
- * A camera scan's step: half the lens's field of view in whole 15°, so every bearing lies within
- * a quarter of the view from some look's centre, where the detector reads a ball best; never under
- * the simulator's 30°, which every lens to the default 62° scans with. A 90° lens (the twin's head
- * camera) scans in 45° steps: on the twin a 30° step took 3.3 s, the turn policy being slow, and
- * most of a slow run went on scans.
- */
-export function scanStepDeg(lens: Pick<Lens, 'fov_deg'>): number {
-  return Math.max(SCAN_STEP_DEG, 15 * Math.floor(lens.fov_deg / 30));
-}
+export const SCAN_STEPS = 360 / SCAN_STEP_DEG;
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
@@ -56,15 +44,14 @@ export interface CameraScan {
 
 /** Look after each of `turn`'s steps until the ball is seen or a full turn is done. */
 export async function cameraScan({ camera, look, turn }: CameraScan): Promise<VerbResult> {
-  const step = scanStepDeg(look.lens);
   try {
-    for (let i = 0; i * step < 360; i++) {
+    for (let i = 0; i < SCAN_STEPS; i++) {
       const seen = detectBall(await camera.grab(), look);
       if (seen !== undefined) {
-        return { ok: true, summary: `ball found at ${describePlace(seen)} (camera, ${seen.pixels} px)`, data: { ...sightingData(seen), turned_deg: i * step } };
+        return { ok: true, summary: `ball found at ${describePlace(seen)} (camera, ${seen.pixels} px)`, data: { ...sightingData(seen), turned_deg: i * SCAN_STEP_DEG } };
       }
-      const ended = await turn(step);
-      if (ended !== undefined) return { ok: false, summary: `search stopped after ${i * step}°: ${ended.summary}`, data: { ball_visible: false, ...ended.data, turned_deg: i * step } };
+      const ended = await turn(SCAN_STEP_DEG);
+      if (ended !== undefined) return { ok: false, summary: `search stopped after ${i * SCAN_STEP_DEG}°: ${ended.summary}`, data: { ball_visible: false, ...ended.data, turned_deg: i * SCAN_STEP_DEG } };
     }
   } catch (error) {
     if (error instanceof CameraError) return { ok: false, summary: error.message, data: { ball_visible: false, camera_failed: error.kind } };

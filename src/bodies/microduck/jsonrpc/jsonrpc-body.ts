@@ -9,7 +9,7 @@
  * switches torque on first (the firmware then holds the pose it finds). search_scan needs a
  * camera, which the bridge does not carry: without a `camera:` setting it is refused, never
  * answered with an invented sighting; with one (a camera of its own, beside the bridge, which
- * `snapshot` reads too) it turns in steps with its turn skill and looks after each (camera-scan.ts).
+ * `snapshot` reads too) it turns in 30° steps with its turn skill and looks after each.
  *
  * A lost link ends the run with a BodyError: by then the firmware's 200 ms watchdog has usually
  * cut torque. A stop that could not be sent while the link was down is owed, and sent first

@@ -1,9 +1,9 @@
 /**
  * A jsonrpc duck's motion verbs: walk, turn and kick as policies in the loop (verb-drive.ts), and
- * with a camera search_scan, its turns in steps of half the lens's view with a look after each.
- * What each says is what the bridge can know: no odometry (a walk ends on its time and says so),
- * the yaw the plant integrates from the gyro, the targets that reached the firmware (a verb that
- * sent none never reads as done), and with a camera how far a kick moved the ball. After a fall the body makes
+ * with a camera search_scan, its turns in 30° steps with a look after each. What each says is
+ * what the bridge can know: no odometry (a walk ends on its time and says so), the yaw the plant
+ * integrates from the gyro, the targets that reached the firmware (a verb that sent none never
+ * reads as done), and with a camera how far a kick moved the ball. After a fall the body makes
  * the duck safe (after-fall.ts) and the result says so.
  */
 import type { BridgeLink } from '../../../bridge/channel.js';
@@ -46,7 +46,7 @@ export class MotionVerbs {
   }
 
   /**
-   * search_scan through the duck's camera: its turn skill in steps (camera-scan.ts), a look after each. A turn
+   * search_scan through the duck's camera: its turn skill in 30° steps, a look after each. A turn
    * the gyro says fell short is looked from all the same (the camera sees where the duck faces);
    * a fall or a stop ends the scan.
    */
