@@ -38,9 +38,9 @@ const FIRST_FRAME_DEADLINES = 2;
 /**
  * Frames a grab lets pass before it takes one: the first to come whole after the call may have
  * been made before it. ffmpeg's MJPEG path hands a frame on only once the next one has begun
- * (measured from a loopback stream that stamps its frames: at 2 fps every grab of 20 got a frame
- * made before the call, median 219 ms, up to 500 ms: the view from halfway through the turn a
- * scan step had just finished), and a sensor's frame in progress was exposed before it.
+ * (measured from a loopback stream that stamps its frames: at 2 fps 19 grabs of 20 got a frame
+ * made before the call, median 219 ms, up to 448 ms, and beside six busy processes 30 of 30, up
+ * to 685 ms: the view from partway through the turn a scan step had just finished), and a sensor's frame in progress was exposed before it.
  */
 const FRAMES_IN_FLIGHT = 1;
 
