@@ -4,6 +4,9 @@
  *   rss floor   node with one worker thread that has loaded onnxruntime-node and made a session
  *               of the bundled walk policy: the least a process can hold that runs ONNX policies
  *               in a control thread of its own (the real duck's shape).
+ *   parts floor the rss floor with the libraries the held duck's service loads in its main thread
+ *               (bench/_chosen-parts.ts) imported there, nothing of theirs run: what the chosen
+ *               parts hold before quackd's own code, the least the service could settle at.
  *   bare loop   node with one worker that only paces a 50 Hz loop the way the control loop does
  *               (a timer for the coarse wait, Atomics.wait for the last 2 ms) and does no work:
  *               the CPU of the wake-ups alone.
@@ -12,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ONNX_TELEMETRY_OFF } from '../src/policy/telemetry.js';
 import { unitEnvironment } from './_unit-env.js';
 
@@ -44,8 +47,9 @@ arm();
 parentPort.postMessage('ready');
 `;
 
-const parentOf = (worker: string) => `
+const parentOf = (worker: string, preload?: string) => `
 import { Worker } from 'node:worker_threads';
+${preload !== undefined ? `await import(${JSON.stringify(pathToFileURL(preload).href)});` : ''}
 const w = new Worker(${JSON.stringify(worker)}, { eval: true });
 w.once('message', () => process.stdout.write('ready\\n'));
 w.once('error', (e) => { process.stderr.write(String(e) + '\\n'); process.exit(1); });
@@ -53,12 +57,14 @@ w.once('error', (e) => { process.stderr.write(String(e) + '\\n'); process.exit(1
 
 export interface Floor {
   readonly pid: number;
+  /** what it has written to stderr (node's own lines: the inspector's port) */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
-async function start(worker: string): Promise<Floor> {
+async function start(worker: string, preload?: string, nodeArgs: readonly string[] = []): Promise<Floor> {
   // Under the unit's environment, and with onnxruntime's telemetry off, as the service it is set against runs.
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', parentOf(worker)], { cwd: ROOT, env: { ...process.env, ...unitEnvironment(), [ONNX_TELEMETRY_OFF.name]: ONNX_TELEMETRY_OFF.value }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', parentOf(worker, preload)], { cwd: ROOT, env: { ...process.env, ...unitEnvironment(), [ONNX_TELEMETRY_OFF.name]: ONNX_TELEMETRY_OFF.value }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (s: string) => (err += s));
   await new Promise<void>((resolve, reject) => {
@@ -68,6 +74,7 @@ async function start(worker: string): Promise<Floor> {
   if (child.pid === undefined) throw new Error('the baseline has no pid');
   return {
     pid: child.pid,
+    stderr: () => err,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -78,7 +85,9 @@ async function start(worker: string): Promise<Floor> {
 }
 
 /** node + a worker holding onnxruntime-node and a session of the walk policy. */
-export const onnxFloor = (): Promise<Floor> => start(ONNX_WORKER);
+export const onnxFloor = (nodeArgs: readonly string[] = []): Promise<Floor> => start(ONNX_WORKER, undefined, nodeArgs);
+/** The onnxruntime floor with `partsScript` (bench/_chosen-parts.ts as bundled) imported in its main thread first. */
+export const partsFloor = (partsScript: string, nodeArgs: readonly string[] = []): Promise<Floor> => start(ONNX_WORKER, partsScript, nodeArgs);
 /** node + a worker pacing a 50 Hz loop that does nothing. */
 export const bareLoop = (): Promise<Floor> => start(LOOP_WORKER);
 

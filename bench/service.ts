@@ -21,7 +21,9 @@
  *           50 Hz loop; (b)'s and (d)'s figures are also given as ratios to them (goals for (d),
  *           issue 25: RSS settled ≤ 1.3× the onnxruntime floor, idle CPU ≤ 2× the bare loop),
  *           and the settled RSS by kind beside the floor's (bench/_rss-parts.ts): anonymous memory,
- *           node's binary, onnxruntime's library, other files.
+ *           node's binary, onnxruntime's library, other files. The parts floor (that floor with the
+ *           chosen libraries the held duck's main thread loads, bench/_chosen-parts.ts) says how
+ *           much of (d)'s RSS is quackd's own, and how much room the 1.3× goal leaves it.
  *   jitter  the jsonrpc robot's loop `control:stats` (tick lateness p50/p99/max, missed) over a
  *           W-second walk with MQTT publishing state (state_hz 20, mosquitto_sub subscribed to
  *           everything), and again with a client asking `bridge/request/status` at 20 Hz (the
@@ -34,7 +36,10 @@
  * Goals (the issue): RSS ≤ 90 MB serving the real duck with a policy loaded; idle CPU ≤ 1 %;
  * jitter p99 ratio ≤ 1.1.
  *
- *   node --import tsx bench/service.ts [--seconds S] [--walk W] [--settle T] [--only a,b,c,d]     (S 60, W 30, T 10 by default; npm run build first)
+ *   heaps   with --heaps, (d) and the floors again under the inspector: each V8 isolate's heap
+ *           (main thread, control worker, …) settled, so the RSS over the floors has a thread.
+ *
+ *   node --import tsx bench/service.ts [--seconds S] [--walk W] [--settle T] [--only a,b,c,d] [--heaps]     (S 60, W 30, T 10 by default; npm run build first)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -48,14 +53,15 @@ import { missingTools, Rig } from '../test/bridge/rig.js';
 import { closedPort, openaiToolCalls, startLlmServer, type LlmServer } from '../test/helpers/llm-server.js';
 import { bundle } from '../cross/bundle.js';
 import { readCredentials } from '../src/mqtt/credentials.js';
-import { bareLoop, onnxFloor, rssMb, type Floor } from './_floor.js';
+import { bareLoop, onnxFloor, partsFloor, rssMb, type Floor } from './_floor.js';
+import { inspectorPort, isolateHeaps, type IsolateHeap } from './_isolate-heaps.js';
 import { servoTwinProcess } from './_servo-twin.js';
 import { cpuPressure } from './_machine.js';
 import { rssParts, type RssParts } from './_rss-parts.js';
 import { unitEnvironment } from './_unit-env.js';
 import { fmt } from './_stats.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, walk: { type: 'string', default: '30' }, settle: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,d' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, walk: { type: 'string', default: '30' }, settle: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,d' }, heaps: { type: 'boolean', default: false } } });
 const ONLY = new Set(values.only.split(','));
 const SECONDS = Number(values.seconds);
 const WALK_S = Number(values.walk);
@@ -73,11 +79,15 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * The serve+MQTT child (bench/_service-child.ts), bundled with quackd's code as dist is, in a
  * folder of its own with this repository's node_modules: `node <script>` runs it.
  */
-async function buildChild(): Promise<{ script: string; remove(): void }> {
+async function buildChild(): Promise<{ script: string; parts: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'quackd-bench-service-child-'));
-  await bundle(dir, [{ in: fileURLToPath(new URL('./_service-child.ts', import.meta.url)), out: 'serve-mqtt' }]);
+  const entry = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+  await bundle(dir, [
+    { in: entry('./_service-child.ts'), out: 'serve-mqtt' },
+    { in: entry('./_chosen-parts.ts'), out: 'chosen-parts' },
+  ]);
   symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'));
-  return { script: join(dir, 'lib/serve-mqtt.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { script: join(dir, 'lib/serve-mqtt.js'), parts: join(dir, 'lib/chosen-parts.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 const CHILD = await buildChild();
 
@@ -88,6 +98,8 @@ interface Served {
   readonly home: string;
   /** every control:stats the serve+mqtt child wrote, in order */
   readonly stats: { robot: string; stats: ControlStats }[];
+  /** the start of its stderr (node's own lines come first: the inspector's port) */
+  head(): string;
   stop(): Promise<void>;
 }
 
@@ -97,17 +109,19 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** A service in a fresh QUACKD_HOME with `config`, resolved once it says it is ready. */
-async function serve(kind: Kind, config: string): Promise<Served> {
+async function serve(kind: Kind, config: string, nodeArgs: readonly string[] = []): Promise<Served> {
   const home = mkdtempSync(join(tmpdir(), 'quackd-bench-service-'));
   writeFileSync(join(home, 'config.yaml'), config);
   const env = { ...unitEnvironment(), PATH: process.env['PATH'] ?? '/usr/bin:/bin', QUACKD_HOME: home };
-  const args = kind === 'serve' ? [MAIN, 'serve'] : [CHILD.script];
+  const args = [...nodeArgs, ...(kind === 'serve' ? [MAIN, 'serve'] : [CHILD.script])];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stats: Served['stats'] = [];
   let log = '';
+  let head = '';
   let ready = false;
   child.stderr.setEncoding('utf8').on('data', (s: string) => {
     log = (log + s).slice(-4000);
+    if (head.length < 4000) head += s;
     if (s.includes('quackd serve ready')) ready = true;
   });
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -130,7 +144,7 @@ async function serve(kind: Kind, config: string): Promise<Served> {
     await sleep(20);
   }
   if (child.pid === undefined) throw new Error(`${kind}: no pid`);
-  return { pid: child.pid, home, stats, stop };
+  return { pid: child.pid, home, stats, head: () => head, stop };
 }
 
 /** VmRSS and VmHWM of a process, MB (10^6 bytes, as the goal's figure). */
@@ -222,6 +236,40 @@ async function walk(served: Served, body: string, seconds: number): Promise<stri
 
 const pilotSection = (llm: LlmServer) => `pilot: { provider: openai, model: bench-walker, base_url: ${JSON.stringify(`${llm.url}/v1`)} }\n`;
 
+
+/**
+ * --heaps: the held Open Duck Mini again, and the floors, each under the inspector (which costs
+ * memory of its own, so these are not the RSS figures above), and each V8 isolate's heap in them:
+ * which thread's JavaScript the held duck's RSS over its floors is.
+ */
+async function heapsByIsolate(config: string): Promise<void> {
+  const inspect = ['--inspect=127.0.0.1:0'];
+  const portOf = (stderr: string): number => {
+    const port = inspectorPort(stderr);
+    if (port === undefined) throw new Error(`no inspector port in: ${stderr.slice(0, 300)}`);
+    return port;
+  };
+  const settled = Math.max(1, SETTLE_S) * 1000;
+  const rows: { what: string; heaps: IsolateHeap[] }[] = [];
+  rows.push({ what: 'onnxruntime floor', heaps: await measured(onnxFloor(inspect), async (f) => (await sleep(settled), await isolateHeaps(portOf(f.stderr())))) });
+  rows.push({ what: 'parts floor', heaps: await measured(partsFloor(CHILD.parts, inspect), async (f) => (await sleep(settled), await isolateHeaps(portOf(f.stderr())))) });
+  const served = await serve('serve+mqtt', config, inspect);
+  try {
+    await walk(served, 'microduck:feetech', 5);
+    await sleep(settled + SECONDS * 1000);
+    rows.push({ what: '(d) feetech duck', heaps: await isolateHeaps(portOf(served.head())) });
+  } finally {
+    await served.stop();
+  }
+  console.log(`\nV8 heaps by isolate, settled, each process under the inspector (used / physical MB; the biggest spaces' physical MB)`);
+  for (const row of rows) {
+    for (const h of row.heaps) {
+      const spaces = Object.entries(h.spaces).filter(([, mb]) => mb >= 0.5).sort((a, b) => b[1] - a[1]).map(([name, mb]) => `${name} ${fmt(mb)}`).join(', ');
+      say(`${row.what.padEnd(20)}${h.thread.padEnd(22)}${`${fmt(h.used)} / ${fmt(h.physical)}`.padEnd(14)}${spaces}`);
+    }
+  }
+}
+
 const MB = (n: number) => `${fmt(n)} MB`;
 const say = (line: string) => console.log(line);
 
@@ -244,7 +292,10 @@ const floor = await measured(onnxFloor(), async (f) => (await sleep(1000), { rss
 const floorRss = floor.rss;
 const bare = await measured(bareLoop(), async (f) => (await sleep(SETTLE_S * 1000), await idleCpu(f.pid, SECONDS)));
 const loopCpu = bare.total;
+// Settled as the services are before their RSS is read: a fresh heap shrinks in its first seconds.
+const parts = await measured(partsFloor(CHILD.parts), async (f) => (await sleep(Math.max(1, SETTLE_S) * 1000), { rss: rssMb(f.pid), parts: rssParts(f.pid) }));
 console.log(`floors: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU (${bare.busiest}; ${fmt(bare.wakeUps, 0)} wake-ups/s in all)`);
+console.log(`parts floor: the onnxruntime floor with the chosen parts a held duck's main thread loads (aedes, lmdb, mqtt, openai, pino, yaml, zod) imported, nothing run, settled ${Math.max(1, SETTLE_S)} s: ${MB(parts.rss)} RSS, ${fmt(parts.rss / floorRss, 2)}× the onnxruntime floor; (d)'s goal, 1.3× it (${MB(1.3 * floorRss)}), leaves ${MB(1.3 * floorRss - parts.rss)} for quackd's own code, its control worker's skills and plant, and what a walk leaves`);
 if (rig === undefined) console.log(`jsonrpc cases skipped: ${tools ?? ''}`);
 try {
   const mqttPort = await closedPort();
@@ -294,10 +345,12 @@ try {
 
   for (const [name, duck] of held) {
     const goals = name === '(d)' ? ' (goals ≤ 1.3× and ≤ 2×)' : ` (the goal, 90 MB, is ${fmt(90 / floorRss, 2)}× it)`;
-    say(`${name} against the floors: RSS idle ${fmt(duck.rss / floorRss, 2)}× the onnxruntime floor · idle CPU ${fmt(duck.cpu / loopCpu, 2)}× the bare 50 Hz loop${goals}`);
-    const by = (k: keyof RssParts, what: string) => `${what} ${MB(duck.parts[k])} against ${fmt(floor.parts[k])}`;
-    say(`${name} RSS idle by kind, against the floor's: ${by('anonymous', 'anonymous (V8 heaps, malloc)')} · ${by('node', "node's binary")} · ${by('onnxruntime', 'onnxruntime')} · ${by('otherFiles', 'other files')}`);
+    say(`${name} against the floors: RSS idle ${fmt(duck.rss / floorRss, 2)}× the onnxruntime floor, ${fmt(duck.rss / parts.rss, 2)}× the parts floor (quackd's own +${MB(duck.rss - parts.rss)}) · idle CPU ${fmt(duck.cpu / loopCpu, 2)}× the bare 50 Hz loop${goals}`);
+    const by = (k: keyof RssParts, what: string) => `${what} ${MB(duck.parts[k])} against ${fmt(floor.parts[k])} and ${fmt(parts.parts[k])}`;
+    say(`${name} RSS idle by kind, against the onnxruntime and parts floors': ${by('anonymous', 'anonymous (V8 heaps, malloc)')} · ${by('node', "node's binary")} · ${by('onnxruntime', 'onnxruntime')} · ${by('otherFiles', 'other files')}`);
   }
+
+  if (values.heaps && servoTwin !== undefined) await heapsByIsolate(`${pilotSection(llm)}robots:\n  ${ROBOT}: ${servoTwin.yaml}\n${mqttOn}`);
 
   if (rig !== undefined) {
     console.log(`\njitter: the jsonrpc duck's 50 Hz loop over a ${WALK_S} s walk (its loop's whole life: from the walk's first tick)`);
