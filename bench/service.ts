@@ -288,14 +288,18 @@ async function measured<T>(floor: Promise<Floor>, measure: (f: Floor) => Promise
     await f.stop();
   }
 }
-const floor = await measured(onnxFloor(), async (f) => (await sleep(1000), { rss: rssMb(f.pid), parts: rssParts(f.pid) }));
+// The RSS floors are read as late after their start as a held duck's settled RSS after its walk
+// (settling, then the idle window): V8 shrinks a fresh heap in its first seconds (the onnxruntime
+// floor 89.2 MB at 1 s, 86.2 at 10 s and at 20 s), and a floor read early flatters the ratio.
+const FLOOR_SETTLE_S = Math.max(1, SETTLE_S + SECONDS);
+const settledRss = async (f: Floor) => (await sleep(FLOOR_SETTLE_S * 1000), { rss: rssMb(f.pid), parts: rssParts(f.pid) });
+const floor = await measured(onnxFloor(), settledRss);
 const floorRss = floor.rss;
 const bare = await measured(bareLoop(), async (f) => (await sleep(SETTLE_S * 1000), await idleCpu(f.pid, SECONDS)));
 const loopCpu = bare.total;
-// Settled as the services are before their RSS is read: a fresh heap shrinks in its first seconds.
-const parts = await measured(partsFloor(CHILD.parts), async (f) => (await sleep(Math.max(1, SETTLE_S) * 1000), { rss: rssMb(f.pid), parts: rssParts(f.pid) }));
-console.log(`floors: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU (${bare.busiest}; ${fmt(bare.wakeUps, 0)} wake-ups/s in all)`);
-console.log(`parts floor: the onnxruntime floor with the chosen parts a held duck's main thread loads (aedes, lmdb, mqtt, openai, pino, yaml, zod) imported, nothing run, settled ${Math.max(1, SETTLE_S)} s: ${MB(parts.rss)} RSS, ${fmt(parts.rss / floorRss, 2)}× the onnxruntime floor; (d)'s goal, 1.3× it (${MB(1.3 * floorRss)}), leaves ${MB(1.3 * floorRss - parts.rss)} for quackd's own code, its control worker's skills and plant, and what a walk leaves`);
+const parts = await measured(partsFloor(CHILD.parts), settledRss);
+console.log(`floors, RSS read ${FLOOR_SETTLE_S} s after start: node + a worker with onnxruntime-node and the walk policy's session ${MB(floorRss)} RSS · a worker pacing a bare 50 Hz loop ${fmt(loopCpu, 2)} % CPU (${bare.busiest}; ${fmt(bare.wakeUps, 0)} wake-ups/s in all)`);
+console.log(`parts floor: the onnxruntime floor with the chosen parts a held duck's main thread loads (aedes, lmdb, mqtt, openai, pino, yaml, zod) imported, nothing run: ${MB(parts.rss)} RSS, ${fmt(parts.rss / floorRss, 2)}× the onnxruntime floor; (d)'s goal, 1.3× it (${MB(1.3 * floorRss)}), leaves ${MB(1.3 * floorRss - parts.rss)} for quackd's own code, its control worker's skills and plant, and what a walk leaves`);
 if (rig === undefined) console.log(`jsonrpc cases skipped: ${tools ?? ''}`);
 try {
   const mqttPort = await closedPort();
