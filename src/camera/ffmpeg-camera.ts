@@ -46,10 +46,10 @@ export function cameraLabel(device: string): string {
  * with the last frame again, so a grab that let one frame pass (pipe-camera.ts) could take that
  * old picture a second time (with no cap at all, the rate guessed, 20 starts of 20 were old; with
  * no cap and no repeats, `passthrough`, 6 of 20: the cap's dropping matters too). Measured from a
- * loopback MJPEG stream that numbers its frames, at
- * 2 fps under a 2 fps cap (the twin's camera), 8 grabs a start: constant-rate, in 4 starts of 35
- * (2 of 20 alone, 2 of 15 beside two busy processes) nearly every grab got a frame made before it
- * was asked for; with `vfr`, no grab in 35 starts. At 5 and 10 fps it still happens in 1 start of
+ * loopback MJPEG stream that numbers its frames, at 2 fps under a 2 fps cap (the twin's camera),
+ * 8 grabs a start: constant-rate, in 4 starts of 35 (2 of 20 alone, 2 of 15 beside two busy
+ * processes) nearly every grab got a frame made before it was asked for; with `vfr`, no grab in
+ * 35 starts. At 5 and 10 fps it still happens in 1 start of
  * 12 alone and 2–4 of 15 under load, a frame late: buffering a count of frames cannot see.
  */
 export function ffmpegArgs(input: readonly string[], width: number, height: number, fps: number): string[] {
