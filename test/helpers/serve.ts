@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { runCli, type CliResult } from './cli.js';
+import { stopBeforeRemoving } from './tmp.js';
 
 export interface Serving {
   readonly child: ChildProcess;
@@ -17,8 +18,10 @@ export interface Serving {
 /** `env`: more of the service's environment (INVOCATION_ID, as systemd sets it). */
 export async function serve(home: string, config: string, env: NodeJS.ProcessEnv = {}): Promise<Serving> {
   let killed: (() => Promise<void>) | undefined;
-  // Registered before the wait, so a service that never says ready is killed too.
+  // Registered before the wait, so a service that never says ready is killed too; and before its
+  // home is removed, since the home's own clean-up was registered first.
   after(() => killed?.());
+  stopBeforeRemoving(home, async () => killed?.());
   return startServe(home, config, { env, timeoutMs: 120_000, onStart: (kill) => (killed = kill) });
 }
 
