@@ -236,7 +236,6 @@ async function walk(served: Served, body: string, seconds: number): Promise<stri
 
 const pilotSection = (llm: LlmServer) => `pilot: { provider: openai, model: bench-walker, base_url: ${JSON.stringify(`${llm.url}/v1`)} }\n`;
 
-
 /**
  * --heaps: the held Open Duck Mini again, and the floors, each under the inspector (which costs
  * memory of its own, so these are not the RSS figures above), and each V8 isolate's heap in them:
@@ -249,14 +248,15 @@ async function heapsByIsolate(config: string): Promise<void> {
     if (port === undefined) throw new Error(`no inspector port in: ${stderr.slice(0, 300)}`);
     return port;
   };
-  const settled = Math.max(1, SETTLE_S) * 1000;
+  // Each read as late after its start (a floor) or its walk (the duck) as the RSS figures above.
+  const settledHeaps = async (f: Floor) => (await sleep(FLOOR_SETTLE_S * 1000), await isolateHeaps(portOf(f.stderr())));
   const rows: { what: string; heaps: IsolateHeap[] }[] = [];
-  rows.push({ what: 'onnxruntime floor', heaps: await measured(onnxFloor(inspect), async (f) => (await sleep(settled), await isolateHeaps(portOf(f.stderr())))) });
-  rows.push({ what: 'parts floor', heaps: await measured(partsFloor(CHILD.parts, inspect), async (f) => (await sleep(settled), await isolateHeaps(portOf(f.stderr())))) });
+  rows.push({ what: 'onnxruntime floor', heaps: await measured(onnxFloor(inspect), settledHeaps) });
+  rows.push({ what: 'parts floor', heaps: await measured(partsFloor(CHILD.parts, inspect), settledHeaps) });
   const served = await serve('serve+mqtt', config, inspect);
   try {
     await walk(served, 'microduck:feetech', 5);
-    await sleep(settled + SECONDS * 1000);
+    await sleep(FLOOR_SETTLE_S * 1000);
     rows.push({ what: '(d) feetech duck', heaps: await isolateHeaps(portOf(served.head())) });
   } finally {
     await served.stop();

@@ -49,8 +49,8 @@ export function cameraLabel(device: string): string {
  * loopback MJPEG stream that numbers its frames, at 2 fps under a 2 fps cap (the twin's camera),
  * 8 grabs a start: constant-rate, in 4 starts of 35 (2 of 20 alone, 2 of 15 beside two busy
  * processes) nearly every grab got a frame made before it was asked for; with `vfr`, no grab in
- * 35 starts. At 5 and 10 fps it still happens in 1 start of
- * 12 alone and 2–4 of 15 under load, a frame late: buffering a count of frames cannot see.
+ * 35 starts. At 5 and 10 fps it still happens in 1 start of 12 alone and 2–4 of 15 under load,
+ * a frame late: buffering a count of frames cannot see.
  */
 export function ffmpegArgs(input: readonly string[], width: number, height: number, fps: number): string[] {
   return ['-hide_banner', '-loglevel', 'error', '-nostdin', ...input, '-an', '-vf', `scale=${width}:${height}`, '-fps_mode', 'vfr', '-r', String(fps), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
