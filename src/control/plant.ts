@@ -39,6 +39,12 @@ export interface SensorFrame {
   readonly gyro: readonly [number, number, number];
   /** Gravity projected into the trunk frame, a unit vector (upright ≈ (0, 0, -1)). */
   readonly gravity: readonly [number, number, number];
+  /**
+   * What the trunk's accelerometer reads, trunk frame, m/s²: the specific force, so a duck standing
+   * still reads about (0, 0, +9.81). Where the plant has one (the BNO055, the twin's sensor); the
+   * Open Duck Mini v2's walk policies observe it instead of gravity.
+   */
+  readonly accel?: readonly [number, number, number];
   /** rad, one per joint. */
   readonly jointPos: Float64Array;
   /** rad/s, one per joint. */

@@ -63,7 +63,7 @@ export const UNIT_SEL_VALUE = 0x80;
 
 /** 1 dps = 16 LSB (datasheet 3.6.4.3, table 3-22): rad/s per LSB. */
 export const GYRO_RAD_S_PER_LSB = Math.PI / 180 / 16;
-/** 1 m/s² = 100 LSB (datasheet 3.6.5.7, table 3-35). */
+/** 1 m/s² = 100 LSB, gravity and linear acceleration alike (datasheet 3.6.5.7, tables 3-33 and 3-35). */
 export const GRAVITY_M_S2_PER_LSB = 1 / 100;
 /** 1 quaternion unit = 2^14 LSB (datasheet 3.6.5.5, table 3-31). */
 export const QUAT_PER_LSB = 1 / 2 ** 14;
@@ -98,6 +98,12 @@ export interface Bno055Reading {
   readonly gyro: Vec3;
   /** Gravity as the chip reports it (the up axis reads +9.8 m/s²), m/s². */
   readonly gravity: Vec3;
+  /**
+   * The accelerometer, m/s²: the fusion's linear acceleration plus its gravity, which is what the
+   * chip defines them from (datasheet 3.6.5.6: linear acceleration = acceleration − gravity), so
+   * the one burst serves it without reading ACC_DATA too (12 bytes more each tick).
+   */
+  readonly accelerometer: Vec3;
   /** Orientation, w x y z. */
   readonly quaternion: Quat;
 }
@@ -106,9 +112,12 @@ export interface Bno055Reading {
 export function decodeBurst(b: Uint8Array): Bno055Reading {
   if (b.length < BURST_LENGTH) throw new RangeError(`a BNO055 burst is ${BURST_LENGTH} bytes, got ${b.length}`);
   const q = REG.QUA_DATA - BURST_START;
+  const gravity = vec(b, REG.GRV_DATA - BURST_START, GRAVITY_M_S2_PER_LSB);
+  const linear = vec(b, REG.LIA_DATA - BURST_START, GRAVITY_M_S2_PER_LSB);
   return {
     gyro: vec(b, 0, GYRO_RAD_S_PER_LSB),
-    gravity: vec(b, REG.GRV_DATA - BURST_START, GRAVITY_M_S2_PER_LSB),
+    gravity,
+    accelerometer: [linear[0] + gravity[0], linear[1] + gravity[1], linear[2] + gravity[2]],
     quaternion: [int16(b, q) * QUAT_PER_LSB, int16(b, q + 2) * QUAT_PER_LSB, int16(b, q + 4) * QUAT_PER_LSB, int16(b, q + 6) * QUAT_PER_LSB],
   };
 }

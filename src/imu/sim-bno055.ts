@@ -24,10 +24,14 @@ import type { I2cDevice } from './i2c-device.js';
 
 const STANDARD_GRAVITY = 9.80665;
 
-/** The trunk's motion in its own frame, as the loop wants it (SensorFrame): gyro rad/s, gravity a unit vector pointing down. */
+/**
+ * The trunk's motion in its own frame, as the loop wants it (SensorFrame): gyro rad/s, gravity a
+ * unit vector pointing down, the accelerometer m/s² (absent: the trunk at rest, gravity's reaction).
+ */
 export interface TrunkMotion {
   readonly gyro: readonly number[];
   readonly gravity: readonly number[];
+  readonly accel?: readonly number[] | undefined;
 }
 
 export class SimBno055 implements I2cDevice {
@@ -36,6 +40,8 @@ export class SimBno055 implements I2cDevice {
   /** In the chip's own axes. */
   private gyro: Vec3 = [0, 0, 0];
   private up: Vec3 = [0, 0, STANDARD_GRAVITY];
+  /** The accelerometer less gravity's reaction: what the fusion reports as linear acceleration. */
+  private linear: Vec3 = [0, 0, 0];
   /** CALIB_STAT as a fusion mode reports it: gyro and accelerometer calibrated, as after a still second. */
   calibration = 0b11_11_11_00;
 
@@ -67,6 +73,8 @@ export class SimBno055 implements I2cDevice {
     this.gyro = toChip(m.gyro, 1);
     // The chip reports the reaction to gravity: its up axis reads +9.8 m/s².
     this.up = toChip(m.gravity, -STANDARD_GRAVITY);
+    const accel = m.accel !== undefined ? toChip(m.accel, 1) : this.up;
+    this.linear = [accel[0] - this.up[0], accel[1] - this.up[1], accel[2] - this.up[2]];
   }
 
   private get fusing(): boolean {
@@ -82,6 +90,7 @@ export class SimBno055 implements I2cDevice {
     r.set(encodeInt16s(fusing ? out(this.gyro).map((v) => v / GYRO_RAD_S_PER_LSB) : [0, 0, 0]), REG.GYR_DATA);
     r.set(encodeInt16s(fusing ? [1 / QUAT_PER_LSB, 0, 0, 0] : [0, 0, 0, 0]), REG.QUA_DATA);
     r.set(encodeInt16s(fusing ? out(this.up).map((v) => v / GRAVITY_M_S2_PER_LSB) : [0, 0, 0]), REG.GRV_DATA);
+    r.set(encodeInt16s(fusing ? out(this.linear).map((v) => v / GRAVITY_M_S2_PER_LSB) : [0, 0, 0]), REG.LIA_DATA);
     r[REG.CALIB_STAT] = fusing ? this.calibration : 0;
     r[REG.SYS_STATUS] = fusing ? 5 : 0;
   }

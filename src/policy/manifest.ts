@@ -26,12 +26,17 @@
  * - `home`: the 14 joint angles the observation and the action are relative to; absent, the
  *   layout's (alpha for 61 inputs, legacy otherwise).
  * - `joints`: the 14 joint names in policy order, for a model whose joints are named otherwise.
+ * - For the Open Duck Mini v2's layout (open-duck-mini-v2), what its reference runtime takes from
+ *   elsewhere: `command.phase_steps`, the ticks in one cycle of the reference motion
+ *   (`nb_steps_in_period`, int(period × fps) of its polynomial_coefficients.pkl); `command.phase_offset`,
+ *   added to each tick's phase step (duck_config.json's `phase_frequency_factor_offset`, 0 when absent);
+ *   `velocity_scale`, what joint velocities are multiplied by (the reference's `dof_vel_scale`, 0.05).
  */
 import * as z from '../zod-mini.js';
 import { printable } from '../text/printable.js';
 import { PolicyError } from './errors.js';
 import { OBS_LAYOUTS, OBS_LEN, defaultLayout, type ObsLayout } from './layouts.js';
-import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_CONTROL_HZ, MICRODUCK_JOINTS } from './microduck.js';
+import { ALPHA_HOME, LEGACY_HOME, MICRODUCK_ACTIONS, MICRODUCK_CONTROL_HZ, MICRODUCK_JOINTS, OPEN_DUCK_MINI_V2_HOME } from './microduck.js';
 
 /** The daemon API a policy may need: quackd runs feed-forward exports (API 1), not the recurrent ones (API 2). */
 export const MODEL_API = 1;
@@ -65,6 +70,8 @@ export const CommandSchema = z.object({
   ranges: z.optional(RangesSchema),
   nominal: z.optional(NominalSchema),
   made_good: z.optional(z.strictObject({ vx: z.optional(fraction), vyaw: z.optional(fraction) })),
+  phase_steps: z.optional(positiveWhole),
+  phase_offset: z.optional(z.number()),
 });
 
 const SimSchema = z.strictObject({ timestep: z.optional(positive), decimation: z.optional(positiveWhole) });
@@ -91,6 +98,7 @@ export const ManifestFileSchema = z.object({
   home: z.optional(joints14(z.number())),
   joints: z.optional(joints14(z.string().check(z.minLength(1)))),
   sim: z.optional(SimSchema),
+  velocity_scale: z.optional(positive),
 });
 
 /** A manifest as written: every field optional. */
@@ -124,9 +132,17 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-/** The home pose a manifest means: its own `home`, else its layout's (alpha for 61 inputs, legacy otherwise). */
+/** The home pose a manifest means: its own `home`, else its layout's (alpha for 61 inputs, the Open Duck Mini v2's for 101, legacy otherwise). */
 export function manifestHome(m: ManifestFile, layout: ObsLayout | undefined): readonly number[] {
-  return m.home ?? (layout === 'microduck-61' ? ALPHA_HOME : LEGACY_HOME);
+  return m.home ?? (layout === 'microduck-61' ? ALPHA_HOME : layout === 'open-duck-mini-v2' ? OPEN_DUCK_MINI_V2_HOME : LEGACY_HOME);
+}
+
+/**
+ * The action scale a manifest means: its own `action_scale`, else the Open Duck Mini v2 reference's
+ * 0.25 for its layout, else robotd's defaults (1.0 standing, 0.9 otherwise).
+ */
+export function actionScale(m: Pick<PolicyManifest, 'action_scale' | 'obs_layout' | 'slot'>): number {
+  return m.action_scale ?? (m.obs_layout === 'open-duck-mini-v2' ? 0.25 : m.slot === 'stand' ? 1 : 0.9);
 }
 
 /** Reads manifest.json's text: JSON, then the schema; the first problem is the one line reported. */
@@ -212,7 +228,7 @@ export function resolveManifest(m: ManifestFile, shape: ModelShape, opts: Resolv
   }
   const layout = m.obs_layout ?? defaultLayout(obsLen);
   if (layout === undefined) {
-    throw new PolicyError('mismatch', file, `${file}: obs_len ${obsLen} is no published layout (51 or 61): add obs_layout (${OBS_LAYOUTS.join(', ')})`);
+    throw new PolicyError('mismatch', file, `${file}: obs_len ${obsLen} is no published layout (51, 61 or 101): add obs_layout (${OBS_LAYOUTS.join(', ')})`);
   }
   if (OBS_LEN[layout] !== obsLen) {
     const source = m.obs_len !== undefined ? `obs_len is ${obsLen}` : `${model} takes ${obsLen}`;
@@ -220,6 +236,9 @@ export function resolveManifest(m: ManifestFile, shape: ModelShape, opts: Resolv
   }
   if (layout === 'quackd-gait-1' && m.command?.period_s === undefined) {
     throw new PolicyError('manifest', file, `${file}: command.period_s: obs_layout quackd-gait-1 needs the phase cycle in seconds`);
+  }
+  if (layout === 'open-duck-mini-v2' && m.command?.phase_steps === undefined) {
+    throw new PolicyError('manifest', file, `${file}: command.phase_steps: obs_layout open-duck-mini-v2 needs the ticks in one cycle of its reference motion (nb_steps_in_period: int(period × fps) of the polynomial_coefficients.pkl it was trained with)`);
   }
   return {
     ...m,

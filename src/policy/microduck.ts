@@ -42,3 +42,10 @@ export const LEGACY_HOME: readonly number[] = Object.freeze([0, 0, 0.6, -1.2, 0.
 
 /** The alpha pose (rad): robotd's DEFAULT_POSITION = microduck_rl's HOME_FRAME "STAND2", which the 61-input policies are trained around. */
 export const ALPHA_HOME: readonly number[] = Object.freeze([0, -0.0873, -0.4579, -0.0049, 0.453, 0.3491, 0.3491, 0, 0, 0, 0.0873, 0.4579, 0.0049, -0.453]);
+
+/**
+ * The Open Duck Mini v2's stance (rad): its reference runtime's `init_pos` (rustypot_position_hwi.py),
+ * the playground's `home` keyframe, which its walk policies' observations and actions are relative
+ * to. The same joint order as the Microduck's; the knees bend the other way (+1.37 against −1.2).
+ */
+export const OPEN_DUCK_MINI_V2_HOME: readonly number[] = Object.freeze([0.002, 0.053, -0.63, 1.368, -0.784, 0, 0, 0, 0, -0.003, -0.065, 0.635, 1.379, -0.796]);

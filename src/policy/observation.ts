@@ -10,6 +10,8 @@
 import type { SensorFrame } from '../control/plant.js';
 import { OBS_LEN, type ObsLayout } from './layouts.js';
 import { MICRODUCK_ACTIONS } from './microduck.js';
+import { buildOpenDuckObservation } from './observation-open-duck.js';
+import { need } from './vector-length.js';
 
 /** The velocity command in the trunk frame: m/s forward and left, rad/s counter-clockwise. */
 export interface Twist {
@@ -46,6 +48,14 @@ export interface ObservationInput {
   readonly body?: BodyPoseCommand;
   /** Gait or skill phase φ in cycles (quackd-gait-1): (t / command.period_s) mod 1; 0 when absent. */
   readonly phase?: number;
+  /** open-duck-mini-v2: the two raw actions before lastAction, newest first; zeros when absent. */
+  readonly pastActions?: readonly [ArrayLike<number>, ArrayLike<number>];
+  /** open-duck-mini-v2: the motor targets the policy's last action gave (rad, 14); home when absent. */
+  readonly lastTargets?: ArrayLike<number>;
+  /** open-duck-mini-v2: the imitation phase as it observes it, [cos, sin] ([0, 0] on its first tick). */
+  readonly imitationPhase?: readonly [number, number];
+  /** open-duck-mini-v2: what joint velocities are multiplied by (manifest velocity_scale). */
+  readonly velocityScale?: number;
 }
 
 /** The legacy body command's normalisers (microduck_runtime): z / 3 cm, angles / 30°. */
@@ -55,15 +65,13 @@ const BODY_ANGLE_SCALE = 0.5236;
 const ZERO_HEAD: HeadCommand = { neckPitch: 0, headPitch: 0, headYaw: 0, headRoll: 0 };
 const ZERO_BODY: BodyPoseCommand = { z: 0, roll: 0, pitch: 0 };
 
-function need(what: string, values: ArrayLike<number>, length: number): void {
-  if (values.length !== length) throw new RangeError(`observation: ${what} has ${values.length} values, expected ${length}`);
-}
 
 /**
  * Fills `out` (or a new vector) with the observation `layout` describes. Throws RangeError on a
  * wrong-sized input: that is a bug in the caller, never something a person can cause.
  */
 export function buildObservation(layout: ObsLayout, input: ObservationInput, out: Float32Array = new Float32Array(OBS_LEN[layout])): Float32Array {
+  if (layout === 'open-duck-mini-v2') return buildOpenDuckObservation(input, out);
   const { frame, home, lastAction, command } = input;
   const n = MICRODUCK_ACTIONS;
   need('out', out, OBS_LEN[layout]);

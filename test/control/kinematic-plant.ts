@@ -30,6 +30,8 @@ const Options = z
     /** servos that hold by themselves: the loop may rest between reads this long (Plant.restingPeriodMs) */
     restingPeriodMs: z.number().positive().optional(),
     log: z.string().optional(),
+    /** m/s²: an accelerometer's reading in every frame (none without it) */
+    accel: z.tuple([z.number(), z.number(), z.number()]).optional(),
   })
   .strict();
 
@@ -65,7 +67,7 @@ export function createPlant(options: Json | undefined): Plant {
       }
       if (o.failReads.includes(i)) return undefined;
       const tilt = o.tilt.filter((s) => s.from <= i).at(-1)?.rad ?? 0;
-      return { gyro: [0, 0, 0], gravity: [Math.sin(tilt), 0, -Math.cos(tilt)], jointPos: pos.slice(), jointVel: new Float64Array(o.joints) };
+      return { gyro: [0, 0, 0], gravity: [Math.sin(tilt), 0, -Math.cos(tilt)], ...(o.accel !== undefined ? { accel: o.accel } : {}), jointPos: pos.slice(), jointVel: new Float64Array(o.joints) };
     },
     send(targets) {
       sends.push({ read: reads - 1, t: performance.now(), targets: [...targets] });

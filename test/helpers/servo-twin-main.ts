@@ -29,6 +29,7 @@ runThisProcessAsHardware();
 const methods: Record<string, (...args: number[]) => unknown> = {
   trunk: () => twin.trunk(),
   goalWrites: () => twin.goalWrites,
+  goalsOf: (index) => twin.goalsOf(index),
   table: (id) => Array.from(twin.sim.table(id)),
   received: () => twin.sim.received,
   writes: () => twin.sim.writes(),

@@ -63,6 +63,11 @@ export class ServoTwinProcess {
     return this.call('goalWrites');
   }
 
+  /** Every goal written to joint `index` (policy order), rad, oldest first. */
+  goalsOf(index: number): Promise<number[]> {
+    return this.call('goalsOf', index);
+  }
+
   /** Servo `id`'s register table. */
   table(id: number): Promise<number[]> {
     return this.call('table', id);

@@ -47,6 +47,11 @@ export class ServoTwin extends TwinRig {
     return this.written.goals;
   }
 
+  /** Every goal written to joint `index` (policy order), rad, oldest first. */
+  goalsOf(index: number): number[] {
+    return this.written.each[index] ?? [];
+  }
+
   private constructor(
     readonly pty: HeldPty,
     readonly sim: ServoSim,
@@ -54,7 +59,7 @@ export class ServoTwin extends TwinRig {
     readonly joints: readonly JointRow[],
     private readonly model: ServoModel,
     goals: Float64Array,
-    private readonly written: { goals: number },
+    private readonly written: { goals: number; each: number[][] },
   ) {
     super(plant, goals);
     this.dir = mkdtempSync(join(tmpdir(), 'quackd-twin-imu-'));
@@ -71,7 +76,7 @@ export class ServoTwin extends TwinRig {
     const goals = Float64Array.from(start?.jointPos ?? joints.map(() => 0));
     const r = model.registers;
     const index = new Map(joints.map((j, i) => [j.id, i]));
-    const written = { goals: 0 };
+    const written = { goals: 0, each: joints.map((): number[] => []) };
     const sim = ServoSim.open(pty.far, {
       protocol: options.protocol,
       servos: joints.map((j) => ({ id: j.id, model: model.name })),
@@ -82,8 +87,10 @@ export class ServoTwin extends TwinRig {
         const i = index.get(id);
         if (i === undefined || address !== r.goalPosition.address || data.length < r.goalPosition.size) return;
         const counts = decodeRegister(r.goalPosition, data, model.byteOrder);
-        goals[i] = jointAngle(joints[i] as JointRow, (counts - model.countsPerTurn / 2) * r.goalPosition.unit);
+        const goal = jointAngle(joints[i] as JointRow, (counts - model.countsPerTurn / 2) * r.goalPosition.unit);
+        goals[i] = goal;
         written.goals++;
+        written.each[i]?.push(goal);
       },
     });
     const twin = new ServoTwin(pty, sim, plant, joints, model, goals, written);
@@ -120,7 +127,7 @@ export class ServoTwin extends TwinRig {
       table.set(encodeRegister(r.presentPosition, counts, order), r.presentPosition.address);
       table.set(encodeRegister(r.presentVelocity, (j.direction * (f.jointVel[i] ?? 0)) / r.presentVelocity.unit, order), r.presentVelocity.address);
     }
-    this.imu.write({ gyro: f.gyro, gravity: f.gravity, i2c_error: this.imuError, i2c_hang: this.imuHangs });
+    this.imu.write({ gyro: f.gyro, gravity: f.gravity, accel: f.accel, i2c_error: this.imuError, i2c_hang: this.imuHangs });
   }
 
   async close(): Promise<void> {

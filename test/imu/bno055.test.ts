@@ -45,6 +45,14 @@ describe('BNO055 over I²C', () => {
     assert.ok(t !== undefined);
     t.gyro.forEach((v, i) => assert.ok(Math.abs(v - ([0.1, -0.2, 1][i] ?? 0)) < 0.002, `gyro ${t.gyro.join()}`));
     t.gravity.forEach((v, i) => assert.ok(Math.abs(v - (gravity[i] ?? 0)) < 0.002, `gravity ${t.gravity.join()}`));
+    // At rest the accelerometer reads gravity's reaction; speeding up forward adds to its x.
+    const still = t.accel ?? [];
+    still.forEach((v, i) => assert.ok(Math.abs(v + 9.80665 * (gravity[i] ?? 0)) < 0.02, `accelerometer at rest ${still.join()}`));
+    const accel = [1.5 + 9.80665 * -0.2, -0.3, 9.80665 * Math.sqrt(1 - 0.04)];
+    dev.chip.setTrunk({ gyro: [0.1, -0.2, 1], gravity, accel });
+    const a = trunkReading(await chip.read())?.accel ?? [];
+    assert.equal(a.length, 3);
+    a.forEach((v, i) => assert.ok(Math.abs(v - (accel[i] ?? 0)) < 0.02, `accelerometer ${a.join()} for ${accel.join()}`));
     // The chip's default remap (a config that left it out) would not: x and y come back swapped.
     const plain = new FaultyBno055();
     const wrong = await Bno055.open(plain, { remap: parseRemap('+x +y +z') as AxisRemap }, { sleep: noSleep });

@@ -60,6 +60,11 @@ describe('BNO055 codec', () => {
     close(r.gyro, [Math.PI / 180, -Math.PI / 18, Math.PI]);
     close(r.quaternion, [1, -0.5, 0, 0]);
     close(r.gravity, [-1, 0, 9.81]);
+    // Linear acceleration (LIA_DATA, 100 LSB a m/s²) x = 50 LSB: the accelerometer is it plus gravity.
+    const moving = burst.slice();
+    moving.set(encodeInt16s([50, 0, -20]), REG.LIA_DATA - BURST_START);
+    close(decodeBurst(moving).accelerometer, [-0.5, 0, 9.61]);
+    close(r.accelerometer, [-1, 0, 9.81]);
     // LSB first, two's complement (4.3: every data register pair).
     assert.deepEqual([...encodeInt16s([-1, 256])], [0xff, 0xff, 0x00, 0x01]);
     assert.deepEqual(decodeInt16s(Uint8Array.from([0x00, 0x80, 0xff, 0x7f]), 2), [-32768, 32767]);

@@ -90,7 +90,7 @@ describe('loadPolicy: manifest against model and robot', () => {
 
   it('a width with no published layout needs obs_layout; a layout must fit the width', async () => {
     const a = policyFolder(zeroModel(54, 14), {});
-    await refused(a, 'mismatch', `${a}/manifest.json: obs_len 54 is no published layout (51 or 61): add obs_layout (microduck-51, microduck-51-body, microduck-61, quackd-gait-1)`);
+    await refused(a, 'mismatch', `${a}/manifest.json: obs_len 54 is no published layout (51, 61 or 101): add obs_layout (microduck-51, microduck-51-body, microduck-61, quackd-gait-1, open-duck-mini-v2)`);
     const b = policyFolder('stand', { obs_layout: 'microduck-61' });
     await refused(b, 'mismatch', `${b}/manifest.json: obs_layout microduck-61 has 61 inputs but ${b}/policy.onnx takes 51`);
     const c = policyFolder(zeroModel(53, 14), { obs_layout: 'quackd-gait-1' });

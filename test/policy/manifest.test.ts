@@ -63,7 +63,7 @@ describe('policy manifest: the file', () => {
     ['{"command": {"ranges": {"vz": [0, 1]}}}', 'p/manifest.json: command.ranges: unknown field "vz"'],
     ['{"command": {"ranges": {"vx": [0.5, -0.5]}}}', 'p/manifest.json: command.ranges.vx: min (the first) is above max (the second)'],
     ['{"home": [0, 0, 0]}', 'p/manifest.json: home: expected 14 values'],
-    ['{"obs_layout": "microduck-54"}', 'p/manifest.json: obs_layout: expected one of microduck-51, microduck-51-body, microduck-61, quackd-gait-1'],
+    ['{"obs_layout": "microduck-54"}', 'p/manifest.json: obs_layout: expected one of microduck-51, microduck-51-body, microduck-61, quackd-gait-1, open-duck-mini-v2'],
     ['{"duration_s": -1}', 'p/manifest.json: duration_s: expected a number > 0'],
     ['{"policies": [{"file": "walking.onnx"}]}', 'p/manifest.json: is a policy set (policies[]), not one policy: point at a folder with one policy.onnx and its manifest.json'],
   ];

@@ -10,7 +10,9 @@
  * The previous action (an observation term) carries from one verb to the next, as the original
  * runtimes keep it across walk and stand: a policy is trained on a stream of its own actions, and
  * a zero at each verb's first tick is a step it never saw. It lives as long as this worker, the
- * body's loop, and starts at zeros with it.
+ * body's loop, and starts at zeros with it. The Open Duck Mini v2's walk (open-duck-mini-v2) also
+ * observes the two actions before it and its last motor targets, which carry the same way between
+ * its own verbs; its imitation phase starts afresh with each verb, as its runtime's does at start.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +20,8 @@ import * as z from '../../zod-mini.js';
 import { runtimeSettled } from '../../policy/in-flight.js';
 import { loadPolicy } from '../../policy/load.js';
 import { loadRuntime } from '../../policy/runtime.js';
+import { ImitationPhase } from '../../policy/imitation-phase.js';
+import { actionScale } from '../../policy/manifest.js';
 import { buildObservation } from '../../policy/observation.js';
 import { phaseAt } from '../../policy/phase.js';
 import type { Policy } from '../../policy/policy.js';
@@ -125,12 +129,32 @@ async function warmedPolicy(dir: string, runtime: z.infer<typeof Options>['runti
   return policy;
 }
 
-/** The last raw action any policy of this loop gave: the next verb's first observation holds it. */
-let carried: Float32Array | undefined;
+/** What the loop's last policy left that the next verb's first observation holds. */
+interface Carried {
+  readonly layout: string;
+  /** Its raw actions, newest first: the last, then the two before it. */
+  readonly actions: readonly [Float32Array, Float32Array | undefined, Float32Array | undefined];
+  /** The targets its last action gave. */
+  readonly targets: Float64Array;
+}
+let carried: Carried | undefined;
 
 /** The previous action a policy starts from: the loop's last one, when it is as wide as this policy's; else zeros. */
 function previousAction(width: number): Float32Array {
-  return carried !== undefined && carried.length === width ? carried : new Float32Array(width);
+  const last = carried?.actions[0];
+  return last !== undefined && last.length === width ? last : new Float32Array(width);
+}
+
+/** The older actions and the last targets, carried only between verbs of the same layout (nothing else observes them). */
+function carriedHistory(layout: string): Carried | undefined {
+  return carried?.layout === layout ? carried : undefined;
+}
+
+/** A policy whose observation needs the accelerometer cannot run on a plant without one: the verb fails saying so. */
+function needsAccel(m: Policy['manifest'], frame: SensorFrame): void {
+  if (m.obs_layout === 'open-duck-mini-v2' && frame.accel === undefined) {
+    throw new Error(`${m.file}: obs_layout open-duck-mini-v2 observes the trunk's accelerometer, and this body reads none (a BNO055 in the robot's settings, or the MuJoCo twin)`);
+  }
 }
 
 const WarmOptions = z.object({ dirs: z._default(z.array(z.string()), []), runtime: Runtime });
@@ -173,17 +197,23 @@ export async function createSkill(options: Json | undefined, context: SkillConte
   const o = Options.parse(options);
   const policy = await policyFor(o.dir, o.runtime);
   const m = policy.manifest;
-  // robotd's defaults when a trained manifest leaves the scale out: 1.0 standing, 0.9 otherwise.
-  const scale = m.action_scale ?? (m.slot === 'stand' ? 1 : 0.9);
+  const scale = actionScale(m);
   const durationMs = m.duration_s !== undefined ? m.duration_s * 1000 : undefined;
   const obs = new Float32Array(m.obs_len);
   const targets = new Float64Array(m.home.length);
   let last: Float32Array = previousAction(m.action_len);
+  const history = carriedHistory(m.obs_layout);
+  let before = history?.actions[1];
+  let beforeThat = history?.actions[2];
+  let lastTargets: Float64Array | undefined = history?.targets;
+  const imitation = m.obs_layout === 'open-duck-mini-v2' ? new ImitationPhase(m.command?.phase_steps ?? 1, m.command?.phase_offset ?? 0) : undefined;
+  const zeros = new Float32Array(m.action_len);
   let progress: ((now: TrunkPose) => number) | undefined;
   const hold = headingHold(o, m, context.periodMs);
   const command = { ...o.command };
   return {
     start(frame) {
+      needsAccel(m, frame);
       progress = frame.trunk !== undefined && o.until.kind !== 'duration' ? progressMeter(frame.trunk, o.until.kind) : undefined;
     },
     async tick(frame, tMs) {
@@ -199,13 +229,32 @@ export async function createSkill(options: Json | undefined, context: SkillConte
       // A walk whose way is blocked ends there; the body says by what (it senses the same).
       if (u.kind === 'distance' && frame.proximity !== undefined && (u.metres >= 0 ? frame.proximity.ahead : frame.proximity.behind) !== null) return 'done';
       if (hold !== undefined) command.vyaw = hold(frame, tMs);
-      buildObservation(m.obs_layout, { frame, home: m.home, lastAction: last, command, phase: phaseAt(m, tMs / 1000) }, obs);
-      last = await policy.run(obs);
+      buildObservation(
+        m.obs_layout,
+        {
+          frame,
+          home: m.home,
+          lastAction: last,
+          command,
+          phase: phaseAt(m, tMs / 1000),
+          pastActions: [before ?? zeros, beforeThat ?? zeros],
+          ...(lastTargets !== undefined ? { lastTargets } : {}),
+          ...(imitation !== undefined ? { imitationPhase: imitation.observed() } : {}),
+          ...(m.velocity_scale !== undefined ? { velocityScale: m.velocity_scale } : {}),
+        },
+        obs,
+      );
+      const action = await policy.run(obs);
+      imitation?.advance();
+      beforeThat = before;
+      before = last;
+      last = action;
       const share = easedShare(tMs, o.timeoutMs, context.periodMs, o.ease_home_ms);
       // Eased, the action applied is the one the next verb's first observation holds: the pose the duck stands in.
       if (share < 1) last = last.map((a) => a * share);
-      carried = last;
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
+      lastTargets = Float64Array.from(targets);
+      carried = { layout: m.obs_layout, actions: [last, before, beforeThat], targets: lastTargets };
       return targets;
     },
   };

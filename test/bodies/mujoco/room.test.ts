@@ -122,6 +122,26 @@ describe('microduck:mujoco living room', () => {
     assert.deepEqual(gravityInFrame([1, 0, 0, 0]).map((v) => v + 0), [0, 0, -1]);
   });
 
+  it("the accelerometer reads gravity's reaction standing still, and the trunk's push when the duck is shoved", () => {
+    withPlant({ seed: 7 }, (plant) => {
+      holdHome(plant, 1);
+      const f = plant.read();
+      assert.ok(f?.accel !== undefined);
+      // Standing: about 9.81 m/s² up the trunk, opposite to gravity.
+      f.accel.forEach((v, i) => near(v, -9.80665 * (f.gravity[i] ?? NaN), 0.3, `standing accel[${i}]`));
+      // A shove forward (the trunk sped up by 0.5 m/s within one 5 ms step): the x reading jumps, gravity does not.
+      const { sim } = plant;
+      const qvel = sim.qvel();
+      const heading = plant.layout.duck.heading;
+      qvel[0] = (qvel[0] ?? 0) + 0.5 * Math.cos(heading);
+      qvel[1] = (qvel[1] ?? 0) + 0.5 * Math.sin(heading);
+      sim.step(1);
+      const shoved = plant.read();
+      assert.ok(shoved?.accel !== undefined);
+      assert.ok(Math.abs(shoved.accel[0]) > 3 || Math.abs(shoved.accel[1]) > 3 || Math.abs(shoved.accel[2] - 9.81) > 3, `after a shove: ${shoved.accel.map((v) => v.toFixed(2)).join(', ')}`);
+    });
+  });
+
   it('a twin runs inside a worker thread, nothing of it on the main thread', async () => {
     const child = new URL('./plant-child.ts', import.meta.url);
     // Node 20 runs --import preloads (tsx) in the main thread only: the worker registers tsx itself.

@@ -26,6 +26,9 @@ describe("the twin's IMU record", () => {
     assert.deepEqual(reader.read(), { gyro: [0, 0, 1.5], gravity: [0, 0, -1], i2c_error: 'EREMOTEIO: remote I/O error' });
     writer.write({ gyro: [0, 0, 0], gravity: [0, 0, -1], i2c_hang: true });
     assert.deepEqual(reader.read(), { gyro: [0, 0, 0], gravity: [0, 0, -1], i2c_hang: true });
+    // The twin's accelerometer, when it gives one.
+    writer.write({ gyro: [0, 0, 0], gravity: [0, 0, -1], accel: [0.25, -0.5, 9.75] });
+    assert.deepEqual(reader.read(), { gyro: [0, 0, 0], gravity: [0, 0, -1], accel: [0.25, -0.5, 9.75] });
     writer.close();
     reader.close();
   });

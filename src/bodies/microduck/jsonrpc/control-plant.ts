@@ -5,7 +5,7 @@
  * the port. The body on the main thread reaches the same client through serveBridge's channel.
  *
  * read() polls the link, so the states that came since the last tick are taken now, and the
- * newest is the SensorFrame: gyro as is; gravity from the
+ * newest is the SensorFrame: gyro and the accelerometer as they are; gravity from the
  * accelerometer, normalised and negated (the firmware reads +9.8 on z standing upright, the
  * reaction to gravity; the loop wants gravity itself, upright ≈ (0, 0, -1)); joints from pos/vel.
  * The trunk pose has no position (the bridge carries no odometry: x = y = z = 0), roll and pitch
@@ -228,7 +228,7 @@ export async function createPlant(options: Json | undefined): Promise<Plant> {
       const gravity = gravityOf(s.accel);
       const roll = Math.atan2(-gravity[1], -gravity[2]);
       const pitch = Math.asin(Math.max(-1, Math.min(1, gravity[0])));
-      const reading: SensorFrame = { gyro: [s.gyro[0], s.gyro[1], s.gyro[2]], gravity, jointPos: Float64Array.from(s.pos), jointVel: Float64Array.from(s.vel), trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+      const reading: SensorFrame = { gyro: [s.gyro[0], s.gyro[1], s.gyro[2]], gravity, accel: [s.accel[0], s.accel[1], s.accel[2]], jointPos: Float64Array.from(s.pos), jointVel: Float64Array.from(s.vel), trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
       if (retake !== 'found') return reading;
       // The firmware holds this pose already: the loop's hold of it need not be sent.
       retake = undefined;

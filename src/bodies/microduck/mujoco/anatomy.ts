@@ -9,6 +9,8 @@
  * Found, in order of preference:
  * - IMU gyro: the sensor named in the settings; a gyro named `imu_ang_vel` (the Microduck
  *   models'); any gyro on the trunk. None: the trunk's own angular velocity, in its frame.
+ * - IMU accelerometer: any accelerometer on the trunk. None: what one at rest would read, the
+ *   reaction to gravity (9.81 m/s² up), in the orientation's frame.
  * - IMU orientation: the framequat named in the settings; any framequat on the trunk; the gyro's
  *   site; the trunk body itself. Gravity is then Rᵀ·(0, 0, −1) of that frame.
  * - camera: the site or camera named in the settings; a site or camera `head_camera`; the body
@@ -63,6 +65,8 @@ export interface Anatomy {
   readonly joints: readonly PolicyJoint[];
   /** Gyro: sensordata address, or none: the trunk's own angular velocity. */
   readonly gyro: { readonly adr: number } | undefined;
+  /** Accelerometer: sensordata address, or none: the reaction to gravity alone. */
+  readonly accel: { readonly adr: number } | undefined;
   readonly orientation: FrameSource;
   readonly camera: { readonly kind: 'site' | 'camera' | 'body'; readonly id: number };
   /** The home keyframe's id, or the joint angles to start in. */
@@ -123,6 +127,7 @@ export function findAnatomy(sim: MjSim, names: AnatomyNames): Anatomy {
   const ballFree = sim.id('joint', names.ball.freejoint);
   if (ballBody < 0 || ballFree < 0) refuse(` has no ball "${names.ball.body}" (the living room was not put around it)`);
   const gyro = findGyro(sim, trunk, duck.gyro, refuse);
+  const accel = firstOnTrunk(sim, MJ.sensor.accelerometer, trunk);
   const key = sim.id('key', HOME_KEY);
   return {
     trunk,
@@ -130,6 +135,7 @@ export function findAnatomy(sim: MjSim, names: AnatomyNames): Anatomy {
     freeDof: dofAdr[free ?? -1] ?? -1,
     joints,
     gyro: gyro === undefined ? undefined : { adr: sim.sensorAdr()[gyro] ?? -1 },
+    accel: accel === undefined ? undefined : { adr: sim.sensorAdr()[accel] ?? -1 },
     orientation: findOrientation(sim, trunk, duck.framequat, gyro, refuse),
     camera: findCamera(sim, duck.camera, joints[J.head_roll]?.name ?? '', refuse),
     home: key >= 0 ? { key } : { pose: duck.home ?? refuse(` has no "${HOME_KEY}" keyframe and no home pose was given`) },
@@ -222,6 +228,19 @@ export function readGravity(sim: MjSim, a: Anatomy): Vec3 {
   // Rᵀ·(0, 0, −1) is minus R's bottom row.
   const m = o.kind === 'site' ? sim.siteXmat() : sim.xmat();
   return [-(m[9 * o.id + 6] ?? Number.NaN), -(m[9 * o.id + 7] ?? Number.NaN), -(m[9 * o.id + 8] ?? Number.NaN)];
+}
+
+/** Standard gravity, m/s²: what an accelerometer at rest reads, upward. */
+const STANDARD_GRAVITY = 9.80665;
+
+/** The accelerometer's reading, m/s², in its frame; without one, the reaction to gravity in the orientation's frame. */
+export function readAccel(sim: MjSim, a: Anatomy): Vec3 {
+  if (a.accel !== undefined) {
+    const [d, at] = [sim.sensordata(), a.accel.adr];
+    return [d[at] ?? Number.NaN, d[at + 1] ?? Number.NaN, d[at + 2] ?? Number.NaN];
+  }
+  const g = readGravity(sim, a);
+  return [-STANDARD_GRAVITY * g[0], -STANDARD_GRAVITY * g[1], -STANDARD_GRAVITY * g[2]];
 }
 
 /** The camera frame's world position and row-major rotation. */

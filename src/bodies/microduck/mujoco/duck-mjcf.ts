@@ -28,6 +28,7 @@ export const DUCK_NAMES = {
   imu: 'imu',
   camera: 'head_camera',
   gyro: 'imu_gyro',
+  accel: 'imu_accel',
   orientation: 'imu_quat',
 } as const;
 
@@ -155,6 +156,7 @@ export function duckActuators(): string {
 
 export function duckSensors(): string {
   return `<gyro name="${DUCK_NAMES.gyro}" site="${DUCK_NAMES.imu}"/>
+    <accelerometer name="${DUCK_NAMES.accel}" site="${DUCK_NAMES.imu}"/>
     <framequat name="${DUCK_NAMES.orientation}" objtype="site" objname="${DUCK_NAMES.imu}"/>`;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The MuJoCo twin of the Microduck as a control-loop Plant: 14 position servos in policy order,
- * an IMU (gyro, projected gravity) and joint state, stepped 4 × 5 ms per 20 ms period. It stands
+ * an IMU (gyro, projected gravity, accelerometer) and joint state, stepped 4 × 5 ms per 20 ms period. It stands
  * in sim2d's living room laid out by sim2d's seed, and also tells what only a simulator knows:
  * the trunk's and the ball's poses, and whether the head camera sees the ball. The duck is
  * quackd's own (duck-mjcf.ts) or a model of the user's (`model`, the room put around it);
@@ -12,7 +12,7 @@
 import type { JointSpec, Plant, SensorFrame, TrunkPose } from '../../../control/plant.js';
 import { BALL_RADIUS, cameraSeesBall, type Pose } from '../sim2d/arena.js';
 import { layoutForSeed, type Sim2dLayout } from '../sim2d/sim2d-body.js';
-import { cameraFrame, findAnatomy, opticalAxis, readGravity, readGyro, type Anatomy, type AnatomyNames, type Axis, type DuckModel } from './anatomy.js';
+import { cameraFrame, findAnatomy, opticalAxis, readAccel, readGravity, readGyro, type Anatomy, type AnatomyNames, type Axis, type DuckModel } from './anatomy.js';
 import { JOINT_MAX_VELOCITY } from './duck-spec.js';
 import { eulerFromQuat, quatFromEuler, type Quat } from './pose.js';
 import { ATTACHED_ROOM, ROOM_NAMES, livingRoomMjcf, roomFrameMjcf } from './room-mjcf.js';
@@ -102,12 +102,14 @@ export class MujocoPlant implements Plant {
     const jointVel = Float64Array.from(ids.joints, (j) => qvel[j.dof] ?? Number.NaN);
     const gyro = readGyro(sim, ids);
     const gravity = readGravity(sim, ids);
-    const values = [...jointPos, ...jointVel, ...gyro, ...gravity];
+    const accel = readAccel(sim, ids);
+    const values = [...jointPos, ...jointVel, ...gyro, ...gravity, ...accel];
     if (!values.every(Number.isFinite)) return undefined;
     const trunk = this.trunk();
     return {
       gyro,
       gravity,
+      accel,
       jointPos,
       jointVel,
       trunk,

@@ -24,7 +24,7 @@ export class MujocoModelError extends Error {
 export const MJ = {
   geom: { plane: 0, sphere: 2, capsule: 3, box: 6 },
   joint: { free: 0, hinge: 3 },
-  sensor: { gyro: 3, framequat: 27 },
+  sensor: { accelerometer: 1, gyro: 3, framequat: 27 },
   obj: { body: 1, xbody: 2, site: 6 },
   trn: { joint: 0 },
   bias: { affine: 1 },

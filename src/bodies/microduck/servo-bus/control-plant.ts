@@ -360,7 +360,7 @@ export async function createPlant(options: Json | undefined, edges: PlantEdges =
       const gravity = imu?.gravity ?? [0, 0, -1];
       const roll = Math.atan2(-gravity[1], -gravity[2]);
       const pitch = Math.asin(Math.max(-1, Math.min(1, gravity[0])));
-      const reading: SensorFrame = { gyro, gravity, jointPos: frame.pos, jointVel: frame.vel, trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
+      const reading: SensorFrame = { gyro, gravity, ...(imu?.accel !== undefined ? { accel: imu.accel } : {}), jointPos: frame.pos, jointVel: frame.vel, trunk: { x: 0, y: 0, z: 0, roll, pitch, yaw } };
       if (!retaken) return reading;
       retaken = false;
       return { ...reading, torqueOnHere: true };

@@ -18,6 +18,8 @@ export interface TrunkReading {
   readonly gyro: Vec3;
   /** A unit vector pointing down, in the trunk's axes. */
   readonly gravity: Vec3;
+  /** The accelerometer, m/s², in the trunk's axes (standing still ≈ (0, 0, +9.81)); absent where the source gives none. */
+  readonly accel?: Vec3;
 }
 
 export interface TrunkImu {
@@ -44,11 +46,11 @@ export const IMU_SILENT_MS = 500;
 const MIN_GRAVITY_M_S2 = 4.9;
 
 /** A BNO055 reading in the trunk's frame: the remap already made the chip's axes the trunk's. */
-export function trunkReading(r: { readonly gyro: Vec3; readonly gravity: Vec3 }): TrunkReading | undefined {
+export function trunkReading(r: { readonly gyro: Vec3; readonly gravity: Vec3; readonly accelerometer?: Vec3 }): TrunkReading | undefined {
   const [x, y, z] = r.gravity;
   const norm = Math.hypot(x, y, z);
   if (norm < MIN_GRAVITY_M_S2) return undefined;
-  return { gyro: r.gyro, gravity: [-x / norm, -y / norm, -z / norm] };
+  return { gyro: r.gyro, gravity: [-x / norm, -y / norm, -z / norm], ...(r.accelerometer !== undefined ? { accel: r.accelerometer } : {}) };
 }
 
 class Bno055TrunkImu implements TrunkImu {
