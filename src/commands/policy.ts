@@ -88,7 +88,7 @@ export const policyCommand: Command = {
       if (slot !== undefined) throw new UsageError(`policy list: unexpected argument "${slot}"`);
       const robot = robotOf(fleet, flags.robot);
       const slots = robotSlots(robot, home);
-      const rows = await Promise.all(SLOTS.map(async (s) => ({ slot: s, ...slots[s], ...(await check(slots[s].dir)), warnings: slotWarnings(robot, slots[s].dir) })));
+      const rows = await Promise.all(SLOTS.map(async (s) => ({ slot: s, ...slots[s], ...(await check(slots[s].dir)), warnings: slotWarnings(robot, slots[s].dir, slots.walk.dir) })));
       if (flags.json === true) {
         io.line(JSON.stringify(rows));
       } else {

@@ -21,24 +21,28 @@ import { policyFolder } from '../../policy/policy-folders.js';
 const ACCEL_Z = 5;
 const GAIN = 0.04;
 
-function probe(): string {
+/** `home`: the stance in its manifest; 'reference': none, so the reference's own. */
+function probe(home: readonly number[] | 'reference'): string {
   const g = new GraphBuilder('obs', 101);
   const picks = Array.from({ length: MICRODUCK_ACTIONS }, (_, i): [number, number][] => (i === J.head_yaw ? [[ACCEL_Z, GAIN]] : []));
   const onnx = g.model({ output: g.pick(picks, 'probe'), outputName: 'actions', outputWidth: MICRODUCK_ACTIONS, name: 'probe', doc: 'observes', metadata: {} });
   // Timed by its nominal speed (a bus duck has no odometry): 0.2 m in 1 s.
-  return policyFolder(onnx, { obs_len: 101, slot: 'walk', home: HOME_POSE, command: { phase_steps: 36, nominal: { vx: 0.2 }, made_good: { vx: 1 } } });
+  return policyFolder(onnx, { obs_len: 101, slot: 'walk', ...(home !== 'reference' ? { home } : {}), command: { phase_steps: 36, nominal: { vx: 0.2 }, made_good: { vx: 1 } } });
 }
 
 describe('an Open Duck Mini v2 walk policy in microduck:feetech', () => {
   let twin: ServoTwinProcess;
   // Made here, not in before(): a folder's removal registered inside a hook runs when the hook ends.
   const home = tempDir('quackd-open-duck-policy-');
-  const walk = probe();
+  const walk = probe(HOME_POSE);
+  // Without a home: the reference's own stance, knees at +1.37 rad.
+  const reference = probe('reference');
   before(async () => {
     twin = await ServoTwinProcess.start({ protocol: 'feetech' });
     writeFileSync(
       join(home, 'config.yaml'),
-      `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100, policies: { walk: ${JSON.stringify(walk)} } }\n`,
+      `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100, policies: { walk: ${JSON.stringify(walk)} } }\n` +
+        `  odm: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, imu: {}, policies: { walk: ${JSON.stringify(reference)} } }\n`,
     );
   });
   after(async () => {
@@ -48,6 +52,14 @@ describe('an Open Duck Mini v2 walk policy in microduck:feetech', () => {
   it('policy list shows the walk slot taking the reference layout', async () => {
     const r = await quackd(['policy', 'list', '--robot', 'duck'], { env: { QUACKD_HOME: home } });
     assert.match(r.stdout, /walk .*\n +OK open-duck-mini-v2 101→14 · walk/, r.stdout + r.stderr);
+  });
+
+  it('a walk in the reference stance beside the bundled Microduck policies: every other slot is warned about, naming the knee', async () => {
+    const r = await quackd(['policy', 'list', '--robot', 'odm'], { env: { QUACKD_HOME: home } });
+    const warned = r.stdout.split('\n').filter((l) => l.includes("warning: stands in another stance than the walk: left_knee at -1.20 rad against the walk's +1.37 (4 joints over 0.5 rad apart)"));
+    assert.equal(warned.length, 4, r.stdout);
+    const health = await quackd(['health', '--robot', 'odm'], { env: { QUACKD_HOME: home } });
+    assert.match(health.stdout, /turn, stand, kick_left, kick_right: stands in another stance than the walk/, health.stdout);
   });
 
   it("do walk runs it on the accelerometer the BNO055's registers carry from the twin", async () => {
