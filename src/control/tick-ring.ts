@@ -6,13 +6,14 @@
  * counted, and the reader says how many were.
  *
  * A record, as Float64 values: epoch ms, tick index, late ms, work ms, gyro xyz, gravity xyz,
- * trunk x y z roll pitch yaw (NaN when the plant does not know), then per joint its target as
+ * trunk x y z roll pitch yaw (NaN when the plant does not know), accelerometer xyz (NaN where the
+ * plant reads none), then per joint its target as
  * the skill asked (NaN on a tick that held), the target applied after the safety stage (NaN
  * before the first), and its measured position (NaN on a failed read).
  */
 import type { SensorFrame } from './plant.js';
 
-export const TICK_FIELDS = 16;
+export const TICK_FIELDS = 19;
 const WRITTEN = 0;
 const READ = 1;
 const DROPPED = 2;
@@ -99,6 +100,7 @@ export class TickRingWriter extends Ring {
     slots[at + 13] = trunk?.roll ?? NaN;
     slots[at + 14] = trunk?.pitch ?? NaN;
     slots[at + 15] = trunk?.yaw ?? NaN;
+    for (let k = 0; k < 3; k++) slots[at + 16 + k] = f?.accel?.[k] ?? NaN;
     const n = this.joints;
     for (let i = 0; i < n; i++) {
       slots[at + TICK_FIELDS + i] = s.desired?.[i] ?? NaN;
@@ -117,6 +119,8 @@ export interface TickRecord {
   readonly workMs: number;
   readonly gyro: readonly [number, number, number];
   readonly gravity: readonly [number, number, number];
+  /** m/s², NaN where the plant reads no accelerometer */
+  readonly accel: readonly [number, number, number];
   /** undefined when the plant does not know where the trunk is */
   readonly trunk?: { readonly x: number; readonly y: number; readonly z: number; readonly roll: number; readonly pitch: number; readonly yaw: number };
   readonly desired: Float64Array;
@@ -152,6 +156,7 @@ export class TickRingReader extends Ring {
         workMs: v[3] ?? 0,
         gyro: [v[4] ?? NaN, v[5] ?? NaN, v[6] ?? NaN],
         gravity: [v[7] ?? NaN, v[8] ?? NaN, v[9] ?? NaN],
+        accel: [v[16] ?? NaN, v[17] ?? NaN, v[18] ?? NaN],
         ...(trunk !== undefined ? { trunk } : {}),
         desired: v.subarray(TICK_FIELDS, TICK_FIELDS + n),
         applied: v.subarray(TICK_FIELDS + n, TICK_FIELDS + 2 * n),

@@ -29,8 +29,11 @@ const VECTOR3: [string, string] = ['geometry_msgs/Vector3', 'float64 x\nfloat64 
 
 /** ROS 2's joint state; quackd fills name and position (velocity and effort left empty). */
 const JOINT_STATE = `std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\nfloat64[] effort\n${uses(HEADER, TIME)}`;
-/** The trunk's IMU as the loop read it: angular velocity (rad/s) and gravity (a unit vector), trunk frame. */
-const IMU = `std_msgs/Header header\ngeometry_msgs/Vector3 gyro\ngeometry_msgs/Vector3 gravity\n${uses(HEADER, TIME, VECTOR3)}`;
+/**
+ * The trunk's IMU as the loop read it, trunk frame: angular velocity (rad/s), gravity (a unit
+ * vector) and the accelerometer (m/s², standing still ≈ (0, 0, +9.81); NaN where the body reads none).
+ */
+const IMU = `std_msgs/Header header\ngeometry_msgs/Vector3 gyro\ngeometry_msgs/Vector3 gravity\ngeometry_msgs/Vector3 accel\n${uses(HEADER, TIME, VECTOR3)}`;
 /** One control tick: its timing, and which joints the safety stage limited (a target clamped to its range or cut to one period's travel). */
 const CONTROL_TICK = [
   'std_msgs/Header header',

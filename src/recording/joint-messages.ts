@@ -57,8 +57,9 @@ export function tickMessages(names: readonly string[], tick: TickRecord, dropped
   push('applied', jointState(names, tick.applied, at));
   push('measured', jointState(names, tick.measured, at));
   const [gx, gy, gz] = tick.gyro;
-  const [ax, ay, az] = tick.gravity;
-  if (!Number.isNaN(gx)) push('imu', header(cdr.begin(), at, frames.trunk).float64(gx).float64(gy).float64(gz).float64(ax).float64(ay).float64(az).end());
+  const [dx, dy, dz] = tick.gravity;
+  const [ax, ay, az] = tick.accel;
+  if (!Number.isNaN(gx)) push('imu', header(cdr.begin(), at, frames.trunk).float64(gx).float64(gy).float64(gz).float64(dx).float64(dy).float64(dz).float64(ax).float64(ay).float64(az).end());
   push('tick', controlTick(names, tick, dropped));
   if (tick.trunk !== undefined) push('tf', trunkTransform(tick.trunk, at, frames));
   return out;

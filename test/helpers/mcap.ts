@@ -77,7 +77,7 @@ class Cdr {
 /** The CDR messages quackd writes, by schema name, decoded as their ros2msg definitions say. */
 const CDR: Record<string, (r: Cdr) => unknown> = {
   'sensor_msgs/msg/JointState': (r) => ({ header: r.header(), name: r.strings(), position: r.float64s(), velocity: r.float64s(), effort: r.float64s() }),
-  'quackd/msg/Imu': (r) => ({ header: r.header(), gyro: r.vector3(), gravity: r.vector3() }),
+  'quackd/msg/Imu': (r) => ({ header: r.header(), gyro: r.vector3(), gravity: r.vector3(), accel: r.vector3() }),
   'quackd/msg/ControlTick': (r) => ({ header: r.header(), tick: r.uint32(), late_ms: r.float64(), work_ms: r.float64(), limited: r.strings(), dropped: r.uint32() }),
 };
 

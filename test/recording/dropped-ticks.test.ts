@@ -17,6 +17,7 @@ const tick = (index: number): TickRecord => ({
   workMs: 0.1,
   gyro: [0, 0, 0],
   gravity: [0, 0, -1],
+  accel: [0, 0, 9.81],
   desired: new Float64Array([NaN]),
   applied: new Float64Array([NaN]),
   measured: new Float64Array([0.1]),

@@ -233,14 +233,20 @@ export function readGravity(sim: MjSim, a: Anatomy): Vec3 {
 /** Standard gravity, m/s²: what an accelerometer at rest reads, upward. */
 const STANDARD_GRAVITY = 9.80665;
 
-/** The accelerometer's reading, m/s², in its frame; without one, the reaction to gravity in the orientation's frame. */
-export function readAccel(sim: MjSim, a: Anatomy): Vec3 {
-  if (a.accel !== undefined) {
+/** What an accelerometer at rest reads: the reaction to gravity (a unit vector pointing down), m/s². */
+export const restingAccel = (g: Vec3): Vec3 => [-STANDARD_GRAVITY * g[0], -STANDARD_GRAVITY * g[1], -STANDARD_GRAVITY * g[2]];
+
+/**
+ * The accelerometer's reading, m/s², in its frame; without one, or before the first step (MuJoCo's
+ * accelerometer reads zeros after a forward alone, and the duck is placed at rest), the reaction
+ * to gravity in the orientation's frame.
+ */
+export function readAccel(sim: MjSim, a: Anatomy, stepped = true): Vec3 {
+  if (a.accel !== undefined && stepped) {
     const [d, at] = [sim.sensordata(), a.accel.adr];
     return [d[at] ?? Number.NaN, d[at + 1] ?? Number.NaN, d[at + 2] ?? Number.NaN];
   }
-  const g = readGravity(sim, a);
-  return [-STANDARD_GRAVITY * g[0], -STANDARD_GRAVITY * g[1], -STANDARD_GRAVITY * g[2]];
+  return restingAccel(readGravity(sim, a));
 }
 
 /** The camera frame's world position and row-major rotation. */

@@ -50,6 +50,8 @@ export class MujocoPlant implements Plant {
   readonly timestep: number;
   private readonly cameraAxis: Axis;
   private closed = false;
+  /** Whether the twin has stepped since it was placed: its accelerometer reads nothing before. */
+  private stepped = false;
 
   /** Use createMujocoPlant or openMujocoPlant; this takes a compiled living room and what is where in it. */
   constructor(
@@ -102,7 +104,7 @@ export class MujocoPlant implements Plant {
     const jointVel = Float64Array.from(ids.joints, (j) => qvel[j.dof] ?? Number.NaN);
     const gyro = readGyro(sim, ids);
     const gravity = readGravity(sim, ids);
-    const accel = readAccel(sim, ids);
+    const accel = readAccel(sim, ids, this.stepped);
     const values = [...jointPos, ...jointVel, ...gyro, ...gravity, ...accel];
     if (!values.every(Number.isFinite)) return undefined;
     const trunk = this.trunk();
@@ -131,6 +133,7 @@ export class MujocoPlant implements Plant {
     const steps = Math.round(periodS / this.timestep);
     if (!(steps >= 1)) throw new RangeError(`mujoco plant: a period of ${periodS} s is under one ${this.timestep} s step`);
     this.sim.step(steps);
+    this.stepped = true;
   }
 
   /** A closed twin is a plant whose link is gone: reads fail and nothing moves. */
