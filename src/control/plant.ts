@@ -45,6 +45,11 @@ export interface SensorFrame {
    * Open Duck Mini v2's walk policies observe it instead of gravity.
    */
   readonly accel?: readonly [number, number, number];
+  /**
+   * Whether each foot, left then right, touches the floor, where the plant can tell: the twin's
+   * contacts (a duck's foot switches are not read yet). The Open Duck Mini v2's walk observes them.
+   */
+  readonly feet?: readonly [boolean, boolean];
   /** rad, one per joint. */
   readonly jointPos: Float64Array;
   /** rad/s, one per joint. */

@@ -10,7 +10,8 @@
  *   27..41   joint velocities × velocity_scale (the reference's dof_vel_scale, 0.05)
  *   41..83   the last three raw actions, newest first
  *   83..97   the last motor targets (home + action_scale × the last action)
- *   97..99   the two foot contacts: zeros, what the reference reads on a duck without foot switches
+ *   97..99   the two foot contacts, left then right (1 touching): the frame's `feet` where the plant
+ *            tells them (the twin), else zeros, what the reference reads on a duck without foot switches
  *   99..101  the imitation phase, [cos, sin] (imitation-phase.ts)
  */
 import { MICRODUCK_ACTIONS } from './microduck.js';
@@ -58,8 +59,8 @@ export function buildOpenDuckObservation(input: ObservationInput, out: Float32Ar
     out[69 + i] = beforeThat?.[i] ?? 0;
     out[83 + i] = input.lastTargets?.[i] ?? home[i] ?? 0;
   }
-  out[97] = 0;
-  out[98] = 0;
+  out[97] = frame.feet?.[0] === true ? 1 : 0;
+  out[98] = frame.feet?.[1] === true ? 1 : 0;
   const phase = input.imitationPhase ?? [0, 0];
   out[99] = phase[0];
   out[100] = phase[1];

@@ -84,13 +84,18 @@ describe('open-duck-mini-v2: the observation', () => {
     expected.forEach((e, i) => assert.ok(Math.abs((obs[i] ?? Number.NaN) - e) < 1e-5, `index ${i}: ${obs[i]} ≠ ${e}`));
   });
 
-  it('before any action: zeros for the actions, the stance for the targets, [0, 0] for the phase; a velocity scale of the manifest\'s', () => {
+  it('before any action: zeros for the actions, the stance for the targets, [0, 0] for the phase, no contacts from a plant that tells none; a velocity scale of the manifest\'s', () => {
     const obs = buildObservation('open-duck-mini-v2', { frame, home: ODM_INIT, lastAction: new Array<number>(14).fill(0), command: { vx: 0, vy: 0, vyaw: 0 }, velocityScale: 0.1 });
     assert.deepEqual(Array.from(obs.subarray(6, 13)), [0, 0, 0, 0, 0, 0, 0]);
     assert.ok(Math.abs((obs[27] ?? 0) + 0.1) < 1e-6, `velocity 0 × 0.1: ${obs[27]}`);
     assert.deepEqual(Array.from(obs.subarray(41, 83)), new Array<number>(42).fill(0));
     ODM_INIT.forEach((h, i) => assert.ok(Math.abs((obs[83 + i] ?? Number.NaN) - h) < 1e-6, `target ${i}`));
     assert.deepEqual(Array.from(obs.subarray(97)), [0, 0, 0, 0]);
+  });
+
+  it('reads the foot contacts where the plant tells them, left then right', () => {
+    const obs = buildObservation('open-duck-mini-v2', { frame: { ...frame, feet: [false, true] }, home: ODM_INIT, lastAction: new Array<number>(14).fill(0), command: { vx: 0, vy: 0, vyaw: 0 } });
+    assert.deepEqual(Array.from(obs.subarray(97, 99)), [0, 1]);
   });
 
   it('is never built from a frame without an accelerometer', () => {

@@ -142,6 +142,19 @@ describe('microduck:mujoco living room', () => {
     });
   });
 
+  it('tells which foot touches the floor: both standing, the right only with the left side tipped up', () => {
+    withPlant({ seed: 7 }, (plant) => {
+      holdHome(plant, 0.5);
+      assert.deepEqual(plant.read()?.feet, [true, true]);
+    });
+    withPlant({ seed: 7, tilt: { roll: 0.3 } }, (plant) => {
+      assert.deepEqual(plant.read()?.feet, [false, true]);
+    });
+    withPlant({ seed: 7, tilt: { roll: -0.3 } }, (plant) => {
+      assert.deepEqual(plant.read()?.feet, [true, false]);
+    });
+  });
+
   it('a twin runs inside a worker thread, nothing of it on the main thread', async () => {
     const child = new URL('./plant-child.ts', import.meta.url);
     // Node 20 runs --import preloads (tsx) in the main thread only: the worker registers tsx itself.

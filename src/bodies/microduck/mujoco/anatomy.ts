@@ -9,6 +9,8 @@
  * Found, in order of preference:
  * - IMU gyro: the sensor named in the settings; a gyro named `imu_ang_vel` (the Microduck
  *   models'); any gyro on the trunk. None: the trunk's own angular velocity, in its frame.
+ * - feet: the bodies the ankle joints move (and what is welded to them); a foot touches the floor
+ *   when one of its geoms is in contact with a geom of the world body (the room's floor).
  * - IMU accelerometer: any accelerometer on the trunk. None: what one at rest would read, the
  *   reaction to gravity (9.81 m/s² up), in the orientation's frame.
  * - IMU orientation: the framequat named in the settings; any framequat on the trunk; the gyro's
@@ -71,6 +73,8 @@ export interface Anatomy {
   readonly camera: { readonly kind: 'site' | 'camera' | 'body'; readonly id: number };
   /** The home keyframe's id, or the joint angles to start in. */
   readonly home: { readonly key: number } | { readonly pose: readonly number[] };
+  /** The bodies the left and right ankle joints move. */
+  readonly feet: readonly [number, number];
   readonly ball: number;
   readonly ballQpos: number;
   readonly ballDof: number;
@@ -142,6 +146,7 @@ export function findAnatomy(sim: MjSim, names: AnatomyNames): Anatomy {
     ball: ballBody,
     ballQpos: qposAdr[ballFree] ?? -1,
     ballDof: dofAdr[ballFree] ?? -1,
+    feet: [J.left_ankle, J.right_ankle].map((j) => sim.jntBody()[sim.id('joint', joints[j]?.name ?? '')] ?? -1) as [number, number],
   };
 }
 
@@ -232,6 +237,23 @@ export function readGravity(sim: MjSim, a: Anatomy): Vec3 {
 
 /** Standard gravity, m/s²: what an accelerometer at rest reads, upward. */
 const STANDARD_GRAVITY = 9.80665;
+
+/** Whether each foot, left then right, is in contact with the world body's geoms (the floor). */
+export function readFeet(sim: MjSim, a: Anatomy): [boolean, boolean] {
+  const feet: [boolean, boolean] = [false, false];
+  if (sim.ncon() === 0) return feet;
+  const geomBody = sim.geomBody();
+  const weld = sim.bodyWeld();
+  const footOf = (g: number): number => a.feet.indexOf(weld[geomBody[g] ?? -1] ?? -1);
+  const pairs = sim.contactGeoms();
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const [g1, g2] = [pairs[i] ?? -1, pairs[i + 1] ?? -1];
+    const [f1, f2] = [footOf(g1), footOf(g2)];
+    if (f1 >= 0 && geomBody[g2] === 0) feet[f1] = true;
+    if (f2 >= 0 && geomBody[g1] === 0) feet[f2] = true;
+  }
+  return feet;
+}
 
 /** What an accelerometer at rest reads: the reaction to gravity (a unit vector pointing down), m/s². */
 export const restingAccel = (g: Vec3): Vec3 => [-STANDARD_GRAVITY * g[0], -STANDARD_GRAVITY * g[1], -STANDARD_GRAVITY * g[2]];

@@ -12,7 +12,7 @@
 import type { JointSpec, Plant, SensorFrame, TrunkPose } from '../../../control/plant.js';
 import { BALL_RADIUS, cameraSeesBall, type Pose } from '../sim2d/arena.js';
 import { layoutForSeed, type Sim2dLayout } from '../sim2d/sim2d-body.js';
-import { cameraFrame, findAnatomy, opticalAxis, readAccel, readGravity, readGyro, type Anatomy, type AnatomyNames, type Axis, type DuckModel } from './anatomy.js';
+import { cameraFrame, findAnatomy, opticalAxis, readAccel, readFeet, readGravity, readGyro, type Anatomy, type AnatomyNames, type Axis, type DuckModel } from './anatomy.js';
 import { JOINT_MAX_VELOCITY } from './duck-spec.js';
 import { eulerFromQuat, quatFromEuler, type Quat } from './pose.js';
 import { ATTACHED_ROOM, ROOM_NAMES, livingRoomMjcf, roomFrameMjcf } from './room-mjcf.js';
@@ -112,6 +112,7 @@ export class MujocoPlant implements Plant {
       gyro,
       gravity,
       accel,
+      feet: readFeet(sim, ids),
       jointPos,
       jointVel,
       trunk,

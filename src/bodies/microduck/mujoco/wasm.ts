@@ -109,6 +109,8 @@ export interface MjSim {
   bodyWeld(): Int32Array;
   /** Number of contacts after the last step or forward. */
   ncon(): number;
+  /** The geoms of each contact after the last step or forward, two a contact (geom1, geom2). */
+  contactGeoms(): number[];
   resetToKey(key: number): void;
   /** The model's default state (qpos0, zero velocities and controls). */
   reset(): void;
@@ -274,6 +276,24 @@ function simOf(mj: MainModule, model: MjModel): MjSim {
     bodyRoot: () => i32(model.body_rootid, 'body_rootid'),
     bodyWeld: () => i32(model.body_weldid, 'body_weldid'),
     ncon: () => data.ncon,
+    contactGeoms: () => {
+      const out: number[] = [];
+      const n = data.ncon;
+      if (n === 0) return out;
+      // Each handle embind gives is a copy in WebAssembly memory the caller must free.
+      const contacts = data.contact;
+      try {
+        for (let i = 0; i < n; i++) {
+          const c = contacts.get(i);
+          if (c === undefined) continue;
+          out.push(c.geom1, c.geom2);
+          c.delete();
+        }
+      } finally {
+        contacts.delete();
+      }
+      return out;
+    },
     resetToKey: (key) => mj.mj_resetDataKeyframe(model, data, key),
     reset: () => mj.mj_resetData(model, data),
     forward: () => mj.mj_forward(model, data),
