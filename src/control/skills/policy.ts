@@ -253,8 +253,9 @@ export async function createSkill(options: Json | undefined, context: SkillConte
       // Eased, the action applied is the one the next verb's first observation holds: the pose the duck stands in.
       if (share < 1) last = last.map((a) => a * share);
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
-      lastTargets = Float64Array.from(targets);
-      carried = { layout: m.obs_layout, actions: [last, before, beforeThat], targets: lastTargets };
+      // This verb's own buffer: read back as the next tick's last targets before it is written again.
+      lastTargets = targets;
+      carried = { layout: m.obs_layout, actions: [last, before, beforeThat], targets };
       return targets;
     },
   };
