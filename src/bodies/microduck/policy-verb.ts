@@ -12,6 +12,7 @@ import { policySkill, type PolicyUntil } from '../../control/skills/specs.js';
 import { commandFor, type Axis, type Commanded } from '../../policy/command.js';
 import { readManifest } from '../../policy/read-manifest.js';
 import type { Slot } from '../../policy/slots.js';
+import { describeApart, stanceApart } from '../../policy/stance.js';
 import { BodyError, type VerbResult } from '../body.js';
 import { KICK_SETTLE_MS, settleAfterGait, standAfter } from './gait-settle.js';
 
@@ -44,13 +45,42 @@ export function verbCommand(dir: string | undefined, slot: Slot, axis: Axis, dir
 }
 
 /**
+ * Why a slot's policy may not move this duck: it stands in another stance than the walk's (an
+ * Open Duck Mini v2 walk beside the bundled Microduck turn), so running it would take the duck from
+ * the walk's stance to its own at the joints' top speed. Undefined when it may (or a manifest is
+ * unreadable: the policy's own load says why).
+ */
+export function stanceRefusal(dir: (slot: Slot) => string, slot: Slot): string | undefined {
+  if (slot === 'walk' || dir(slot) === dir('walk')) return undefined;
+  const mine = readManifest(dir(slot)).manifest;
+  const walk = readManifest(dir('walk')).manifest;
+  const apart = mine !== undefined && walk !== undefined ? stanceApart(mine, walk) : undefined;
+  return apart === undefined ? undefined : `the ${slot} policy stands in another stance than the walk's (${describeApart(apart, "the walk's")}): it would move the duck from one to the other; give the ${slot} slot a policy of the walk's robot (quackd policy load ${slot} DIR)`;
+}
+
+/**
+ * The policy a gait settles with: the stand's, unless it stands otherwise than the gait; then the
+ * gait's own at a zero command, eased to its home (the Open Duck Mini v2's walk is trained to stand
+ * on a zero command, and no other policy of its robot is at hand).
+ */
+function settlingDir(dir: (slot: Slot) => string, slot: Slot): string {
+  const stand = readManifest(dir('stand')).manifest;
+  const gait = readManifest(dir(slot)).manifest;
+  return stand !== undefined && gait !== undefined && stanceApart(stand, gait) !== undefined ? dir(slot) : dir('stand');
+}
+
+/**
  * The verb's policy until `until` or its time limit, then the stand after a gait (gait-settle.ts);
- * a loop that cannot run it (closed, crashed, busy) is the verb's one-line BodyError.
+ * a loop that cannot run it (closed, crashed, busy), or a policy of another stance than the
+ * walk's, is the verb's one-line BodyError. The bodies ask stanceRefusal first themselves, before
+ * torque goes on; this is the last word for any other caller.
  */
 export async function runPolicyVerb({ loop, dir, headingHold, standAfterKick }: VerbLoop, v: PolicyVerb, halt: AbortSignal): Promise<LoopResult> {
+  const refusal = stanceRefusal(dir, v.slot);
+  if (refusal !== undefined) throw new BodyError(`${v.verb}: ${refusal}`);
   try {
     let result = await loop.run(policySkill(dir(v.slot), v.command, v.until, v.timeoutMs, headingHold), halt);
-    result = await settleAfterGait(loop, dir('stand'), v.slot, result, halt);
+    result = await settleAfterGait(loop, settlingDir(dir, v.slot), v.slot, result, halt);
     if (standAfterKick === true && (v.slot === 'kick_left' || v.slot === 'kick_right')) result = await standAfter(loop, dir('stand'), KICK_SETTLE_MS, result, halt);
     return result;
   } catch (err) {

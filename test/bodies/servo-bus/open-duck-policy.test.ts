@@ -37,12 +37,16 @@ describe('an Open Duck Mini v2 walk policy in microduck:feetech', () => {
   const walk = probe(HOME_POSE);
   // Without a home: the reference's own stance, knees at +1.37 rad.
   const reference = probe('reference');
+  // The twin's stance with the head turned 0.6 rad: another stance than the bundled stand's, on a joint that does not tip the duck.
+  const HEAD_TURNED = 0.6;
+  const turned = probe(HOME_POSE.map((v, i) => (i === J.head_yaw ? v + HEAD_TURNED : v)));
   before(async () => {
     twin = await ServoTwinProcess.start({ protocol: 'feetech' });
     writeFileSync(
       join(home, 'config.yaml'),
       `robots:\n  duck: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100, policies: { walk: ${JSON.stringify(walk)} } }\n` +
-        `  odm: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, imu: {}, policies: { walk: ${JSON.stringify(reference)} } }\n`,
+        `  turned: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100, policies: { walk: ${JSON.stringify(turned)} } }\n` +
+        `  odm: { body: microduck:feetech, port: ${JSON.stringify(twin.port)}, sim_imu: ${JSON.stringify(twin.imuPath)}, imu: {}, bus_timeout_ms: 100, policies: { walk: ${JSON.stringify(reference)} } }\n`,
     );
   });
   after(async () => {
@@ -62,6 +66,15 @@ describe('an Open Duck Mini v2 walk policy in microduck:feetech', () => {
     assert.match(health.stdout, /turn, stand, kick_left, kick_right: stands in another stance than the walk/, health.stdout);
   });
 
+  it('a turn whose policy stands in another stance than the walk is refused in one line, and no goal moves', async () => {
+    const before = await twin.goalWrites();
+    const r = await quackd(['do', 'turn', '30', '--yes', '--robot', 'odm'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stdout + r.stderr, /turn: the turn policy stands in another stance than the walk's \(left_knee at -1\.20 rad against the walk's \+1\.37 \(4 joints over 0\.5 rad apart\)\): it would move the duck from one to the other; give the turn slot a policy of the walk's robot \(quackd policy load turn DIR\)/, r.stdout + r.stderr);
+    // Refused before torque went on: not one goal was written.
+    assert.equal(await twin.goalWrites(), before);
+  });
+
   it("do walk runs it on the accelerometer the BNO055's registers carry from the twin", async () => {
     const r = await quackd(['do', 'walk', '0.2', '--yes', '--robot', 'duck'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
     assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -72,5 +85,13 @@ describe('an Open Duck Mini v2 walk policy in microduck:feetech', () => {
     assert.ok(seen.length >= 3, `${seen.length} of head_yaw's goals came from the policy`);
     const median = [...seen].sort((a, b) => a - b)[Math.floor(seen.length / 2)] ?? Number.NaN;
     assert.ok(Math.abs(median - 9.81) < 0.3, `head_yaw's goals say the policy observed an accelerometer z of ${median.toFixed(2)} m/s² (median; 9.81 standing still)`);
+  });
+
+  it("a walk whose stance is not the stand's settles on its own stance, not the stand's", async () => {
+    const r = await quackd(['do', 'walk', '0.2', '--yes', '--robot', 'turned'], { env: { QUACKD_HOME: home }, timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const last = (await twin.goalsOf(J.head_yaw)).at(-1) ?? Number.NaN;
+    // The walk at a zero command, eased to its home: the head turned. The bundled stand would have turned it back to its own.
+    assert.ok(Math.abs(last - ((HOME_POSE[J.head_yaw] ?? 0) + HEAD_TURNED)) < 0.02, `head_yaw's last goal: ${last.toFixed(3)} rad`);
   });
 });

@@ -15,7 +15,7 @@ import type { HeadingHoldSettings } from '../../../control/skills/heading-hold.j
 import type { Slot } from '../../../policy/slots.js';
 import type { VerbResult } from '../../body.js';
 import type { LentPolicies } from '../lent-policies.js';
-import { runPolicyVerb, type PolicyVerb } from '../policy-verb.js';
+import { runPolicyVerb, stanceRefusal, type PolicyVerb } from '../policy-verb.js';
 import { LinkFactsSchema, type LinkFacts } from './control-plant.js';
 import { tiltDeg } from './describe-state.js';
 import type { LinkWatch } from './link-watch.js';
@@ -95,6 +95,8 @@ export class VerbDrive {
     const control = this.control;
     if (control === undefined) return { ok: false, summary: `${verb} needs the control loop, and this ${JSONRPC_KEY} body was opened without one` };
     if (this.linkWatch.hello.state_hz <= 0) return { ok: false, summary: `${verb} needs the firmware's state stream, and it streams none (state_hz 0)` };
+    const refusal = stanceRefusal((slot) => this.lent.dir(slot), v.slot);
+    if (refusal !== undefined) return { ok: false, summary: `${verb}: ${refusal}` };
     const { loop } = control;
     // The verb's own stop, open before its first await: a stop that comes while torque switches
     // on or the first reading is asked for is this verb's, never one the loop takes for the last.

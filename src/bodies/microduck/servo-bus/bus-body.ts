@@ -33,7 +33,7 @@ import { bundledPolicyDir } from '../../../policy/bundled.js';
 import { timeLimitMs, timedWalk, type Axis, type Commanded } from '../../../policy/command.js';
 import { SLOTS, type Slot } from '../../../policy/slots.js';
 import { LentPolicies } from '../lent-policies.js';
-import { missedNote, ranSeconds, runPolicyVerb, verbCommand, type PolicyVerb } from '../policy-verb.js';
+import { missedNote, ranSeconds, runPolicyVerb, stanceRefusal, verbCommand, type PolicyVerb } from '../policy-verb.js';
 import type { ProtocolName } from '../../../servo-bus/packet.js';
 import { siblingModule } from '../../../worker-thread.js';
 import { logger } from '../../../log.js';
@@ -169,6 +169,8 @@ export class BusBody implements Body {
   /** Torque on (read back), then the policy until `until` or its time; a bus fault ends it and the run. */
   private async drive(v: PolicyVerb, signal?: AbortSignal): Promise<LoopResult | VerbResult> {
     const { verb } = v;
+    const refusal = stanceRefusal((slot) => this.policyDir(slot), v.slot);
+    if (refusal !== undefined) return { ok: false, summary: `${verb}: ${refusal}` };
     // The plant's late answers are tallied afresh for this verb (its result quotes its own worst),
     // and the facts kept here forget the last verb's, should the plant not be read again.
     await this.remote.markLate().catch((err: unknown) => {
