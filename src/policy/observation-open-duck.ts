@@ -14,6 +14,7 @@
  *            tells them (the twin), else zeros, what the reference reads on a duck without foot switches
  *   99..101  the imitation phase, [cos, sin] (imitation-phase.ts)
  */
+import { OBS_LEN } from './layouts.js';
 import { MICRODUCK_ACTIONS } from './microduck.js';
 import type { ObservationInput } from './observation.js';
 import { need } from './vector-length.js';
@@ -21,12 +22,10 @@ import { need } from './vector-length.js';
 /** The reference runtime's dof_vel_scale. */
 export const OPEN_DUCK_VELOCITY_SCALE = 0.05;
 
-export const OPEN_DUCK_OBS_LEN = 101;
-
 export function buildOpenDuckObservation(input: ObservationInput, out: Float32Array): Float32Array {
   const { frame, home, lastAction, command } = input;
   const n = MICRODUCK_ACTIONS;
-  need('out', out, OPEN_DUCK_OBS_LEN);
+  need('out', out, OBS_LEN['open-duck-mini-v2']);
   need('jointPos', frame.jointPos, n);
   need('jointVel', frame.jointVel, n);
   need('home', home, n);

@@ -71,13 +71,10 @@ function settlingDir(dir: (slot: Slot) => string, slot: Slot): string {
 
 /**
  * The verb's policy until `until` or its time limit, then the stand after a gait (gait-settle.ts);
- * a loop that cannot run it (closed, crashed, busy), or a policy of another stance than the
- * walk's, is the verb's one-line BodyError. The bodies ask stanceRefusal first themselves, before
- * torque goes on; this is the last word for any other caller.
+ * a loop that cannot run it (closed, crashed, busy) is the verb's one-line BodyError. The bodies
+ * ask stanceRefusal first, before torque goes on.
  */
 export async function runPolicyVerb({ loop, dir, headingHold, standAfterKick }: VerbLoop, v: PolicyVerb, halt: AbortSignal): Promise<LoopResult> {
-  const refusal = stanceRefusal(dir, v.slot);
-  if (refusal !== undefined) throw new BodyError(`${v.verb}: ${refusal}`);
   try {
     let result = await loop.run(policySkill(dir(v.slot), v.command, v.until, v.timeoutMs, headingHold), halt);
     result = await settleAfterGait(loop, settlingDir(dir, v.slot), v.slot, result, halt);

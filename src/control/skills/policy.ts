@@ -22,7 +22,7 @@ import { loadPolicy } from '../../policy/load.js';
 import { loadRuntime } from '../../policy/runtime.js';
 import { ImitationPhase } from '../../policy/imitation-phase.js';
 import { actionScale } from '../../policy/manifest.js';
-import { buildObservation } from '../../policy/observation.js';
+import { buildObservation, type ObservationInput } from '../../policy/observation.js';
 import { phaseAt } from '../../policy/phase.js';
 import type { Policy } from '../../policy/policy.js';
 import type { Json } from '../module-spec.js';
@@ -129,11 +129,11 @@ async function warmedPolicy(dir: string, runtime: z.infer<typeof Options>['runti
   return policy;
 }
 
-/** What the loop's last policy left that the next verb's first observation holds. */
+/** What the loop's last policy left that the next verb's first observation holds: one per verb, updated in place each tick. */
 interface Carried {
   readonly layout: string;
   /** Its raw actions, newest first: the last, then the two before it. */
-  readonly actions: readonly [Float32Array, Float32Array | undefined, Float32Array | undefined];
+  readonly actions: [Float32Array, Float32Array | undefined, Float32Array | undefined];
   /** The targets its last action gave. */
   readonly targets: Float64Array;
 }
@@ -208,6 +208,7 @@ export async function createSkill(options: Json | undefined, context: SkillConte
   let lastTargets: Float64Array | undefined = history?.targets;
   const imitation = m.obs_layout === 'open-duck-mini-v2' ? new ImitationPhase(m.command?.phase_steps ?? 1, m.command?.phase_offset ?? 0) : undefined;
   const zeros = new Float32Array(m.action_len);
+  const mine: Carried = { layout: m.obs_layout, actions: [last, before, beforeThat], targets };
   let progress: ((now: TrunkPose) => number) | undefined;
   const hold = headingHold(o, m, context.periodMs);
   const command = { ...o.command };
@@ -229,21 +230,20 @@ export async function createSkill(options: Json | undefined, context: SkillConte
       // A walk whose way is blocked ends there; the body says by what (it senses the same).
       if (u.kind === 'distance' && frame.proximity !== undefined && (u.metres >= 0 ? frame.proximity.ahead : frame.proximity.behind) !== null) return 'done';
       if (hold !== undefined) command.vyaw = hold(frame, tMs);
-      buildObservation(
-        m.obs_layout,
-        {
-          frame,
-          home: m.home,
-          lastAction: last,
-          command,
-          phase: phaseAt(m, tMs / 1000),
-          pastActions: [before ?? zeros, beforeThat ?? zeros],
-          ...(lastTargets !== undefined ? { lastTargets } : {}),
-          ...(imitation !== undefined ? { imitationPhase: imitation.observed() } : {}),
-          ...(m.velocity_scale !== undefined ? { velocityScale: m.velocity_scale } : {}),
-        },
-        obs,
-      );
+      const input: ObservationInput =
+        imitation === undefined
+          ? { frame, home: m.home, lastAction: last, command, phase: phaseAt(m, tMs / 1000) }
+          : {
+              frame,
+              home: m.home,
+              lastAction: last,
+              command,
+              pastActions: [before ?? zeros, beforeThat ?? zeros],
+              imitationPhase: imitation.observed(),
+              ...(lastTargets !== undefined ? { lastTargets } : {}),
+              ...(m.velocity_scale !== undefined ? { velocityScale: m.velocity_scale } : {}),
+            };
+      buildObservation(m.obs_layout, input, obs);
       const action = await policy.run(obs);
       imitation?.advance();
       beforeThat = before;
@@ -255,7 +255,10 @@ export async function createSkill(options: Json | undefined, context: SkillConte
       for (let i = 0; i < targets.length; i++) targets[i] = (m.home[i] ?? 0) + scale * (last[i] ?? 0);
       // This verb's own buffer: read back as the next tick's last targets before it is written again.
       lastTargets = targets;
-      carried = { layout: m.obs_layout, actions: [last, before, beforeThat], targets };
+      mine.actions[0] = last;
+      mine.actions[1] = before;
+      mine.actions[2] = beforeThat;
+      carried = mine;
       return targets;
     },
   };
