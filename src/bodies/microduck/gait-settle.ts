@@ -5,10 +5,21 @@
  * fell; on the host firmware standing on the twin the same walk fell 0.9 s in). The servo-bus and
  * bridge ducks both run their stand policy this long after a gait that ended as asked, and end it
  * on the stand's home pose (SETTLE_EASE_MS), which is what their servos then hold.
+ *
+ * Before the stand, the gait closes its stride (settleAfterGait): stopped mid-step, the stand
+ * held the feet where they were, one ahead of the other, and the next walk started its first
+ * step from there as if from feet side by side. Seen as a walk that fell 1-2.5 s in, after a held
+ * duck's stand or a short walk, on the servo bus and the host firmware in the twin. In the
+ * lock-step twin with the servos' answer two periods late (a bus's read-to-goal time, a loaded
+ * host), a walk of 0.3-0.9 s, this settle, 2 s held, then a 3 s walk: 5 of 24 fell (seeds 1-6,
+ * test/bodies/microduck/stride-close.test.ts); with one stride in place first, none of those 24
+ * and none of 40 more (seeds 7-16).
  */
 import type { ControlLoop } from '../../control/control-loop.js';
 import type { MissedSlots, VerbResult as LoopResult } from '../../control/skill.js';
+import type { ModuleSpec } from '../../control/module-spec.js';
 import { policySkill } from '../../control/skills/specs.js';
+import { readManifest } from '../../policy/read-manifest.js';
 import type { Slot } from '../../policy/slots.js';
 
 export const GAIT_SETTLE_MS = 500;
@@ -32,14 +43,21 @@ export const KICK_SETTLE_MS = 1500;
  * end well is the result, as long as the gait and the stand together: their ticks, their time and
  * the slots the loop missed in either (a fall in the stand may be the walk's late ticks').
  */
-export async function standAfter(loop: Pick<ControlLoop, 'run'>, stand: string, ms: number, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+export function standAfter(loop: Pick<ControlLoop, 'run'>, stand: string, ms: number, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+  return followedBy(loop, policySkill(stand, STILL, { kind: 'duration' }, ms, undefined, Math.min(SETTLE_EASE_MS, ms)), result, halt);
+}
+
+const STILL = { vx: 0, vy: 0, vyaw: 0 } as const;
+
+/** `result`, with `next` run after it when it ended as asked; a `next` that did not end well is the result, counting both. */
+async function followedBy(loop: Pick<ControlLoop, 'run'>, next: ModuleSpec, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
   if (result.outcome !== 'done') return result;
-  const settle = await loop.run(policySkill(stand, { vx: 0, vy: 0, vyaw: 0 }, { kind: 'duration' }, ms, undefined, Math.min(SETTLE_EASE_MS, ms)), halt);
-  if (settle.outcome === 'done') return result;
-  const ranMs = result.ranMs !== undefined && settle.ranMs !== undefined ? { ranMs: result.ranMs + settle.ranMs } : {};
-  const missed = bothMissed(result.missed, settle.missed);
-  const { missed: _, ...stood } = settle;
-  return { ...stood, ticks: result.ticks + settle.ticks, ...ranMs, ...(missed !== undefined ? { missed } : {}) };
+  const after = await loop.run(next, halt);
+  if (after.outcome === 'done') return result;
+  const ranMs = result.ranMs !== undefined && after.ranMs !== undefined ? { ranMs: result.ranMs + after.ranMs } : {};
+  const missed = bothMissed(result.missed, after.missed);
+  const { missed: _, ...ended } = after;
+  return { ...ended, ticks: result.ticks + after.ticks, ...ranMs, ...(missed !== undefined ? { missed } : {}) };
 }
 
 function bothMissed(a: MissedSlots | undefined, b: MissedSlots | undefined): MissedSlots | undefined {
@@ -47,7 +65,22 @@ function bothMissed(a: MissedSlots | undefined, b: MissedSlots | undefined): Mis
   return { slots: a.slots + b.slots, longestGapMs: Math.max(a.longestGapMs, b.longestGapMs) };
 }
 
-/** `result` of a slot, with the stand after it when it is a gait's (walk, turn). */
-export function settleAfterGait(loop: Pick<ControlLoop, 'run'>, stand: string, slot: Slot, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
-  return slot === 'walk' || slot === 'turn' ? standAfter(loop, stand, GAIT_SETTLE_MS, result, halt) : Promise.resolve(result);
+/** One period of a gait's phase clock (ms), or undefined for a policy without one (the Open Duck Mini v2's walk counts its own). */
+function strideMs(gait: string): number | undefined {
+  const m = readManifest(gait).manifest;
+  // A cyclic phase, as phaseAt reads it: a period, and neither an episode nor an end phase.
+  const period = m !== undefined && m.kind !== 'episodic' && m.command?.end_phase === undefined ? m.command?.period_s : undefined;
+  return period !== undefined && period > 0 ? Math.round(period * 1000) : undefined;
+}
+
+/**
+ * `result` of a slot. After a gait (walk, turn) that ended as asked: its stride closed, then the
+ * stand (`stand`) for GAIT_SETTLE_MS. The stride: the gait steps one more period of its phase at a
+ * zero twist, in place, so the feet come back side by side under the trunk.
+ */
+export async function settleAfterGait(loop: Pick<ControlLoop, 'run'>, dirs: { readonly gait: string; readonly stand: string }, slot: Slot, result: LoopResult, halt: AbortSignal): Promise<LoopResult> {
+  if (slot !== 'walk' && slot !== 'turn') return result;
+  const stride = strideMs(dirs.gait);
+  const closed = stride !== undefined ? await followedBy(loop, policySkill(dirs.gait, STILL, { kind: 'duration' }, stride, false), result, halt) : result;
+  return standAfter(loop, dirs.stand, GAIT_SETTLE_MS, closed, halt);
 }

@@ -77,7 +77,7 @@ function settlingDir(dir: (slot: Slot) => string, slot: Slot): string {
 export async function runPolicyVerb({ loop, dir, headingHold, standAfterKick }: VerbLoop, v: PolicyVerb, halt: AbortSignal): Promise<LoopResult> {
   try {
     let result = await loop.run(policySkill(dir(v.slot), v.command, v.until, v.timeoutMs, headingHold), halt);
-    result = await settleAfterGait(loop, settlingDir(dir, v.slot), v.slot, result, halt);
+    result = await settleAfterGait(loop, { gait: dir(v.slot), stand: settlingDir(dir, v.slot) }, v.slot, result, halt);
     if (standAfterKick === true && (v.slot === 'kick_left' || v.slot === 'kick_right')) result = await standAfter(loop, dir('stand'), KICK_SETTLE_MS, result, halt);
     return result;
   } catch (err) {

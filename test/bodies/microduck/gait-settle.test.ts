@@ -5,8 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GAIT_SETTLE_MS, standAfter } from '../../../src/bodies/microduck/gait-settle.js';
+import { GAIT_SETTLE_MS, SETTLE_EASE_MS, settleAfterGait, standAfter } from '../../../src/bodies/microduck/gait-settle.js';
+import type { ModuleSpec } from '../../../src/control/module-spec.js';
+import { bundledPolicyDir } from '../../../src/policy/bundled.js';
+import { readManifest } from '../../../src/policy/read-manifest.js';
 import { missedNote, ranSeconds } from '../../../src/bodies/microduck/policy-verb.js';
+import { policyFolder } from '../../policy/policy-folders.js';
 import type { VerbResult as LoopResult } from '../../../src/control/skill.js';
 
 const halt = new AbortController().signal;
@@ -44,5 +48,51 @@ describe('the stand after a gait', () => {
     const r = await standAfter(loopEnding(fell), 'stand', GAIT_SETTLE_MS, { outcome: 'done', ticks: 120, endTick: 130, ranMs: 2480 }, halt);
     assert.equal(r.missed, undefined);
     assert.equal(missedNote(r), undefined);
+  });
+});
+
+/** A loop that records each verb it is given and ends them as `outcomes` says, in turn (then done). */
+function recordingLoop(...outcomes: LoopResult[]) {
+  const ran: { dir: string; command: unknown; timeoutMs: unknown; ease: unknown; hold: unknown }[] = [];
+  return {
+    ran,
+    run(spec: ModuleSpec) {
+      const o = spec.options as { dir: string; command: unknown; timeoutMs: unknown; ease_home_ms?: unknown; heading_hold?: unknown };
+      ran.push({ dir: o.dir, command: o.command, timeoutMs: o.timeoutMs, ease: o.ease_home_ms, hold: o.heading_hold });
+      return Promise.resolve(outcomes.shift() ?? { outcome: 'done' as const, ticks: 23, endTick: 200, ranMs: 440 });
+    },
+  };
+}
+
+describe('the stride a gait closes before the stand', () => {
+  const [walk, stand] = [bundledPolicyDir('walk'), bundledPolicyDir('stand')];
+  const period = readManifest(walk).manifest?.command?.period_s ?? Number.NaN;
+
+  it("steps one period of the gait's phase in place, then stands eased home; the verb's result is the walk's", async () => {
+    const loop = recordingLoop();
+    const r = await settleAfterGait(loop, { gait: walk, stand }, 'walk', walked, halt);
+    assert.deepEqual(loop.ran, [
+      { dir: walk, command: { vx: 0, vy: 0, vyaw: 0 }, timeoutMs: Math.round(period * 1000), ease: undefined, hold: false },
+      { dir: stand, command: { vx: 0, vy: 0, vyaw: 0 }, timeoutMs: GAIT_SETTLE_MS, ease: SETTLE_EASE_MS, hold: undefined },
+    ]);
+    assert.equal(r, walked);
+  });
+
+  it('a fall in the stride is the verb\'s, counting the walk, and no stand follows', async () => {
+    const loop = recordingLoop(fell);
+    const r = await settleAfterGait(loop, { gait: walk, stand }, 'turn', walked, halt);
+    assert.equal(loop.ran.length, 1);
+    assert.equal(r.outcome, 'failed');
+    assert.equal(r.ticks, 132);
+  });
+
+  it('a gait without a phase period (the Open Duck Mini v2 walk counts its own) only stands; a kick neither', async () => {
+    const own = policyFolder('walk', { obs_len: 101, action_len: 14, command: { phase_steps: 50 } });
+    const loop = recordingLoop();
+    await settleAfterGait(loop, { gait: own, stand: own }, 'walk', walked, halt);
+    assert.deepEqual(loop.ran.map((v) => v.dir), [own]);
+    assert.equal(loop.ran[0]?.ease, SETTLE_EASE_MS);
+    await settleAfterGait(loop, { gait: walk, stand }, 'kick_left', walked, halt);
+    assert.equal(loop.ran.length, 1);
   });
 });
