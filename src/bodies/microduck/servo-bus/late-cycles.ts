@@ -15,12 +15,16 @@ import type { LateTally } from './late-tally.js';
 
 /**
  * How long a cycle that heard nothing is listened for: the silence allowed once more, and at
- * least two control periods (50 Hz), for the host that read the answers late is still busy and
- * notices them late too. In the twin, answers released 4 ms after the bus gave up (10 ms and a
- * retry) were heard 5–12 ms after it beside a load of 5 on two cores, and once not within 20 ms
- * at 6.5.
+ * least 150 ms, for the host that read the answers late is still busy and notices them late too.
+ * In the twin, answers released 4 ms after the bus gave up (10 ms and a retry) were heard 5–12 ms
+ * after it beside a load of 5 on two cores. Beside six busy processes a cycle of the walk's own
+ * (none held back) was heard 62 ms after it, the worker polling on time meanwhile (the pty's path
+ * starved), and 40 ms of listening had called all 14 servos silent and cut torque mid-walk: once
+ * in 12 and once in 19 runs of twin-late's first test, and once in a clean-clone CI run beside
+ * four. A cycle that nothing answers ends in a fault either way, so the longer wait costs only a
+ * bus truly gone being said 0.1 s later; answers that come keep the duck walking.
  */
-export const lateGraceMs = (timeoutMs: number): number => Math.max(timeoutMs, 40);
+export const lateGraceMs = (timeoutMs: number): number => Math.max(timeoutMs, 150);
 
 export interface LateCyclesOptions {
   readonly bus: ServoBus;
