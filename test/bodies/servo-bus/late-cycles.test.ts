@@ -17,10 +17,10 @@ const IDS = [10, 11, 12];
 
 function watch() {
   const bus = new EventEmitter();
-  const said = { faults: [] as string[], again: 0 };
+  const said = { faults: [] as string[], again: 0, polls: 0 };
   const cycles = new LateCycles({
     bus: bus as unknown as ServoBus,
-    poll: () => undefined,
+    poll: () => void said.polls++,
     timeoutMs: 10,
     servos: IDS.length,
     names: (ids) => ids.map((id) => `servo ${id}`).join(', '),
@@ -42,8 +42,12 @@ describe('a bus cycle answered late', () => {
         await sleep(62);
         if (performance.now() - t0 >= lateGraceMs(10) - 5 && trial < 4) continue;
         for (const id of IDS) bus.emit('late', id, 62, false);
-        assert.deepEqual(said, { faults: [], again: 1 });
+        assert.deepEqual({ ...said, polls: 0 }, { faults: [], again: 1, polls: 0 });
         assert.equal(cycles.listening, false);
+        // Every answer heard: the port is no longer read each ms for the rest of the wait, beside the next cycles.
+        const polls = said.polls;
+        await sleep(lateGraceMs(10));
+        assert.equal(said.polls, polls);
         return;
       } finally {
         cycles.close();

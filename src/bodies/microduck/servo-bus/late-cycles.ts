@@ -122,6 +122,8 @@ export class LateCycles {
     if (all) this.o.tally.cycle(Math.max(0, ...m.heard.values()));
     if (all && !this.lateBefore) {
       this.lateBefore = true;
+      // Nothing is still to come: the next cycle's transactions read the port themselves.
+      clearInterval(this.hearing);
       this.o.again();
     } else this.fail();
   }
