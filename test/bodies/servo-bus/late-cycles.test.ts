@@ -55,6 +55,32 @@ describe('a bus cycle answered late', () => {
     }
   });
 
+  it('a second late cycle in a row is a fault said as late, and once all is heard the port is no longer read each ms', async () => {
+    for (let trial = 0; ; trial++) {
+      const { bus, said, cycles } = watch();
+      try {
+        const t0 = performance.now();
+        cycles.timedOut(new ServoTimeoutError(IDS, 'sync read', 10), false);
+        for (const id of IDS) bus.emit('late', id, 5, false);
+        assert.equal(said.again, 1);
+        cycles.timedOut(new ServoTimeoutError(IDS, 'sync read', 10), false);
+        await sleep(20);
+        if (performance.now() - t0 >= lateGraceMs(10) - 5 && trial < 4) continue;
+        for (const id of IDS) bus.emit('late', id, 20, false);
+        assert.equal(said.again, 1);
+        assert.equal(said.faults.length, 1);
+        assert.match(said.faults[0] ?? '', /^all 3 servos answered late: \d+ ms after the bus gave up/);
+        // Nothing more can come: the rest of the 150 ms passes without reading the port each ms.
+        const polls = said.polls;
+        await sleep(lateGraceMs(10));
+        assert.equal(said.polls, polls);
+        return;
+      } finally {
+        cycles.close();
+      }
+    }
+  });
+
   it('answers that never come are servos that did not answer, said when the wait runs out', async () => {
     const { said, cycles } = watch();
     try {

@@ -119,11 +119,14 @@ export class LateCycles {
     const m = this.missed;
     if (m === undefined || this.faulted) return;
     const all = m.ids.every((id) => m.heard.has(id));
-    if (all) this.o.tally.cycle(Math.max(0, ...m.heard.values()));
+    if (all) {
+      this.o.tally.cycle(Math.max(0, ...m.heard.values()));
+      // Nothing is still to come, whether the cycle is late or a fault: the next cycle's
+      // transactions read the port themselves.
+      clearInterval(this.hearing);
+    }
     if (all && !this.lateBefore) {
       this.lateBefore = true;
-      // Nothing is still to come: the next cycle's transactions read the port themselves.
-      clearInterval(this.hearing);
       this.o.again();
     } else this.fail();
   }
