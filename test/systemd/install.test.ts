@@ -56,7 +56,7 @@ describe('systemd/quackd.service', () => {
     assert.deepEqual(set('NotifyAccess'), ['all']);
     assert.deepEqual(set('User'), ['quackd']);
     assert.deepEqual(set('SupplementaryGroups'), ['dialout']);
-    assert.deepEqual(set('Environment'), ['QUACKD_HOME=/var/lib/quackd', 'MALLOC_ARENA_MAX=2']);
+    assert.deepEqual(set('Environment'), ['QUACKD_HOME=/var/lib/quackd', 'MALLOC_ARENA_MAX=2', 'NODE_OPTIONS=--max-semi-space-size=2']);
     assert.deepEqual(set('ProtectSystem'), ['strict']);
     assert.deepEqual(set('ReadWritePaths'), ['/var/lib/quackd']);
     // The serial ports must stay visible: PrivateDevices would hide /dev/ttyACM*.
