@@ -9,6 +9,7 @@ import type { Output } from '../cli/output.js';
 import { plural } from '../text/plural.js';
 import { BridgeClient, type ClientCounters } from '../bridge/client.js';
 import { BridgeError, RequestTimeoutError } from '../bridge/errors.js';
+import { askHello } from '../bridge/hello.js';
 import type { BridgeState, Hello } from '../bridge/protocol.js';
 import { DEFAULT_BAUD, SerialLink, portHint } from '../bridge/serial.js';
 import type { Command } from './command.js';
@@ -60,7 +61,7 @@ async function probe(port: string, baud: number, pings: number, timeoutMs: numbe
     throw err;
   }
   try {
-    const hello = await client.hello(timeoutMs);
+    const hello = await askHello(client, timeoutMs);
     const rtts: number[] = [];
     for (let i = 0; i < pings; i++) rtts.push(await client.ping());
     const state = await client.getState();
