@@ -43,10 +43,12 @@ describe('the runtime', { skip: missingTools() }, () => {
   let runtime: Runtime;
   const opened: string[] = [];
   const closed: string[] = [];
+  // Made here, not in before(): a folder's removal registered inside a hook runs when the hook
+  // ends, and the runs' transcripts then made the folder again, left behind in /tmp.
+  const home = tempDir('quackd-runtime-');
 
   before(async () => {
     rig = await Rig.start(['--watchdog-ms', '5000']);
-    const home = tempDir('quackd-runtime-');
     runtime = createRuntime({
       robots: { den: { body: 'microduck:sim2d' }, hall: { body: 'microduck:sim2d' }, bench: { body: 'microduck:jsonrpc', port: rig.hostPath } },
       memoryDir: join(home, 'memory'),
